@@ -1,0 +1,1 @@
+print("MatchBenchmark: the AASA matcher lands with issue 3")

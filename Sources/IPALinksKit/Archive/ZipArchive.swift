@@ -1,0 +1,211 @@
+internal import CZip
+import Foundation
+
+/// A zip archive opened read-only with libzip. It owns the `zip_t` and discards it on deinit.
+///
+/// Entries are never extracted to disk; small ones are read whole under a size cap and large ones
+/// are read in ranges through ``ZipEntrySource``.
+public final class ZipArchive: FileContainer {
+  /// An IPA with more entries than this is refused rather than listed (real apps have tens of thousands).
+  public static let maximumEntries = 1_000_000
+
+  public let name: String
+  public private(set) var paths: [String] = []
+  public private(set) var unsafePaths: [String] = []
+  fileprivate let handle: OpaquePointer
+  private var indexByPath: [String: UInt64] = [:]
+
+  /// Opens the archive at `path`; fails with ``ArchiveError/notAZip(file:detail:)`` for anything libzip rejects.
+  public init(path: String) throws(ArchiveError) {
+    name = path
+    var code: Int32 = 0
+    guard let h = zip_open(path, ZIP_RDONLY, &code) else {
+      var error = zip_error_t()
+      zip_error_init_with_code(&error, code)
+      defer { zip_error_fini(&error) }
+      let detail = String(cString: zip_error_strerror(&error))
+      if code == ZIP_ER_NOENT || code == ZIP_ER_OPEN || code == ZIP_ER_READ {
+        throw .unreadable(file: path, detail: detail)
+      }
+      if code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS {
+        // A local file header at the start means a zip whose end (the central directory) is missing.
+        let head = (try? FileByteSource(path: path).read(at: 0, count: 4)) ?? []
+        if head == [0x50, 0x4B, 0x03, 0x04] {
+          throw .corrupt(
+            file: path, detail: code == ZIP_ER_NOZIP ? "no central directory; the file may be cut off" : detail)
+        }
+        throw .notAZip(file: path, detail: code == ZIP_ER_NOZIP ? "" : detail)
+      }
+      throw .notAZip(file: path, detail: detail)
+    }
+    handle = h
+    try loadNames()
+  }
+
+  deinit { zip_discard(handle) }
+
+  private func loadNames() throws(ArchiveError) {
+    let count = zip_get_num_entries(handle, 0)
+    guard count >= 0 else { throw .notAZip(file: name, detail: "cannot count entries") }
+    guard count <= Self.maximumEntries else {
+      throw .tooManyEntries(file: name, count: Int(count), limit: Self.maximumEntries)
+    }
+    for index in 0..<UInt64(count) {
+      // ZIP_FL_ENC_GUESS decodes UTF-8 names (flag bit 11) and CP437 ones alike into UTF-8.
+      guard let raw = zip_get_name(handle, index, ZIP_FL_ENC_GUESS) else { continue }
+      let entry = String(cString: raw)
+      if EntryNames.isUnsafe(entry) {
+        unsafePaths.append(entry)
+        continue
+      }
+      if entry.hasSuffix("/") { continue }
+      if indexByPath[entry] == nil {
+        indexByPath[entry] = index
+        paths.append(entry)
+      }
+    }
+  }
+
+  fileprivate func stat(_ path: String) throws(ArchiveError) -> (index: UInt64, info: zip_stat_t) {
+    guard let index = indexByPath[path] else { throw .entryMissing(entry: path) }
+    var info = zip_stat_t()
+    guard zip_stat_index(handle, index, 0, &info) == 0 else {
+      throw .readFailed(entry: path, detail: lastError())
+    }
+    if info.valid & UInt64(ZIP_STAT_ENCRYPTION_METHOD) != 0 && info.encryption_method != ZIP_EM_NONE {
+      throw .entryEncrypted(entry: path)
+    }
+    return (index, info)
+  }
+
+  fileprivate func lastError() -> String { String(cString: zip_strerror(handle)) }
+
+  public func contents(of path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
+    let (index, info) = try stat(path)
+    let file = try ZipEntryFile(archive: self, index: index, entry: path)
+    // Read one byte past the limit: the header's size field may lie, the inflated stream cannot.
+    let first = Int(min(UInt64(limit), info.size)) + 1
+    var bytes = try file.read(count: first)
+    if bytes.count == first && first <= limit {
+      bytes += try file.read(count: limit + 1 - first)
+    }
+    guard bytes.count <= limit else { throw .entryTooLarge(entry: path, limit: limit) }
+    return bytes
+  }
+
+  public func byteSource(for path: String) throws(ArchiveError) -> any ByteSource {
+    let (index, info) = try stat(path)
+    return ZipEntrySource(archive: self, index: index, entry: path, size: info.size, stored: info.comp_method == 0)
+  }
+}
+
+/// One open entry stream. It keeps its archive alive, as the `zip_file_t` points into it.
+final class ZipEntryFile {
+  let archive: ZipArchive
+  let entry: String
+  private let file: OpaquePointer
+  private(set) var position: UInt64 = 0
+
+  init(archive: ZipArchive, index: UInt64, entry: String) throws(ArchiveError) {
+    self.archive = archive
+    self.entry = entry
+    guard let f = zip_fopen_index(archive.handle, index, 0) else {
+      let detail = archive.lastError()
+      if detail.localizedCaseInsensitiveContains("password") || detail.localizedCaseInsensitiveContains("encrypt") {
+        throw .entryEncrypted(entry: entry)
+      }
+      throw .readFailed(entry: entry, detail: detail)
+    }
+    file = f
+  }
+
+  deinit { zip_fclose(file) }
+
+  /// Reads up to `count` bytes, fewer only at the end of the entry.
+  func read(count: Int) throws(ArchiveError) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let n = out.withUnsafeMutableBytes { buffer in
+        zip_fread(file, buffer.baseAddress! + filled, UInt64(count - filled))
+      }
+      if n < 0 {
+        throw .readFailed(entry: entry, detail: String(cString: zip_error_strerror(zip_file_get_error(file))))
+      }
+      if n == 0 { break }
+      filled += Int(n)
+    }
+    position += UInt64(filled)
+    if filled < count { out.removeSubrange(filled...) }
+    return out
+  }
+
+  /// Moves forward to `offset`: a seek for stored entries, otherwise inflate-and-discard in fixed chunks.
+  func advance(to offset: UInt64, stored: Bool) throws(ArchiveError) {
+    guard offset > position else { return }
+    if stored, zip_fseek(file, Int64(offset), SEEK_SET) == 0 {
+      position = offset
+      return
+    }
+    let chunk = 1 << 20
+    var scratch = [UInt8](repeating: 0, count: chunk)
+    while position < offset {
+      let want = Int(min(UInt64(chunk), offset - position))
+      let n = scratch.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress!, UInt64(want)) }
+      if n <= 0 {
+        throw .readFailed(
+          entry: entry,
+          detail: n < 0 ? String(cString: zip_error_strerror(zip_file_get_error(file))) : "unexpected end of data")
+      }
+      position += UInt64(n)
+    }
+  }
+}
+
+/// Random access over a zip entry. Forward reads stream; a backward read reopens the entry and
+/// inflates again from the start, so recent bytes are kept in a small window: parsers that step back
+/// a few bytes (a blob header, then the blob) never pay for a second pass over a 300 MB executable.
+final class ZipEntrySource: ByteSource {
+  /// Bytes fetched per read at least; also how far back a read can step without reopening.
+  static let windowSize = 64 << 10
+
+  let name: String
+  let size: UInt64
+  private let archive: ZipArchive
+  private let index: UInt64
+  private let stored: Bool
+  private var file: ZipEntryFile?
+  private var window: [UInt8] = []
+  private var windowStart: UInt64 = 0
+  /// How many times the entry was opened; tests use it to prove reads stay forward-only.
+  private(set) var opens = 0
+
+  init(archive: ZipArchive, index: UInt64, entry: String, size: UInt64, stored: Bool) {
+    self.archive = archive
+    self.index = index
+    self.name = entry
+    self.size = size
+    self.stored = stored
+  }
+
+  func read(at offset: UInt64, count: Int) throws(ArchiveError) -> [UInt8] {
+    guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
+      throw .outOfBounds(entry: name, offset: offset, count: count, size: size)
+    }
+    if offset >= windowStart, offset + UInt64(count) <= windowStart + UInt64(window.count) {
+      let from = Int(offset - windowStart)
+      return Array(window[from..<from + count])
+    }
+    if file == nil || file!.position > offset {
+      file = try ZipEntryFile(archive: archive, index: index, entry: name)
+      opens += 1
+    }
+    try file!.advance(to: offset, stored: stored)
+    let want = Int(min(UInt64(max(count, Self.windowSize)), size - offset))
+    let bytes = try file!.read(count: want)
+    guard bytes.count >= count else { throw .outOfBounds(entry: name, offset: offset, count: count, size: size) }
+    window = bytes
+    windowStart = offset
+    return Array(bytes[0..<count])
+  }
+}

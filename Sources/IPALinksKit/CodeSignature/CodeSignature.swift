@@ -1,0 +1,183 @@
+/// Why a code signature could not be read. Each case names the executable.
+public enum CodeSignatureError: Error, CustomStringConvertible, Equatable, Sendable {
+  case outOfRange(file: String, what: String)
+  case badMagic(file: String, what: String, magic: UInt32)
+  case malformed(file: String, what: String)
+  case tooLarge(file: String, what: String, size: Int, limit: Int)
+
+  public var description: String {
+    switch self {
+    case .outOfRange(let file, let what): "\(file): code signature \(what) lies outside the file"
+    case .badMagic(let file, let what, let magic):
+      "\(file): code signature \(what) has bad magic 0x\(String(magic, radix: 16))"
+    case .malformed(let file, let what): "\(file): malformed code signature (\(what))"
+    case .tooLarge(let file, let what, let size, let limit):
+      "\(file): code signature \(what) is \(size) bytes, over the \(limit.byteCount) limit"
+    }
+  }
+}
+
+/// What a CodeDirectory says about who signed the code.
+public struct CodeDirectory: Sendable, Equatable {
+  public var slot: UInt32
+  public var version: UInt32
+  public var hashType: UInt8
+  /// The signing identifier, normally the bundle id.
+  public var identifier: String
+  /// Only present from version 0x20200 on, and only when signed by a team.
+  public var teamID: String?
+}
+
+/// The parts of one slice's embedded signature that carry identity and entitlements.
+public struct CodeSignature: Sendable, Equatable {
+  /// All CodeDirectories found (slot 0 and alternates 0x1000–0x1004).
+  public var codeDirectories: [CodeDirectory] = []
+  /// The raw payload of the XML entitlements blob (slot 5), which may actually be a binary plist.
+  public var xmlEntitlements: [UInt8]?
+  /// The raw payload of the DER entitlements blob (slot 7).
+  public var derEntitlements: [UInt8]?
+  /// Non-fatal oddities found while reading (e.g. duplicate entitlement blobs).
+  public var warnings: [String] = []
+
+  /// The CodeDirectory the kernel would use: the one with the strongest hash type it knows.
+  public var bestCodeDirectory: CodeDirectory? {
+    codeDirectories.max { Self.hashRank($0.hashType) < Self.hashRank($1.hashType) }
+  }
+
+  /// xnu's `hashPriorities`: SHA-1 < SHA-256 truncated < SHA-256 < SHA-384; unknown types rank lowest.
+  static func hashRank(_ type: UInt8) -> Int {
+    switch type {
+    case 1: 1
+    case 3: 2
+    case 2: 3
+    case 4: 4
+    default: 0
+    }
+  }
+}
+
+/// Reads the embedded signature of a Mach-O slice, blob by blob, never the whole signature range.
+public enum CodeSignatureReader {
+  /// Real signatures have under a dozen blobs; a larger count is treated as hostile.
+  public static let maximumBlobCount: UInt32 = 64
+  /// Entitlement blobs are kilobytes; this bounds what a hostile signature can make us allocate.
+  public static let maximumEntitlementsSize = 1 << 20
+
+  static let superBlobMagic: UInt32 = 0xfade_0cc0
+  static let codeDirectoryMagic: UInt32 = 0xfade_0c02
+  static let entitlementsMagic: UInt32 = 0xfade_7171
+  static let derEntitlementsMagic: UInt32 = 0xfade_7172
+
+  /// Reads `slice`'s signature from `source`; nil when the slice is unsigned.
+  public static func read(_ source: any ByteSource, slice: MachOSlice) throws -> CodeSignature? {
+    guard let range = slice.codeSignature else { return nil }
+    let file = source.name
+    let start = slice.offset + UInt64(range.offset)
+    let length = UInt64(range.size)
+    guard UInt64(range.offset) < slice.size, length <= slice.size - UInt64(range.offset), start + length <= source.size
+    else {
+      throw CodeSignatureError.outOfRange(
+        file: file, what: "range \(range.offset)+\(range.size) (slice of \(slice.size) bytes)")
+    }
+    func bytes(_ offset: UInt64, _ count: Int, _ what: String) throws -> [UInt8] {
+      guard offset <= length, UInt64(count) <= length - offset else {
+        throw CodeSignatureError.outOfRange(file: file, what: what)
+      }
+      return try source.read(at: start + offset, count: count)
+    }
+
+    let header = ByteReader(try bytes(0, 12, "SuperBlob header"))
+    let magic = header.u32(0, bigEndian: true)!
+    guard magic == superBlobMagic else {
+      throw CodeSignatureError.badMagic(file: file, what: "SuperBlob", magic: magic)
+    }
+    let count = header.u32(8, bigEndian: true)!
+    guard count <= maximumBlobCount else {
+      throw CodeSignatureError.malformed(file: file, what: "SuperBlob claims \(count) blobs, limit \(maximumBlobCount)")
+    }
+    let index = ByteReader(try bytes(12, Int(count) * 8, "SuperBlob index of \(count) entries"))
+    var entries: [(type: UInt32, offset: UInt32)] = (0..<Int(count)).map {
+      (index.u32($0 * 8, bigEndian: true)!, index.u32($0 * 8 + 4, bigEndian: true)!)
+    }
+    // Visit blobs in file order so a streamed archive entry is read forward only.
+    entries.sort { $0.offset < $1.offset }
+
+    var signature = CodeSignature()
+    for entry in entries {
+      let isCD = entry.type == 0 || (0x1000...0x1004).contains(entry.type)
+      let isXML = entry.type == 5
+      let isDER = entry.type == 7
+      guard isCD || isXML || isDER else { continue }
+      let blobHeader = ByteReader(try bytes(UInt64(entry.offset), 8, "blob in slot 0x\(String(entry.type, radix: 16))"))
+      let blobMagic = blobHeader.u32(0, bigEndian: true)!
+      let blobLength = blobHeader.u32(4, bigEndian: true)!
+      guard blobLength >= 8, UInt64(entry.offset) + UInt64(blobLength) <= length else {
+        throw CodeSignatureError.outOfRange(
+          file: file, what: "blob in slot 0x\(String(entry.type, radix: 16)) (\(blobLength) bytes)")
+      }
+      if isCD {
+        guard blobMagic == codeDirectoryMagic else {
+          throw CodeSignatureError.badMagic(file: file, what: "CodeDirectory", magic: blobMagic)
+        }
+        signature.codeDirectories.append(
+          try codeDirectory(file: file, slot: entry.type, length: blobLength) { offset, count in
+            try bytes(UInt64(entry.offset) + offset, count, "CodeDirectory field")
+          })
+        continue
+      }
+      let expected = isXML ? entitlementsMagic : derEntitlementsMagic
+      guard blobMagic == expected else {
+        throw CodeSignatureError.badMagic(
+          file: file, what: isXML ? "entitlements blob" : "DER entitlements blob", magic: blobMagic)
+      }
+      let payloadSize = Int(blobLength) - 8
+      guard payloadSize <= maximumEntitlementsSize else {
+        throw CodeSignatureError.tooLarge(
+          file: file, what: isXML ? "entitlements" : "DER entitlements", size: payloadSize,
+          limit: maximumEntitlementsSize)
+      }
+      let payload = try bytes(UInt64(entry.offset) + 8, payloadSize, "entitlements payload")
+      if isXML {
+        if signature.xmlEntitlements != nil {
+          signature.warnings.append(
+            "more than one XML entitlements blob; the kernel rejects such a signature; using the first")
+        } else {
+          signature.xmlEntitlements = payload
+        }
+      } else {
+        if signature.derEntitlements != nil {
+          signature.warnings.append(
+            "more than one DER entitlements blob; the kernel rejects such a signature; using the first")
+        } else {
+          signature.derEntitlements = payload
+        }
+      }
+    }
+    return signature
+  }
+
+  /// Parses a CodeDirectory from its header and the two strings it points to, not its hash slots.
+  private static func codeDirectory(
+    file: String, slot: UInt32, length: UInt32, read: (UInt64, Int) throws -> [UInt8]
+  ) throws -> CodeDirectory {
+    let headerSize = min(Int(length), 0x58)
+    guard headerSize >= 0x2c else {
+      throw CodeSignatureError.malformed(file: file, what: "CodeDirectory of \(length) bytes")
+    }
+    let h = ByteReader(try read(0, headerSize))
+    let version = h.u32(8, bigEndian: true)!
+    let identOffset = h.u32(0x14, bigEndian: true)!
+    let hashType = h.u8(0x25)!
+    func string(at offset: UInt32) throws -> String? {
+      guard offset >= 8, offset < length else { return nil }
+      let available = min(1024, Int(length - offset))
+      return ByteReader(try read(UInt64(offset), available)).cString(0, limit: available)
+    }
+    let identifier = try string(at: identOffset) ?? ""
+    var team: String?
+    if version >= 0x20200, let teamOffset = h.u32(0x30, bigEndian: true), teamOffset != 0 {
+      team = try string(at: teamOffset)
+    }
+    return CodeDirectory(slot: slot, version: version, hashType: hashType, identifier: identifier, teamID: team)
+  }
+}

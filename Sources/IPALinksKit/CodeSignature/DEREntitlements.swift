@@ -1,0 +1,111 @@
+import SwiftASN1
+
+/// Why DER entitlements could not be decoded.
+public enum DEREntitlementsError: Error, CustomStringConvertible, Equatable, Sendable {
+  case malformed(String)
+
+  public var description: String {
+    switch self {
+    case .malformed(let why): "DER entitlements: \(why)"
+    }
+  }
+}
+
+/// Decodes the DER entitlements blob (slot 7) into a ``PlistValue`` dictionary.
+///
+/// Two encodings exist in the wild: Apple's `[APPLICATION 16] { INTEGER 1, [CONTEXT 16] dict }`
+/// and the bare `SET` of entries that ldid writes; both are accepted. swift-asn1 does the DER walk,
+/// which bounds nesting (50 levels) and rejects lengths that overrun the buffer.
+public enum DEREntitlements {
+  /// Which wrapper the blob used, reported as provenance.
+  public enum Form: String, Sendable, Codable {
+    case application16 = "der-application16"
+    case bareSet = "der-set"
+  }
+
+  static let application16 = ASN1Identifier(tagWithNumber: 16, tagClass: .application)
+  static let context16 = ASN1Identifier(tagWithNumber: 16, tagClass: .contextSpecific)
+
+  public static func decode(_ bytes: [UInt8]) throws(DEREntitlementsError) -> (value: [String: PlistValue], form: Form)
+  {
+    let root: ASN1Node
+    do { root = try DER.parse(bytes) } catch { throw .malformed(Self.explain(error)) }
+    if root.identifier == application16 {
+      guard case .constructed(let children) = root.content else {
+        throw .malformed("[APPLICATION 16] is not constructed")
+      }
+      var items = children.makeIterator()
+      guard let version = items.next(), version.identifier == .integer else {
+        throw .malformed("missing version INTEGER")
+      }
+      guard let dict = items.next(), dict.identifier == context16 else {
+        throw .malformed("missing [CONTEXT 16] dictionary")
+      }
+      return (try dictionary(dict), .application16)
+    }
+    if root.identifier == .set {
+      return (try dictionary(root), .bareSet)
+    }
+    throw .malformed("unexpected outer tag \(root.identifier)")
+  }
+
+  /// swift-asn1's errors print source locations; users need the reason in words.
+  static func explain(_ error: any Error) -> String {
+    guard let asn1 = error as? ASN1Error else { return "\(error)" }
+    switch asn1.code {
+    case .truncatedASN1Field: return "a length runs past the end of the blob"
+    case .unsupportedFieldLength: return "a length field is too large"
+    default: return "invalid DER (\(asn1.code))"
+    }
+  }
+
+  private static func dictionary(_ node: ASN1Node) throws(DEREntitlementsError) -> [String: PlistValue] {
+    guard case .constructed(let entries) = node.content else { throw .malformed("dictionary is not constructed") }
+    var out: [String: PlistValue] = [:]
+    for entry in entries {
+      guard entry.identifier == .sequence, case .constructed(let pair) = entry.content else {
+        throw .malformed("dictionary entry is not a SEQUENCE")
+      }
+      var items = pair.makeIterator()
+      guard let keyNode = items.next(), let key = string(keyNode), let valueNode = items.next() else {
+        throw .malformed("dictionary entry lacks a UTF8String key and a value")
+      }
+      out[key] = try value(valueNode)
+    }
+    return out
+  }
+
+  private static func string(_ node: ASN1Node) -> String? {
+    guard node.identifier == .utf8String, case .primitive(let bytes) = node.content else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  private static func value(_ node: ASN1Node) throws(DEREntitlementsError) -> PlistValue {
+    switch node.identifier {
+    case .boolean:
+      guard case .primitive(let b) = node.content, b.count == 1 else { throw .malformed("bad BOOLEAN") }
+      return .bool(b.first! != 0)
+    case .integer:
+      guard case .primitive(let b) = node.content, (1...8).contains(b.count) else {
+        throw .malformed("INTEGER wider than 64 bits")
+      }
+      var v: Int64 = (b.first! & 0x80) != 0 ? -1 : 0
+      for byte in b { v = (v << 8) | Int64(byte) }
+      return .integer(v)
+    case .utf8String:
+      return .string(string(node)!)
+    case .octetString:
+      guard case .primitive(let b) = node.content else { throw .malformed("constructed OCTET STRING") }
+      return .data(Array(b))
+    case .sequence:
+      guard case .constructed(let children) = node.content else { throw .malformed("array is not constructed") }
+      var items: [PlistValue] = []
+      for child in children { items.append(try value(child)) }
+      return .array(items)
+    case context16, .set:
+      return .dictionary(try dictionary(node))
+    default:
+      throw .malformed("unsupported value tag \(node.identifier)")
+    }
+  }
+}

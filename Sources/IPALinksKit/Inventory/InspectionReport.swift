@@ -1,0 +1,93 @@
+/// Everything `inspect` learned about one input: plain values, handed to a reporter.
+public struct InspectionReport: Sendable, Encodable {
+  /// How complete the result is; the CLI maps it to an exit code.
+  public enum Status: String, Sendable, Codable {
+    /// Every part was read.
+    case complete
+    /// Something could not be read, but other facts are reported.
+    case partial
+    /// Nothing could be read.
+    case unreadable
+  }
+
+  /// What the input turned out to be.
+  public enum InputKind: String, Sendable, Codable {
+    case ipa
+    case appFolder = "app-folder"
+    case executable
+    case entitlementsPlist = "entitlements-plist"
+    case provisioningProfile = "provisioning-profile"
+    case unknown
+  }
+
+  public var input: String
+  public var inputKind: InputKind
+  public var diagnostics: [Diagnostic]
+  public var bundles: [BundleReport]
+
+  public var status: Status {
+    let all = diagnostics + bundles.flatMap(\.diagnostics)
+    if bundles.isEmpty && all.contains(where: { $0.severity == .error }) { return .unreadable }
+    return all.contains { $0.severity == .error } ? .partial : .complete
+  }
+
+  enum CodingKeys: String, CodingKey { case input, inputKind, status, diagnostics, bundles }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(input, forKey: .input)
+    try c.encode(inputKind, forKey: .inputKind)
+    try c.encode(status, forKey: .status)
+    try c.encode(diagnostics, forKey: .diagnostics)
+    try c.encode(bundles, forKey: .bundles)
+  }
+}
+
+/// One bundle (app, extension, App Clip, watch app) or one bare file, with the source of each fact.
+public struct BundleReport: Sendable, Encodable {
+  public enum Kind: String, Sendable, Codable {
+    case app
+    case appExtension = "app-extension"
+    case appClip = "app-clip"
+    case watchApp = "watch-app"
+    /// A bare Mach-O, entitlements plist or profile given on the command line.
+    case file
+  }
+
+  /// Path inside the archive (`Payload/Store.app/PlugIns/Share.appex`) or the file given.
+  public var path: String
+  public var kind: Kind
+  public var bundleId: String?
+  public var name: String?
+  public var version: String?
+  public var build: String?
+  public var minimumOSVersion: String?
+  public var executable: String?
+  public var architectures: [String] = []
+  /// The signing identifier of the chosen CodeDirectory (normally equals the bundle id).
+  public var signingIdentifier: String?
+  public var teamId: String?
+  /// `TEAMID.bundle.id`: the key AASA files list apps by.
+  public var appId: String?
+  /// True when any slice is FairPlay-encrypted (`cryptid` 1); nil when no executable was read.
+  public var encrypted: Bool?
+  /// How the build is distributed, from the profile or from its shape (encrypted means App Store).
+  public var distribution: String?
+  public var entitlementSources: [String] = []
+  /// Each source with what it said, so an auditor can see which source said what.
+  public var entitlementSourceDetails: [EntitlementSource] = []
+  /// The effective entitlements: code signature first, else `.xcent`.
+  public var entitlements: [String: PlistValue] = [:]
+  public var provisioningProfile: ProvisioningProfile?
+  public var associatedDomains: [AssociatedDomain] = []
+  /// Custom URL schemes from `CFBundleURLTypes`: the other way a web page can open the app.
+  public var urlSchemes: [String] = []
+  /// `LSApplicationQueriesSchemes`: schemes the app may ask about; these do not open it.
+  public var queriedURLSchemes: [String] = []
+  public var diagnostics: [Diagnostic] = []
+
+  public init(path: String, kind: Kind) {
+    self.path = path
+    self.kind = kind
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A property-list value as plain Swift data, so no libplist type escapes the Plist layer.
+///
+/// Integers are kept apart from reals and booleans because entitlements such as `get-task-allow`
+/// are compared across sources and must not silently change type.
+public enum PlistValue: Sendable, Hashable {
+  case string(String)
+  case integer(Int64)
+  case real(Double)
+  case bool(Bool)
+  /// Seconds since 1970-01-01 (Unix time), so JSON output needs no Apple epoch arithmetic.
+  case date(Double)
+  case data([UInt8])
+  case array([PlistValue])
+  case dictionary([String: PlistValue])
+
+  /// The dictionary's value for `key`, or nil when this is not a dictionary or lacks it.
+  public subscript(key: String) -> PlistValue? {
+    if case .dictionary(let d) = self { return d[key] }
+    return nil
+  }
+
+  public var stringValue: String? {
+    if case .string(let s) = self { return s }
+    return nil
+  }
+
+  public var boolValue: Bool? {
+    if case .bool(let b) = self { return b }
+    return nil
+  }
+
+  public var arrayValue: [PlistValue]? {
+    if case .array(let a) = self { return a }
+    return nil
+  }
+
+  public var dictionaryValue: [String: PlistValue]? {
+    if case .dictionary(let d) = self { return d }
+    return nil
+  }
+
+  public var dateValue: Date? {
+    if case .date(let t) = self { return Date(timeIntervalSince1970: t) }
+    return nil
+  }
+
+  /// The strings of an array value; nil when this is not an array of strings only.
+  public var stringArray: [String]? {
+    guard let items = arrayValue else { return nil }
+    var out: [String] = []
+    for item in items {
+      guard let s = item.stringValue else { return nil }
+      out.append(s)
+    }
+    return out
+  }
+
+  /// A short, single-line rendering for diagnostics ("both values" in disagreement warnings).
+  public var summary: String {
+    let text: String
+    switch self {
+    case .string(let s): text = "\"\(s)\""
+    case .integer(let i): text = String(i)
+    case .real(let r): text = String(r)
+    case .bool(let b): text = b ? "true" : "false"
+    case .date(let t): text = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: t))
+    case .data(let d): text = "<\(d.count) bytes>"
+    case .array(let a): text = "[" + a.map(\.summary).joined(separator: ", ") + "]"
+    case .dictionary(let d):
+      text = "{" + d.keys.sorted().map { "\($0): \(d[$0]!.summary)" }.joined(separator: ", ") + "}"
+    }
+    return text.count > 300 ? String(text.prefix(300)) + "…" : text
+  }
+}
+
+extension PlistValue: Encodable {
+  /// Encodes as natural JSON: dates as ISO 8601 strings, data as base64.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    switch self {
+    case .string(let s): try container.encode(s)
+    case .integer(let i): try container.encode(i)
+    case .real(let r): try container.encode(r)
+    case .bool(let b): try container.encode(b)
+    case .date(let t): try container.encode(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: t)))
+    case .data(let d): try container.encode(Data(d).base64EncodedString())
+    case .array(let a): try container.encode(a)
+    case .dictionary(let d): try container.encode(d)
+    }
+  }
+}

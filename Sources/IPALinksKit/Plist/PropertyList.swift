@@ -1,0 +1,198 @@
+internal import CPlist
+import Foundation
+
+/// Why a property list could not be read. Each case names the file it came from.
+public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
+  case malformed(file: String)
+  case tooDeep(file: String, limit: Int)
+  case tooLarge(file: String, size: Int, limit: Int)
+  case notADictionary(file: String)
+
+  public var description: String {
+    switch self {
+    case .malformed(let file): "\(file): not a valid XML or binary property list"
+    case .tooDeep(let file, let limit): "\(file): property list nests deeper than \(limit) levels"
+    case .tooLarge(let file, let size, let limit):
+      "\(file): property list is \(size) bytes, over the \(limit)-byte limit"
+    case .notADictionary(let file): "\(file): property list top level is not a dictionary"
+    }
+  }
+}
+
+/// Decodes XML and binary property lists with libplist into ``PlistValue``.
+public enum PropertyList {
+  /// Deeper nesting than any real Info.plist or entitlements file; bounds recursion in libplist and here.
+  public static let maximumDepth = 64
+  /// Real plists in an app are kilobytes; anything past this is refused before parsing.
+  public static let maximumSize = 8 << 20
+
+  /// Parses `bytes` (XML or `bplist00`) named `file` in diagnostics.
+  public static func decode(_ bytes: [UInt8], file: String) throws(PlistError) -> PlistValue {
+    guard bytes.count <= maximumSize else { throw .tooLarge(file: file, size: bytes.count, limit: maximumSize) }
+    let isBinary = bytes.starts(with: Array("bplist00".utf8))
+    if !isBinary {
+      // libplist's XML reader recurses per element; refuse hostile nesting before it sees the bytes.
+      guard xmlNestingDepth(bytes) <= maximumDepth else { throw .tooDeep(file: file, limit: maximumDepth) }
+    }
+    guard let handle = PlistHandle(bytes: bytes, binary: isBinary) else { throw .malformed(file: file) }
+    guard let value = handle.value(maxDepth: maximumDepth) else { throw .tooDeep(file: file, limit: maximumDepth) }
+    return value
+  }
+
+  /// Like ``decode(_:file:)`` but requires a dictionary at the top, as Info.plist and entitlements are.
+  public static func decodeDictionary(_ bytes: [UInt8], file: String) throws(PlistError) -> [String: PlistValue] {
+    guard let dict = try decode(bytes, file: file).dictionaryValue else { throw .notADictionary(file: file) }
+    return dict
+  }
+
+  /// Whether `bytes` look like a property list at all (used to sniff bare inputs).
+  public static func looksLikePlist(_ bytes: some Collection<UInt8>) -> Bool {
+    let head = Array(bytes.prefix(64))
+    if head.starts(with: Array("bplist00".utf8)) { return true }
+    let text = String(decoding: head, as: UTF8.self).drop { $0 == "\u{FEFF}" || $0.isWhitespace }
+    return text.hasPrefix("<?xml") || text.hasPrefix("<!DOCTYPE plist") || text.hasPrefix("<plist")
+  }
+
+  /// Maximum depth of `<dict>`/`<array>` elements, counted without building a tree.
+  static func xmlNestingDepth(_ bytes: [UInt8]) -> Int {
+    var depth = 0
+    var deepest = 0
+    var i = 0
+    let n = bytes.count
+    while i < n {
+      if bytes[i] == UInt8(ascii: "<") {
+        let closing = i + 1 < n && bytes[i + 1] == UInt8(ascii: "/")
+        let start = closing ? i + 2 : i + 1
+        if matches(bytes, at: start, "dict") || matches(bytes, at: start, "array") {
+          // Skip self-closing `<dict/>`.
+          var j = start
+          while j < n && bytes[j] != UInt8(ascii: ">") { j += 1 }
+          let selfClosing = j > 0 && j < n && bytes[j - 1] == UInt8(ascii: "/")
+          if closing {
+            depth = max(0, depth - 1)
+          } else if !selfClosing {
+            depth += 1
+            deepest = max(deepest, depth)
+          }
+          i = j
+        }
+      }
+      i += 1
+    }
+    return deepest
+  }
+
+  private static func matches(_ bytes: [UInt8], at index: Int, _ word: String) -> Bool {
+    let w = Array(word.utf8)
+    guard index + w.count < bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { return false }
+    let next = bytes[index + w.count]
+    return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
+  }
+}
+
+/// Owns one libplist tree and frees it; nothing else holds a `plist_t`.
+final class PlistHandle {
+  private let root: plist_t
+
+  init?(bytes: [UInt8], binary: Bool) {
+    guard !bytes.isEmpty, bytes.count < Int(UInt32.max) else { return nil }
+    var node: plist_t? = nil
+    bytes.withUnsafeBufferPointer { buffer in
+      buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { chars in
+        if binary {
+          plist_from_bin(chars, UInt32(buffer.count), &node)
+        } else {
+          plist_from_xml(chars, UInt32(buffer.count), &node)
+        }
+      }
+    }
+    guard let node else { return nil }
+    root = node
+  }
+
+  deinit { plist_free(root) }
+
+  /// Converts the tree; nil when it nests deeper than `maxDepth` (binary plists can nest via references).
+  func value(maxDepth: Int) -> PlistValue? { Self.convert(root, depth: 0, maxDepth: maxDepth) }
+
+  private static func takeString(_ pointer: UnsafeMutablePointer<CChar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { free(pointer) }
+    return String(validatingCString: pointer)
+      ?? String(decoding: UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)), as: UTF8.self)
+  }
+
+  private static func convert(_ node: plist_t, depth: Int, maxDepth: Int) -> PlistValue? {
+    guard depth <= maxDepth else { return nil }
+    switch plist_get_node_type(node) {
+    case PLIST_BOOLEAN:
+      var b: UInt8 = 0
+      plist_get_bool_val(node, &b)
+      return .bool(b != 0)
+    case PLIST_UINT:
+      var u: UInt64 = 0
+      plist_get_uint_val(node, &u)
+      return .integer(Int64(bitPattern: u))
+    case PLIST_REAL:
+      var r: Double = 0
+      plist_get_real_val(node, &r)
+      return .real(r)
+    case PLIST_STRING:
+      var p: UnsafeMutablePointer<CChar>? = nil
+      plist_get_string_val(node, &p)
+      return .string(takeString(p) ?? "")
+    case PLIST_KEY:
+      var p: UnsafeMutablePointer<CChar>? = nil
+      plist_get_key_val(node, &p)
+      return .string(takeString(p) ?? "")
+    case PLIST_UID:
+      var u: UInt64 = 0
+      plist_get_uid_val(node, &u)
+      return .integer(Int64(bitPattern: u))
+    case PLIST_DATE:
+      var sec: Int32 = 0
+      var usec: Int32 = 0
+      plist_get_date_val(node, &sec, &usec)
+      return .date(978_307_200 + Double(sec) + Double(usec) / 1_000_000)
+    case PLIST_DATA:
+      var p: UnsafeMutablePointer<CChar>? = nil
+      var length: UInt64 = 0
+      plist_get_data_val(node, &p, &length)
+      guard let p else { return .data([]) }
+      defer { free(p) }
+      return .data(Array(UnsafeRawBufferPointer(start: p, count: Int(length))))
+    case PLIST_ARRAY:
+      let count = plist_array_get_size(node)
+      var items: [PlistValue] = []
+      items.reserveCapacity(Int(count))
+      for index in 0..<count {
+        guard let child = plist_array_get_item(node, index),
+          let value = convert(child, depth: depth + 1, maxDepth: maxDepth)
+        else { return nil }
+        items.append(value)
+      }
+      return .array(items)
+    case PLIST_DICT:
+      var items: [String: PlistValue] = [:]
+      var iterator: plist_dict_iter? = nil
+      plist_dict_new_iter(node, &iterator)
+      guard let iterator else { return .dictionary([:]) }
+      defer { free(iterator) }
+      while true {
+        var key: UnsafeMutablePointer<CChar>? = nil
+        var child: plist_t? = nil
+        plist_dict_next_item(node, iterator, &key, &child)
+        guard let child else {
+          if let key { free(key) }
+          break
+        }
+        let name = takeString(key) ?? ""
+        guard let value = convert(child, depth: depth + 1, maxDepth: maxDepth) else { return nil }
+        items[name] = value
+      }
+      return .dictionary(items)
+    default:
+      return nil
+    }
+  }
+}

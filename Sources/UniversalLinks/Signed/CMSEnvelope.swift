@@ -1,0 +1,76 @@
+import SwiftASN1
+
+/// Unwraps the content of a CMS / PKCS#7 `SignedData` envelope.
+///
+/// Provisioning profiles and AASA files from old servers are signed this way; we only need the signed
+/// payload, not the signature. Parsing is a real BER walk (swift-asn1), because Apple's tools emit both
+/// definite-length DER and indefinite-length BER, and the payload OCTET STRING may be split into chunks.
+public enum CMSEnvelope {
+  /// Why an envelope could not be unwrapped.
+  public enum Error: Swift.Error, CustomStringConvertible, Equatable, Sendable {
+    case malformed(String)
+    case notSignedData
+    case noContent
+
+    public var description: String {
+      switch self {
+      case .malformed(let why): "not a valid CMS envelope: \(why)"
+      case .notSignedData: "CMS envelope is not SignedData (OID 1.2.840.113549.1.7.2)"
+      case .noContent: "CMS SignedData carries no encapsulated content (detached signature)"
+      }
+    }
+  }
+
+  /// The largest payload we assemble, so a hostile envelope cannot make us allocate without bound.
+  public static let maximumContentSize = 8 << 20
+
+  static let signedDataOID: ArraySlice<UInt8> = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+
+  /// Returns true when `bytes` start like a CMS ContentInfo (a SEQUENCE holding the signedData OID).
+  public static func looksLikeEnvelope(_ bytes: some Collection<UInt8>) -> Bool {
+    let head = Array(bytes.prefix(32))
+    guard head.first == 0x30 else { return false }
+    return head.indices.contains { i in
+      head[i...].starts(with: [0x06, 0x09] + Array(signedDataOID))
+    }
+  }
+
+  /// The encapsulated content of a `ContentInfo { signedData, [0] SignedData { … encapContentInfo … } }`.
+  public static func content(of bytes: [UInt8]) throws(Error) -> [UInt8] {
+    let root: ASN1Node
+    do { root = try BER.parse(bytes) } catch { throw .malformed("\(error)") }
+    guard root.identifier == .sequence, case .constructed(let info) = root.content else {
+      throw .malformed("top level is not a SEQUENCE")
+    }
+    var items = info.makeIterator()
+    guard let oid = items.next(), oid.identifier == .objectIdentifier, case .primitive(let oidBytes) = oid.content
+    else { throw .malformed("ContentInfo has no content type") }
+    guard oidBytes.elementsEqual(signedDataOID) else { throw .notSignedData }
+    guard let explicit = items.next(), case .constructed(let wrapped) = explicit.content,
+      let signedData = wrapped.first(where: { _ in true }), case .constructed(let fields) = signedData.content
+    else { throw .malformed("SignedData is missing") }
+    // SignedData ::= SEQUENCE { version, digestAlgorithms SET, encapContentInfo SEQUENCE, ... }
+    guard let encap = fields.first(where: { $0.identifier == .sequence }),
+      case .constructed(let encapFields) = encap.content
+    else { throw .malformed("encapContentInfo is missing") }
+    var encapItems = encapFields.makeIterator()
+    _ = encapItems.next()  // eContentType, normally id-data
+    guard let eContent = encapItems.next(), case .constructed(let eWrapped) = eContent.content,
+      let octets = eWrapped.first(where: { _ in true })
+    else { throw .noContent }
+    var out: [UInt8] = []
+    try collectOctets(octets, into: &out)
+    return out
+  }
+
+  /// BER allows an OCTET STRING to be constructed from chunks; concatenate them.
+  private static func collectOctets(_ node: ASN1Node, into out: inout [UInt8]) throws(Error) {
+    switch node.content {
+    case .primitive(let bytes):
+      guard out.count + bytes.count <= maximumContentSize else { throw .malformed("content exceeds 8 MiB") }
+      out.append(contentsOf: bytes)
+    case .constructed(let children):
+      for child in children { try collectOctets(child, into: &out) }
+    }
+  }
+}

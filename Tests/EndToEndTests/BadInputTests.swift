@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// Hostile and broken inputs: a one-line error naming the file, the documented exit code, no crash,
+/// and whatever could still be read is still reported.
+struct BadInputTests {
+  struct Case: Sendable, CustomStringConvertible {
+    var fixture: String
+    var status: Int32
+    var stderr: String
+    /// A fact that must survive the damage (e.g. the Info.plist bundle id), when there is one.
+    var stillReported: String? = nil
+    var description: String { fixture }
+  }
+
+  static let cases: [Case] = [
+    Case(fixture: "bad/not-a-zip.ipa", status: 2, stderr: "not-a-zip.ipa: not a zip archive"),
+    Case(fixture: "bad/truncated.ipa", status: 2, stderr: "truncated.ipa: truncated or corrupt zip archive"),
+    Case(
+      fixture: "bad/no-payload.ipa", status: 2, stderr: "no-payload.ipa: no Payload/<Name>.app/ at the archive root"),
+    Case(
+      fixture: "bad/bomb.ipa", status: 1, stderr: "Info.plist: entry inflates past the 8 MiB limit",
+      stillReported: "applinks:bomb.fixture.example.com"),
+    Case(
+      fixture: "bad/encrypted-entry.ipa", status: 1, stderr: "Info.plist: entry is encrypted",
+      stillReported: "applinks:locked.fixture.example.com"),
+    Case(
+      fixture: "bad/absurd-superblob-count.ipa", status: 1, stderr: "SuperBlob claims 4294967295 blobs",
+      stillReported: "com.example.fixture.count"),
+    Case(
+      fixture: "bad/sig-offset-past-eof.ipa", status: 1, stderr: "lies outside the file",
+      stillReported: "com.example.fixture.pasteof"),
+    Case(
+      fixture: "bad/der-length-overflow.ipa", status: 1, stderr: "DER entitlements: a length runs past the end",
+      stillReported: "com.example.fixture.deroverflow"),
+    Case(
+      fixture: "bad/broken-signature.ipa", status: 1, stderr: "SuperBlob has bad magic 0xdeadbeef",
+      stillReported: "com.example.fixture.broken"),
+    Case(fixture: "macho/truncated.bin", status: 1, stderr: "truncated.bin: truncated Mach-O"),
+    Case(fixture: "macho/java.class", status: 2, stderr: "java.class: cannot be read"),
+    Case(fixture: "plists/deep-nesting.plist", status: 2, stderr: "nests deeper than 64 levels"),
+    Case(fixture: "plists/not-a-plist.plist", status: 2, stderr: "not-a-plist.plist: cannot be read"),
+  ]
+
+  @Test(arguments: cases) func failsClearlyAndKeepsTheRest(_ c: Case) throws {
+    let result = try CLI.run(["inspect", CLI.fixture(c.fixture), "--format", "json"])
+    #expect(result.exited, "crashed")
+    #expect(result.status == c.status)
+    #expect(result.stderr.contains(c.stderr), "stderr was: \(result.stderr)")
+    #expect(result.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("ipalinks: ") })
+    let json = try #require(result.json, "stdout must still be a JSON report")
+    #expect(json["status"] as? String == (c.status == 1 ? "partial" : "unreadable"))
+    if let fact = c.stillReported {
+      #expect(result.stdout.contains(fact), "\(fact) was lost")
+    }
+  }
+
+  @Test func pathTraversalNamesAreIgnoredAndNothingIsWritten() throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trav-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let before = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+    let result = try CLI.run(["inspect", CLI.fixture("bad/path-traversal.ipa"), "--format", "json"])
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("applinks:trav.fixture.example.com"))
+    let codes = (result.json?["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    #expect(codes.filter { $0 == "archive.unsafe-entry-name" }.count == 3)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == before)
+    #expect(!FileManager.default.fileExists(atPath: "/abs/path.txt"))
+  }
+
+  @Test func missingInputAndUsageErrors() throws {
+    let missing = try CLI.run(["inspect", "/nonexistent/app.ipa"])
+    #expect(missing.status == 2)
+    #expect(missing.stderr == "ipalinks: /nonexistent/app.ipa: no such file or folder\n")
+    #expect(try CLI.run(["inspect"]).status == 64)
+    #expect(try CLI.run(["inspect", CLI.sample("Store.ipa"), "--format", "yaml"]).status == 64)
+  }
+}

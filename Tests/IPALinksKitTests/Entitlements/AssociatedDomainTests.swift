@@ -1,0 +1,108 @@
+import Testing
+
+@testable import IPALinksKit
+
+struct AssociatedDomainTests {
+  struct Case: Sendable, CustomStringConvertible {
+    var raw: String
+    var service: String
+    var host: String
+    var wildcard = false
+    var modes: [String] = []
+    var active = true
+    var code: String? = nil
+    var description: String { raw }
+  }
+
+  static let cases: [Case] = [
+    Case(raw: "applinks:example.com", service: "applinks", host: "example.com"),
+    Case(
+      raw: "applinks:*.Example.COM", service: "applinks", host: "example.com", wildcard: true, code: "domain.uppercase"),
+    Case(
+      raw: "applinks:dev.example.com?mode=developer", service: "applinks", host: "dev.example.com", modes: ["developer"]
+    ),
+    Case(
+      raw: "applinks:x.example.com?mode=developer+managed", service: "applinks", host: "x.example.com",
+      modes: ["developer", "managed"]),
+    Case(raw: "webcredentials:example.com", service: "webcredentials", host: "example.com"),
+    Case(raw: "activitycontinuation:example.com", service: "activitycontinuation", host: "example.com"),
+    Case(raw: "appclips:clip.example.com", service: "appclips", host: "clip.example.com"),
+    Case(
+      raw: "appclips:*.example.com", service: "appclips", host: "example.com", wildcard: true, active: false,
+      code: "domain.appclips-wildcard"),
+    Case(
+      raw: "applinks:example.com:8443", service: "applinks", host: "example.com:8443", active: false,
+      code: "domain.port"),
+    Case(
+      raw: "applinks:192.168.1.10", service: "applinks", host: "192.168.1.10", active: false, code: "domain.ip-address"),
+    Case(raw: "applinks:[::1]", service: "applinks", host: "[::1]", active: false, code: "domain.ip-address"),
+    Case(raw: "applinks:localhost", service: "applinks", host: "localhost", active: false, code: "domain.no-dot"),
+    Case(
+      raw: "applinks:*.com", service: "applinks", host: "com", wildcard: true, active: false, code: "domain.bare-tld"),
+    Case(raw: "applinks:", service: "applinks", host: "", active: false, code: "domain.empty-host"),
+    Case(raw: "example.com", service: "", host: "example.com", active: false, code: "domain.no-service"),
+    Case(
+      raw: "applinks:example.com?mode=bogus", service: "applinks", host: "example.com", modes: ["bogus"],
+      code: "domain.unknown-mode"),
+    Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: "domain.unknown-service"),
+    Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: "domain.not-punycode"),
+  ]
+
+  @Test(arguments: cases) func parses(_ c: Case) {
+    var diagnostics: [Diagnostic] = []
+    let d = AssociatedDomain.parse(c.raw, diagnostics: &diagnostics)
+    #expect(d.service == c.service)
+    #expect(d.host == c.host)
+    #expect(d.wildcard == c.wildcard)
+    #expect(d.modes == c.modes)
+    #expect(d.active == c.active)
+    if let code = c.code {
+      #expect(diagnostics.contains { $0.code == code }, "expected \(code), got \(diagnostics.map(\.code))")
+    } else {
+      #expect(diagnostics.isEmpty, "unexpected \(diagnostics.map(\.code))")
+    }
+  }
+}
+
+struct EntitlementResolverTests {
+  @Test func derOfArm64WinsAndDisagreementsNameBothValues() {
+    let (sources, diagnostics) = EntitlementResolver.resolve([
+      EntitlementSource(kind: .codeSignature, detail: "armv7 xml", entitlements: ["k": .string("old")]),
+      EntitlementSource(kind: .codeSignature, detail: "arm64 xml", entitlements: ["k": .string("xml")]),
+      EntitlementSource(kind: .codeSignature, detail: "arm64 der-application16", entitlements: ["k": .string("der")]),
+      EntitlementSource(kind: .xcent, detail: "x.xcent", entitlements: ["k": .string("der")]),
+      EntitlementSource(kind: .provisioningProfile, detail: "p", entitlements: ["k": .string("*")]),
+    ])
+    let chosen = sources.filter { $0.effective }.map { $0.detail }
+    #expect(chosen == ["arm64 der-application16"])
+    #expect(diagnostics.count == 2)
+    #expect(diagnostics.allSatisfy { $0.code == "entitlements.signature-disagreement" })
+    #expect(diagnostics.contains { $0.message.contains("\"der\"") && $0.message.contains("\"old\"") })
+  }
+
+  @Test func xcentIsTheFallbackAndTheProfileNeverWins() {
+    let (sources, _) = EntitlementResolver.resolve([
+      EntitlementSource(kind: .provisioningProfile, detail: "p", entitlements: ["a": .bool(true)]),
+      EntitlementSource(kind: .xcent, detail: "x", entitlements: ["a": .bool(false)]),
+    ])
+    let effective = sources.first { $0.effective }
+    #expect(effective?.kind == .xcent)
+    let (onlyProfile, _) = EntitlementResolver.resolve([
+      EntitlementSource(kind: .provisioningProfile, detail: "p", entitlements: ["a": .bool(true)])
+    ])
+    let anyEffective = onlyProfile.contains { $0.effective }
+    #expect(!anyEffective)
+  }
+
+  @Test func keysTheXcentLacksAreNotNoiseButMissingDomainsAre() {
+    let domains = PlistValue.array([.string("applinks:a.example.com")])
+    let (_, diagnostics) = EntitlementResolver.resolve([
+      EntitlementSource(
+        kind: .codeSignature, detail: "arm64 xml",
+        entitlements: ["application-identifier": .string("T.x"), "com.apple.developer.associated-domains": domains]),
+      EntitlementSource(kind: .xcent, detail: "x", entitlements: [:]),
+    ])
+    #expect(diagnostics.map(\.code) == ["entitlements.xcent-disagreement"])
+    #expect(diagnostics[0].message.hasPrefix("com.apple.developer.associated-domains"))
+  }
+}
