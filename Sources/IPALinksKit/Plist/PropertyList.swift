@@ -30,8 +30,14 @@ public enum PropertyList {
   public static func decode(_ bytes: [UInt8], file: String) throws(PlistError) -> PlistValue {
     guard bytes.count <= maximumSize else { throw .tooLarge(file: file, size: bytes.count, limit: maximumSize) }
     let isBinary = bytes.starts(with: Array("bplist00".utf8))
-    if !isBinary {
-      // libplist's XML reader recurses per element; refuse hostile nesting before it sees the bytes.
+    // libplist's readers recurse per level; refuse hostile nesting before they see the bytes.
+    if isBinary {
+      switch BinaryPlistDepth.check(bytes, limit: maximumDepth) {
+      case .withinLimit: break
+      case .tooDeep: throw .tooDeep(file: file, limit: maximumDepth)
+      case .malformed: throw .malformed(file: file)
+      }
+    } else {
       guard xmlNestingDepth(bytes) <= maximumDepth else { throw .tooDeep(file: file, limit: maximumDepth) }
     }
     guard let handle = PlistHandle(bytes: bytes, binary: isBinary) else { throw .malformed(file: file) }

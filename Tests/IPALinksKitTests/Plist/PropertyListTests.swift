@@ -66,3 +66,52 @@ struct PropertyListTests {
     #expect(PropertyList.xmlNestingDepth(Array("<dict><array/><array><dict/></array></dict>".utf8)) == 2)
   }
 }
+
+/// Regression: libplist 2.2 overflowed its stack on a 7 MB binary plist nested 800,000 levels deep.
+struct BinaryPlistDepthTests {
+  /// A bplist00 whose objects are one-element arrays, each holding the next: `depth` levels.
+  static func nestedArrays(depth: Int) -> [UInt8] {
+    var body = Array("bplist00".utf8)
+    var offsets: [Int] = []
+    for i in 0..<depth {
+      offsets.append(body.count)
+      if i < depth - 1 {
+        body += [
+          0xA1, UInt8((i + 1) >> 24), UInt8((i + 1) >> 16 & 0xff), UInt8((i + 1) >> 8 & 0xff), UInt8((i + 1) & 0xff),
+        ]
+      } else {
+        body.append(0x09)
+      }
+    }
+    let table = body.count
+    for o in offsets { body += [UInt8(o >> 24), UInt8(o >> 16 & 0xff), UInt8(o >> 8 & 0xff), UInt8(o & 0xff)] }
+    body += [0, 0, 0, 0, 0, 0, 4, 4]
+    for v in [depth, 0, table] { body += (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+    return body
+  }
+
+  @Test func deepBinaryPlistIsRefusedBeforeLibplistParsesIt() {
+    let bytes = Self.nestedArrays(depth: 800_000)
+    #expect(BinaryPlistDepth.check(bytes, limit: 64) == .tooDeep)
+    #expect(throws: PlistError.tooDeep(file: "deep", limit: PropertyList.maximumDepth)) {
+      try PropertyList.decode(bytes, file: "deep")
+    }
+  }
+
+  @Test func shallowBinaryPlistStillParses() throws {
+    let bytes = Self.nestedArrays(depth: 10)
+    #expect(BinaryPlistDepth.check(bytes, limit: 64) == .withinLimit)
+    var value = try PropertyList.decode(bytes, file: "shallow")
+    for _ in 0..<9 { value = try #require(value.arrayValue?.first) }
+    #expect(value == .bool(true))
+  }
+
+  @Test func cyclesAndBrokenTrailersAreMalformed() {
+    var cyclic = Self.nestedArrays(depth: 3)
+    // Point the last array (object 1) back at object 0: 0 → 1 → 0.
+    cyclic[8 + 5 + 1..<8 + 5 + 5] = [0, 0, 0, 0]
+    #expect(BinaryPlistDepth.check(cyclic, limit: 64) == .malformed)
+    #expect(
+      BinaryPlistDepth.check(Array("bplist00".utf8) + [UInt8](repeating: 0xFF, count: 40), limit: 64) == .malformed)
+  }
+}
