@@ -1,53 +1,85 @@
-import Foundation
 import Testing
+import UniversalLinks
 
-@testable import UniversalLinks
-
+/// PKCS#7 / CMS unwrapping, on envelopes built byte by byte (DER and BER forms) and on the corpus files.
 struct CMSEnvelopeTests {
-  /// ContentInfo { signedData, [0] SignedData { 1, {}, { data, [0] OCTET STRING "{}" }, {} } }, definite lengths.
-  static let definite: [UInt8] = [
-    0x30, 0x29, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02,
-    0xA0, 0x1C, 0x30, 0x1A, 0x02, 0x01, 0x01, 0x31, 0x00,
-    0x30, 0x11, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01, 0xA0, 0x04, 0x04, 0x02, 0x7B, 0x7D,
-    0x31, 0x00,
-  ]
-
-  @Test func unwrapsDefiniteLengthDER() throws {
-    #expect(CMSEnvelope.looksLikeEnvelope(Self.definite))
-    #expect(try CMSEnvelope.content(of: Self.definite) == Array("{}".utf8))
-  }
-
-  @Test func unwrapsIndefiniteLengthBERWithChunkedContent() throws {
-    let bytes: [UInt8] = [
-      0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02,
-      0xA0, 0x80, 0x30, 0x80, 0x02, 0x01, 0x01, 0x31, 0x00,
-      0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01,
-      0xA0, 0x80, 0x24, 0x80, 0x04, 0x01, 0x7B, 0x04, 0x01, 0x7D, 0x00, 0x00, 0x00, 0x00,
-      0x00, 0x00, 0x31, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    ]
-    #expect(try CMSEnvelope.content(of: bytes) == Array("{}".utf8))
-  }
-
-  @Test func rejectsOtherContentTypesAndGarbage() {
-    var other = Self.definite
-    other[12] = 0x03  // envelopedData
-    #expect(throws: CMSEnvelope.Error.notSignedData) { try CMSEnvelope.content(of: other) }
-    #expect(throws: CMSEnvelope.Error.self) { try CMSEnvelope.content(of: [0x30, 0x84, 0xFF, 0xFF, 0xFF, 0xFF]) }
-    #expect(!CMSEnvelope.looksLikeEnvelope(Array("{\"applinks\":{}}".utf8)))
-  }
-
-  @Test func unwrapsRealSignedAASAFiles() throws {
-    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .appendingPathComponent("shared/aasa-corpus/signed")
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else {
-      print("skipped: \(folder.path) is absent (../shared sits beside the repository on developer machines and in CI)")
-      return
+  static func tlv(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] {
+    var length: [UInt8]
+    if content.count < 0x80 {
+      length = [UInt8(content.count)]
+    } else {
+      var n = content.count
+      length = []
+      while n > 0 {
+        length.insert(UInt8(n & 0xFF), at: 0)
+        n >>= 8
+      }
+      length.insert(0x80 | UInt8(length.count), at: 0)
     }
-    for name in names {
-      let bytes = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
-      let content = try CMSEnvelope.content(of: bytes)
-      #expect(content.first == UInt8(ascii: "{"), "\(name) did not unwrap to JSON")
+    return [tag] + length + content
+  }
+
+  static let signedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
+  static let dataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x01]
+
+  /// `ContentInfo { signedData, [0] SignedData { 1, {}, { data, [0] OCTET STRING payload }, {} } }` in DER.
+  static func envelope(_ payload: [UInt8]?, contentType: [UInt8] = signedDataOID) -> [UInt8] {
+    var encap = dataOID
+    if let payload { encap += tlv(0xA0, tlv(0x04, payload)) }
+    let signedData = tlv(0x30, tlv(0x02, [1]) + tlv(0x31, []) + tlv(0x30, encap) + tlv(0x31, []))
+    return tlv(0x30, contentType + tlv(0xA0, signedData))
+  }
+
+  /// The same structure with indefinite lengths and the payload split into two OCTET STRING chunks (BER).
+  static func berEnvelope(_ first: [UInt8], _ second: [UInt8]) -> [UInt8] {
+    let eoc: [UInt8] = [0, 0]
+    let chunks = [0x24, 0x80] + tlv(0x04, first) + tlv(0x04, second) + eoc
+    let encap = [0x30, 0x80] + dataOID + [0xA0, 0x80] + chunks + eoc + eoc
+    let signedData = [0x30, 0x80] + tlv(0x02, [1]) + tlv(0x31, []) + encap + tlv(0x31, []) + eoc
+    return [0x30, 0x80] + signedDataOID + [0xA0, 0x80] + signedData + eoc + eoc
+  }
+
+  let json = Array(#"{"applinks": {"details": [{"appID": "ABCDE12345.a.b", "paths": ["*"]}]}}"#.utf8)
+
+  @Test func unwrapsDER() throws {
+    #expect(CMSEnvelope.looksLikeEnvelope(Self.envelope(json)))
+    #expect(try CMSEnvelope.content(of: Self.envelope(json)) == json)
+  }
+
+  @Test func unwrapsLongDER() throws {
+    let big = json + [UInt8](repeating: 0x20, count: 70_000)
+    #expect(try CMSEnvelope.content(of: Self.envelope(big)) == big)
+  }
+
+  @Test func unwrapsIndefiniteLengthChunkedBER() throws {
+    let envelope = Self.berEnvelope(Array(json[..<10]), Array(json[10...]))
+    #expect(CMSEnvelope.looksLikeEnvelope(envelope))
+    #expect(try CMSEnvelope.content(of: envelope) == json)
+    let file = try AASAFile(bytes: envelope)
+    #expect(file.isSigned)
+    #expect(file.matcher(appID: "ABCDE12345.a.b").verdict(for: "https://e.com/x").verdict == .match)
+  }
+
+  @Test func rejectsWhatIsNotSignedData() {
+    let envelopedDataOID: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x03]
+    #expect(throws: CMSEnvelope.Error.notSignedData) {
+      try CMSEnvelope.content(of: Self.envelope(json, contentType: envelopedDataOID))
+    }
+    #expect(throws: CMSEnvelope.Error.noContent) { try CMSEnvelope.content(of: Self.envelope(nil)) }
+    #expect(throws: CMSEnvelope.Error.self) { try CMSEnvelope.content(of: Array(Self.envelope(json).dropLast())) }
+    #expect(!CMSEnvelope.looksLikeEnvelope(json))
+  }
+
+  @Test func aTruncatedEnvelopeIsAnAASAError() {
+    let truncated = Array(Self.envelope(json).dropLast(5))
+    #expect(throws: AASAError.self) { try AASAFile(bytes: truncated) }
+  }
+
+  @Test(.enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipMessage)))
+  func unwrapsTheCorpusEnvelopes() throws {
+    for url in Corpus.files(extension: "p7m", in: "signed") {
+      let content = try CMSEnvelope.content(of: Corpus.bytes(url))
+      #expect(content.first == UInt8(ascii: "{"), "\(url.lastPathComponent)")
     }
   }
 }

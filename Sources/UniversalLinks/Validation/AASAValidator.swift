@@ -1,0 +1,138 @@
+/// Lints an AASA file: every problem at once, each with a stable code and a JSON pointer.
+///
+/// Parsing never fails on what iOS tolerates, so this is where authors learn that a rule silently does
+/// nothing.
+public enum AASAValidator {
+  /// All findings for the bytes as served, in document order (file-level findings first).
+  ///
+  /// - Parameter appID: when given, also reports ``AASADiagnosticCode/appNotListed`` if `applinks` does not
+  ///   list that app.
+  public static func validate(_ bytes: [UInt8], appID: String? = nil) -> [AASADiagnostic] {
+    var normalizer = Normalizer()
+    let file: AASAFile
+    do {
+      file = try normalizer.parse(bytes)
+    } catch {
+      var out = normalizer.diagnostics
+      switch error {
+      case .invalidJSON: out.append(AASADiagnostic(.invalidJSON, at: "", error.description))
+      case .notAnObject: out.append(AASADiagnostic(.notAnObject, at: "", error.description))
+      case .invalidEnvelope: out.append(AASADiagnostic(.invalidEnvelope, at: "", error.description))
+      case .inputTooLarge:
+        out.append(AASADiagnostic(.fileTooLarge, at: "", error.description))
+      }
+      return out
+    }
+    return normalizer.diagnostics + semanticFindings(file, appID: appID)
+  }
+
+  /// Findings that need the normalized model: details and rules that can never take effect.
+  static func semanticFindings(_ file: AASAFile, appID: String?) -> [AASADiagnostic] {
+    var out: [AASADiagnostic] = []
+    if let links = file.applinks {
+      var claimed = Set<String>()
+      for detail in links.details {
+        out += findings(for: detail, in: file, claimed: claimed)
+        claimed.formUnion(detail.appIDs)
+      }
+      for rule in unencodedPatterns(links) { out.append(rule) }
+    }
+    if let appID, file.applinks?.detail(for: appID) == nil {
+      let elsewhere = [
+        ("webcredentials", file.webcredentials), ("appclips", file.appclips),
+        ("activitycontinuation", file.activitycontinuation),
+      ].filter { $0.1?.apps.contains(appID) == true }.map(\.0)
+      let note = elsewhere.isEmpty ? "" : " (it is listed in \(elsewhere.joined(separator: ", ")) only)"
+      out.append(
+        AASADiagnostic(
+          .appNotListed, at: file.applinks == nil ? "" : "/applinks/details",
+          "\(appID) is not listed in applinks, so no universal link on this domain opens it\(note)"))
+    }
+    return out
+  }
+
+  private static func findings(for detail: AppLinksDetail, in file: AASAFile, claimed: Set<String>)
+    -> [AASADiagnostic]
+  {
+    var out: [AASADiagnostic] = []
+    let pointer = detail.pointer
+    func never(_ why: String) { out.append(AASADiagnostic(.detailNeverMatches, at: pointer, why)) }
+
+    if detail.appIDs.isEmpty {
+      never("this entry lists no app, so its rules never apply")
+      return out
+    }
+    if detail.appIDs.allSatisfy(claimed.contains) {
+      never("every app it lists is already listed by an earlier entry, and iOS uses only the first one")
+      return out
+    }
+    // Compile through the first unclaimed app: all apps of one detail share the same rules.
+    let app = detail.appIDs.first { !claimed.contains($0) }!
+    let matcher = file.matcher(appID: app)
+    switch detail.rules {
+    case .none:
+      never("this entry has neither \"components\" nor \"paths\", so it matches nothing")
+      return out
+    case .components(let list) where list.isEmpty:
+      never("\"components\" is empty, so this entry matches nothing")
+      return out
+    case .paths(let list) where list.isEmpty:
+      never("\"paths\" is empty, so this entry matches nothing")
+      return out
+    default: break
+    }
+    if matcher.rules.allSatisfy({ $0.reference.exclude || $0.neverMatches }) {
+      never("every rule either excludes or can never match, so no URL opens the app")
+    }
+    if let catchAll = matcher.rules.firstIndex(where: { $0.matchesEverything }) {
+      let shadow = matcher.rules[catchAll].reference
+      for rule in matcher.rules[(catchAll + 1)...] {
+        out.append(
+          AASADiagnostic(
+            .unreachablePattern, at: rule.reference.pointer,
+            "never tried: \(shadow.kind == .path ? "paths" : "components")[\(shadow.componentIndex)] "
+              + "\(shadow.pattern) matches every URL first"))
+      }
+    }
+    return out
+  }
+
+  /// Patterns compared with encoded URLs that contain characters an encoded URL never has.
+  private static func unencodedPatterns(_ links: AppLinks) -> [AASADiagnostic] {
+    var out: [AASADiagnostic] = []
+    func check(_ pattern: String?, _ pointer: String, _ percentEncoded: Bool) {
+      guard percentEncoded, let pattern else { return }
+      if let bad = pattern.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
+        let shown = bad.value <= 0x20 ? "a space or control character" : "\"\(bad)\""
+        out.append(
+          AASADiagnostic(
+            .unencodedPattern, at: pointer,
+            "pattern \(JSONPointer.quote(pattern)) contains \(shown), which a percent-encoded URL never does; "
+              + "encode it or set \"percentEncoded\": false"))
+      }
+    }
+    for detail in links.details {
+      switch detail.rules {
+      case .components(let list):
+        for c in list {
+          let effective = c.merged(over: detail.defaults).merged(over: links.defaults)
+          let encoded = effective.percentEncoded ?? true
+          let p = detail.pointer + "/components/" + String(c.index)
+          check(c.path, p + "/~1", encoded)
+          check(c.fragment, p + "/#", encoded)
+          switch c.query {
+          case .string(let s)?: check(s, p + "/?", encoded)
+          case .items(let items)?:
+            for item in items { check(item.pattern, p + "/?/" + JSONPointer.escape(item.name), encoded) }
+          case nil: break
+          }
+        }
+      case .paths(let list):
+        let encoded = detail.defaults?.percentEncoded ?? links.defaults?.percentEncoded ?? true
+        for entry in list { check(entry.pattern, detail.pointer + "/paths/" + String(entry.index), encoded) }
+      case .none: break
+      }
+    }
+    return out
+  }
+}
