@@ -13,6 +13,11 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
   ],
   targets: [
     .systemLibrary(
@@ -35,6 +40,11 @@ let package = Package(
       dependencies: [
         "CZip", "CPlist", "UniversalLinks",
         .product(name: "SwiftASN1", package: "swift-asn1"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]
     ),
     .executableTarget(
@@ -50,7 +60,30 @@ let package = Package(
       path: "Benchmarks/MatchBenchmark"
     ),
     .testTarget(name: "UniversalLinksTests", dependencies: ["UniversalLinks"]),
-    .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["IPALinksKit"], exclude: ["Snapshots"]),
+    .executableTarget(
+      name: "FetchBenchmark",
+      dependencies: [
+        "IPALinksKit", "TestServers",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Benchmarks/FetchBenchmark"
+    ),
+    // Real HTTPS servers on loopback (SwiftNIO + NIOSSL) with a CA made at run time, shared by the fetcher's
+    // tests and its benchmark. Never part of the shipped products.
+    .target(
+      name: "TestServers",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "X509", package: "swift-certificates"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      path: "Tests/TestServers"
+    ),
+    .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit", "TestServers"]),
+    .testTarget(name: "EndToEndTests", dependencies: ["IPALinksKit", "TestServers"], exclude: ["Snapshots"]),
   ]
 )

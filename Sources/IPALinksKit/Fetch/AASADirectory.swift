@@ -1,0 +1,45 @@
+import Foundation
+
+/// `--aasa-dir`: AASA files read from a folder instead of the network, for air-gapped audits and the offline demo.
+enum AASADirectory {
+  /// Reads `<directory>/<host>`, else `<directory>/<host>.json`. The host must already be validated, so the name
+  /// cannot climb out of the folder; the size cap applies as for downloads, and only regular files are read.
+  static func read(host: String, directory: URL, maximumBytes: Int) -> AASAFetchResult {
+    for name in [host, host + ".json"] {
+      let file = directory.appendingPathComponent(name, isDirectory: false)
+      var info = stat()
+      guard stat(file.path, &info) == 0 else { continue }
+      guard info.st_mode & S_IFMT == S_IFREG else {
+        return AASAFetchResult(
+          host: host, status: .notFound, source: .aasaDir, url: file.path,
+          message: "\(host): \(file.path) is not a regular file")
+      }
+      guard Int(info.st_size) <= maximumBytes else {
+        return AASAFetchResult(
+          host: host, status: .tooLarge, source: .aasaDir, url: file.path, bytes: Int(info.st_size),
+          message: "\(host): \(file.path) is \(Int(info.st_size)) bytes, over the \(maximumBytes.byteCount) cap")
+      }
+      do {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        // Read one byte past the cap in case the file grew since stat.
+        let data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
+        guard data.count <= maximumBytes else {
+          return AASAFetchResult(
+            host: host, status: .tooLarge, source: .aasaDir, url: file.path, bytes: data.count,
+            message: "\(host): \(file.path) is over the \(maximumBytes.byteCount) cap")
+        }
+        return AASAFetchResult(
+          host: host, status: .ok, source: .aasaDir, url: file.path, bytes: data.count,
+          message: "\(host): read \(data.count) bytes from \(file.path)", body: [UInt8](data))
+      } catch {
+        return AASAFetchResult(
+          host: host, status: .notFound, source: .aasaDir, url: file.path,
+          message: "\(host): \(file.path) cannot be read (\(error.localizedDescription))")
+      }
+    }
+    return AASAFetchResult(
+      host: host, status: .notFound, source: .aasaDir,
+      message: "\(host): no \(host) or \(host).json in \(directory.path)")
+  }
+}

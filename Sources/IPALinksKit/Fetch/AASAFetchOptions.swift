@@ -1,0 +1,85 @@
+import Foundation
+
+/// How ``AASAFetcher`` retrieves apple-app-site-association files. Each retrieval flag of the CLI maps onto one field.
+public struct AASAFetchOptions: Sendable {
+  /// Where files come from.
+  public enum Source: String, Sendable, Codable, CaseIterable {
+    /// Apple's CDN, `app-site-association.cdn-apple.com`: what devices use since iOS 14.
+    case cdn
+    /// The domain itself, `/.well-known/` then the root, as pre-iOS 14 devices did.
+    case direct
+    /// The CDN as the main result, with the direct fetch beside it in ``AASAFetchResult/comparison``.
+    case both
+  }
+
+  public var source: Source
+  /// The deadline of one HTTP exchange: name resolution, connect, TLS, headers and the whole body.
+  /// A server that stalls is abandoned at this point, whatever it sends.
+  public var timeout: Duration
+  /// How many domains are in flight at once; fetches overlap, so 50 domains do not take 50 round trips.
+  public var concurrency: Int
+  /// Extra trust anchors (PEM text, one or more certificates each), added to the system roots, never replacing them.
+  public var extraRootsPEM: [String]
+  /// Allows connecting to loopback, private, link-local, CGNAT and reserved addresses, which are refused by default
+  /// because the domains come from an untrusted app.
+  public var allowPrivate: Bool
+  /// curl-style `--connect-to` rules, applied in order; the first match wins.
+  public var connectTo: [ConnectToRule]
+  /// Where cached files live; nil disables the cache entirely (no reads, no writes).
+  public var cacheDirectory: URL?
+  /// Use only the cache; nothing touches the network.
+  public var offline: Bool
+  /// Read `<dir>/<host>` or `<dir>/<host>.json` instead of the network (air-gapped audits, demos).
+  public var aasaDirectory: URL?
+  /// Devices abort past 128 KB, so a larger file is reported as `too-large` and never read further.
+  public var maximumBytes: Int
+  /// Tests turn this off: loading the system's roots dominates a debug build's CPU time, and the tests' servers are
+  /// signed by their own CA. One test keeps it on to show the two sets combine.
+  var trustsSystemRoots = true
+
+  public init(
+    source: Source = .cdn,
+    timeout: Duration = .seconds(10),
+    concurrency: Int = 8,
+    extraRootsPEM: [String] = [],
+    allowPrivate: Bool = false,
+    connectTo: [ConnectToRule] = [],
+    cacheDirectory: URL? = nil,
+    offline: Bool = false,
+    aasaDirectory: URL? = nil,
+    maximumBytes: Int = 131_072
+  ) {
+    self.source = source
+    self.timeout = timeout
+    self.concurrency = concurrency
+    self.extraRootsPEM = extraRootsPEM
+    self.allowPrivate = allowPrivate
+    self.connectTo = connectTo
+    self.cacheDirectory = cacheDirectory
+    self.offline = offline
+    self.aasaDirectory = aasaDirectory
+    self.maximumBytes = maximumBytes
+  }
+
+  /// All problems at once, so a user fixes them in one go.
+  func validationErrors() -> [AASAFetchError] {
+    var errors: [AASAFetchError] = []
+    if timeout <= .zero { errors.append(.invalidOption(name: "timeout", reason: "must be more than zero")) }
+    if concurrency < 1 { errors.append(.invalidOption(name: "concurrency", reason: "must be at least 1")) }
+    if maximumBytes < 1 { errors.append(.invalidOption(name: "maximumBytes", reason: "must be at least 1")) }
+    return errors
+  }
+}
+
+/// One unit of work for ``AASAFetcher``: a host whose AASA file is wanted.
+public struct AASARequest: Sendable, Hashable, Codable {
+  /// Lowercased, without a `*.` wildcard prefix: `*.example.com` takes its file from `example.com`.
+  public var host: String
+  /// `?mode=developer` domains are fetched direct from `/.well-known/` only, whatever the source option says.
+  public var developerMode: Bool
+
+  public init(host: String, developerMode: Bool = false) {
+    self.host = host
+    self.developerMode = developerMode
+  }
+}

@@ -1,0 +1,116 @@
+/// What retrieving one host's apple-app-site-association file gave: a status, where it came from, and the body when
+/// there is one. Failures are values, never thrown, so one host's problem never hides another's result.
+public struct AASAFetchResult: Sendable, Equatable, Encodable {
+  /// The outcome. The raw values are the stable strings of the JSON report.
+  public enum Status: String, Sendable, Codable, CaseIterable {
+    /// A 2xx with a body within the cap. Whether it parses is the caller's call (it may be a PKCS#7 envelope).
+    case ok
+    /// 404 (on both direct paths, or from the CDN), or no file in the AASA directory.
+    case notFound = "not-found"
+    /// Any other non-2xx, non-3xx status.
+    case httpError = "http-error"
+    /// A 3xx; iOS does not follow redirects for AASA files, so neither does the fetcher.
+    case redirect
+    /// Over the size cap; devices abort past 128 KB.
+    case tooLarge = "too-large"
+    case timeout
+    case tlsError = "tls-error"
+    case dnsError = "dns-error"
+    case connectionError = "connection-error"
+    /// Set by callers that parse the body; the fetcher itself never returns it.
+    case invalidJSON = "invalid-json"
+    case refusedPrivateAddress = "refused-private-address"
+    case skippedOffline = "skipped-offline"
+  }
+
+  /// Where the result came from.
+  public enum Source: String, Sendable, Codable, CaseIterable {
+    case cdn
+    case directWellKnown = "direct-well-known"
+    /// `/apple-app-site-association` at the root, tried after a 404 at `/.well-known/`.
+    case directRoot = "direct-root"
+    /// The on-disk cache; ``AASAFetchResult/cachedFrom`` says which source filled it.
+    case cache
+    case aasaDir = "aasa-dir"
+  }
+
+  public var host: String
+  public var status: Status
+  public var source: Source
+  /// The URL requested last (the root URL after a fallback), or the file read from the AASA directory.
+  public var url: String?
+  public var httpStatus: Int?
+  public var contentType: String?
+  /// The body's size; for `too-large`, the bytes announced or received when reading stopped.
+  public var bytes: Int?
+  /// `Location` of a 3xx.
+  public var location: String?
+  /// Apple's CDN explains its failures in these headers, e.g. `SWCERR00101 Bad HTTP Response: 404 Not Found`.
+  public var appleFailureReason: String?
+  public var appleFailureDetails: String?
+  public var appleFrom: String?
+  /// True when `/.well-known/` gave 404 and the root path was tried.
+  public var fallbackUsed: Bool
+  /// For `source == .cache`: the source that filled the cache.
+  public var cachedFrom: Source?
+  /// The IP address connected to, after the address guard approved it.
+  public var remoteAddress: String?
+  /// One line naming the host and what happened.
+  public var message: String
+  /// The raw body of an `ok` result: JSON or a PKCS#7 envelope. Not part of the JSON report.
+  public var body: [UInt8]?
+  /// With `--source both`: the direct result next to this CDN result. Empty otherwise.
+  public var comparison: [AASAFetchResult]
+
+  public init(
+    host: String, status: Status, source: Source, url: String? = nil, httpStatus: Int? = nil,
+    contentType: String? = nil, bytes: Int? = nil, location: String? = nil, appleFailureReason: String? = nil,
+    appleFailureDetails: String? = nil, appleFrom: String? = nil, fallbackUsed: Bool = false,
+    cachedFrom: Source? = nil, remoteAddress: String? = nil, message: String, body: [UInt8]? = nil,
+    comparison: [AASAFetchResult] = []
+  ) {
+    self.host = host
+    self.status = status
+    self.source = source
+    self.url = url
+    self.httpStatus = httpStatus
+    self.contentType = contentType
+    self.bytes = bytes
+    self.location = location
+    self.appleFailureReason = appleFailureReason
+    self.appleFailureDetails = appleFailureDetails
+    self.appleFrom = appleFrom
+    self.fallbackUsed = fallbackUsed
+    self.cachedFrom = cachedFrom
+    self.remoteAddress = remoteAddress
+    self.message = message
+    self.body = body
+    self.comparison = comparison
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case host, status, source, url, httpStatus, contentType, bytes, location, appleFailureReason, appleFailureDetails
+    case appleFrom, fallbackUsed, cachedFrom, remoteAddress, message, comparison
+  }
+
+  /// Absent fields are left out, and so is the body: reports describe files, they do not carry them.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(host, forKey: .host)
+    try c.encode(status, forKey: .status)
+    try c.encode(source, forKey: .source)
+    try c.encodeIfPresent(url, forKey: .url)
+    try c.encodeIfPresent(httpStatus, forKey: .httpStatus)
+    try c.encodeIfPresent(contentType, forKey: .contentType)
+    try c.encodeIfPresent(bytes, forKey: .bytes)
+    try c.encodeIfPresent(location, forKey: .location)
+    try c.encodeIfPresent(appleFailureReason, forKey: .appleFailureReason)
+    try c.encodeIfPresent(appleFailureDetails, forKey: .appleFailureDetails)
+    try c.encodeIfPresent(appleFrom, forKey: .appleFrom)
+    try c.encode(fallbackUsed, forKey: .fallbackUsed)
+    try c.encodeIfPresent(cachedFrom, forKey: .cachedFrom)
+    try c.encodeIfPresent(remoteAddress, forKey: .remoteAddress)
+    try c.encode(message, forKey: .message)
+    if !comparison.isEmpty { try c.encode(comparison, forKey: .comparison) }
+  }
+}

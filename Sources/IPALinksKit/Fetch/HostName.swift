@@ -1,0 +1,20 @@
+/// Host names come from an untrusted app, and end up in URLs and cache file names, so only plain DNS names pass.
+enum HostName {
+  /// The lowercased host when it is a plain DNS name or IPv4 literal: ASCII letters, digits, `-` and `_` in dot-separated
+  /// labels of 1 to 63 characters, 253 at most in all. Anything else (a `/`, `..`, `:`, `@`, `%`, non-ASCII) is nil.
+  static func validated(_ host: String) -> String? {
+    let host = host.lowercased()
+    guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
+    let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+    for label in labels {
+      guard (1...63).contains(label.utf8.count),
+        label.utf8.allSatisfy({ isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
+      else { return nil }
+    }
+    return host
+  }
+
+  private static func isLetterOrDigit(_ c: UInt8) -> Bool {
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
+  }
+}

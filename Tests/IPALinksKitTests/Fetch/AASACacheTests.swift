@@ -1,0 +1,162 @@
+import Foundation
+import TestServers
+import Testing
+
+@testable import IPALinksKit
+
+/// The on-disk cache against a real server: freshness, revalidation, outages and offline use.
+struct AASACacheTests {
+  typealias H = FetchHarness
+
+  @Test func freshCopyIsServedWithoutARequest() async throws {
+    try await H.run { h in
+      h.server.respond(
+        host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON, headers: [("Cache-Control", "max-age=3600")])
+      )
+      let first = try await h.fetch("example.test", h.options(cache: true))
+      #expect(first.status == .ok)
+      #expect(first.source == .directWellKnown)
+      let second = try await h.fetch("example.test", h.options(cache: true))
+      #expect(second.status == .ok)
+      #expect(second.source == .cache)
+      #expect(second.cachedFrom == .directWellKnown)
+      #expect(second.body == Array(H.sampleJSON.utf8))
+      #expect(second.message.contains("fresh"))
+      #expect(h.server.requests.count == 1)
+    }
+  }
+
+  @Test func staleCopyIsRevalidatedWithIfNoneMatch() async throws {
+    try await H.run { h in
+      h.server.respond(host: "example.test", path: H.wellKnown) { request in
+        request.header("If-None-Match") == "\"v1\""
+          ? .status(304, headers: [("ETag", "\"v1\""), ("Cache-Control", "max-age=0")])
+          : .json(H.sampleJSON, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")])
+      }
+      let first = try await h.fetch("example.test", h.options(cache: true))
+      #expect(first.source == .directWellKnown)
+      #expect(h.server.requests.first?.header("If-None-Match") == nil)
+      let second = try await h.fetch("example.test", h.options(cache: true))
+      #expect(h.server.requests.count == 2)
+      #expect(h.server.requests.last?.header("If-None-Match") == "\"v1\"")
+      #expect(second.status == .ok)
+      #expect(second.source == .cache)
+      #expect(second.httpStatus == 200)
+      #expect(second.body == Array(H.sampleJSON.utf8))
+      #expect(second.message.contains("304"))
+    }
+  }
+
+  @Test func changedFileReplacesTheCachedOne() async throws {
+    try await H.run { h in
+      h.server.respond(
+        host: "example.test", path: H.wellKnown, with: .json("{\"old\":1}", headers: [("ETag", "\"v1\"")]))
+      _ = try await h.fetch("example.test", h.options(cache: true))
+      h.server.respond(
+        host: "example.test", path: H.wellKnown, with: .json("{\"new\":2}", headers: [("ETag", "\"v2\"")]))
+      let second = try await h.fetch("example.test", h.options(cache: true))
+      #expect(second.source == .directWellKnown)
+      #expect(second.body == Array("{\"new\":2}".utf8))
+      let offline = try await h.fetch("example.test", h.options(cache: true, offline: true))
+      #expect(offline.body == Array("{\"new\":2}".utf8))
+    }
+  }
+
+  @Test func cachedCopyIsServedWhenTheServerIsDown() async throws {
+    var options: AASAFetchOptions?
+    var cacheDirectory: URL?
+    try await H.run { h in
+      h.server.respond(host: "example.test", path: H.root, with: .json(H.sampleJSON))
+      let first = try await h.fetch("example.test", h.options(cache: true))
+      #expect(first.source == .directRoot)
+      options = h.options(cache: true)
+      cacheDirectory = h.cacheDirectory
+      try FileManager.default.copyItem(at: h.cacheDirectory, to: h.cacheDirectory.appendingPathExtension("kept"))
+    }
+    // The server is stopped now; its port refuses connections.
+    var down = try #require(options)
+    let kept = try #require(cacheDirectory).appendingPathExtension("kept")
+    defer { try? FileManager.default.removeItem(at: kept) }
+    down.cacheDirectory = kept
+    let fetcher = try AASAFetcher(options: down)
+    let result = try #require(await fetcher.fetch([AASARequest(host: "example.test")]).values.first)
+    #expect(result.status == .ok)
+    #expect(result.source == .cache)
+    #expect(result.cachedFrom == .directRoot)
+    #expect(result.fallbackUsed)
+    #expect(result.body == Array(H.sampleJSON.utf8))
+    #expect(result.message.contains("served the cached copy"))
+  }
+
+  @Test func offlineUsesTheCacheAndTouchesNoNetwork() async throws {
+    try await H.run { h in
+      h.server.respond(host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON))
+      _ = try await h.fetch("example.test", h.options(cache: true))
+      let cached = try await h.fetch("example.test", h.options(cache: true, offline: true))
+      #expect(cached.status == .ok)
+      #expect(cached.source == .cache)
+      #expect(cached.body == Array(H.sampleJSON.utf8))
+      let missing = try await h.fetch("other.test", h.options(cache: true, offline: true))
+      #expect(missing.status == .skippedOffline)
+      #expect(missing.message.contains("other.test"))
+      #expect(h.server.requests.count == 1)
+    }
+  }
+
+  @Test func offlineWithoutACacheSkipsEverything() async throws {
+    try await H.run { h in
+      let result = try await h.fetch("example.test", h.options(offline: true))
+      #expect(result.status == .skippedOffline)
+      #expect(h.server.requests.isEmpty)
+    }
+  }
+
+  @Test func noCacheNeitherReadsNorWrites() async throws {
+    try await H.run { h in
+      h.server.respond(
+        host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON, headers: [("Cache-Control", "max-age=3600")])
+      )
+      _ = try await h.fetch("example.test", h.options(cache: false))
+      let second = try await h.fetch("example.test", h.options(cache: false))
+      #expect(second.source == .directWellKnown)
+      #expect(h.server.requests.count == 2)
+      #expect(!FileManager.default.fileExists(atPath: h.cacheDirectory.path))
+    }
+  }
+
+  @Test func noStoreIsNotCached() async throws {
+    try await H.run { h in
+      h.server.respond(
+        host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON, headers: [("Cache-Control", "no-store")]))
+      _ = try await h.fetch("example.test", h.options(cache: true))
+      let offline = try await h.fetch("example.test", h.options(cache: true, offline: true))
+      #expect(offline.status == .skippedOffline)
+    }
+  }
+
+  @Test func cacheFilesStayInsideTheCacheFolder() throws {
+    let cache = AASACache(directory: URL(fileURLWithPath: "/tmp/c"), maximumBodyBytes: 10)
+    #expect(cache.fileURL(kind: .cdn, host: "example.com").path == "/tmp/c/cdn_example.com.json")
+    #expect(
+      cache.fileURL(kind: .direct, host: "../../etc/passwd").path == "/tmp/c/direct_%2E.%2F..%2Fetc%2Fpasswd.json")
+    for hostile in ["../x", "a/b", "..", "/etc/passwd", "a\u{0}b"] {
+      let url = cache.fileURL(kind: .direct, host: hostile)
+      #expect(url.deletingLastPathComponent().path == "/tmp/c", "\(hostile)")
+      #expect(!url.lastPathComponent.contains("/"))
+    }
+  }
+
+  @Test(
+    arguments: [
+      ("max-age=60", 60, false, false), ("public, max-age=\"120\"", 120, false, false), ("no-store", nil, true, false),
+      ("no-cache, max-age=60", 60, false, true), (nil, nil, false, false), ("max-age=abc", nil, false, false),
+    ] as [(String?, Int?, Bool, Bool)])
+  func cacheControlParsing(header: String?, maxAge: Int?, noStore: Bool, noCache: Bool) {
+    let control = CacheControl(header)
+    #expect(control.maxAge == maxAge)
+    #expect(control.noStore == noStore)
+    #expect(control.noCache == noCache)
+    let now = Date()
+    #expect((control.expiry(from: now) != nil) == (maxAge != nil && !noCache))
+  }
+}
