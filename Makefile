@@ -29,18 +29,18 @@ build: setup
 	@if grep -E '/(Sources|Tests|Benchmarks)/[^ ]*: warning:' .build-log.txt; then \
 	  echo "error: warnings in our code (listed above)"; rm -f .build-log.txt; exit 1; fi; rm -f .build-log.txt
 
-## The main job on a bundled sample, offline.
+## The main job on bundled samples, offline: AASA files come from samples/aasa instead of the network.
 demo: build
-	$(BIN) inspect samples/Store.ipa
-	$(BIN) inspect samples/Nested.ipa --format json | head -40
+	$(BIN) inspect samples/Store.ipa --aasa-dir samples/aasa
+	$(BIN) inspect samples/Nested.ipa --aasa-dir samples/aasa
 
 ## Every test: unit, end-to-end on the built binary, bad inputs, plus the sample generator check.
-test: build
+test: build lint
 	python3 scripts/make-samples.py --check
 	set -o pipefail; $(SWIFT) test 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
 
 lint:
-	$(SWIFT) format lint --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift

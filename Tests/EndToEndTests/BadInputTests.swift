@@ -43,7 +43,7 @@ struct BadInputTests {
   ]
 
   @Test(arguments: cases) func failsClearlyAndKeepsTheRest(_ c: Case) throws {
-    let result = try CLI.run(["inspect", CLI.fixture(c.fixture), "--format", "json"])
+    let result = try CLI.run(["inspect", "--no-fetch", CLI.fixture(c.fixture), "--format", "json"])
     #expect(result.exited, "crashed")
     #expect(result.status == c.status)
     #expect(result.stderr.contains(c.stderr), "stderr was: \(result.stderr)")
@@ -60,7 +60,7 @@ struct BadInputTests {
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     let before = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
-    let result = try CLI.run(["inspect", CLI.fixture("bad/path-traversal.ipa"), "--format", "json"])
+    let result = try CLI.run(["inspect", "--no-fetch", CLI.fixture("bad/path-traversal.ipa"), "--format", "json"])
     #expect(result.status == 0)
     #expect(result.stdout.contains("applinks:trav.fixture.example.com"))
     let codes = (result.json?["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
@@ -70,10 +70,10 @@ struct BadInputTests {
   }
 
   @Test func missingInputAndUsageErrors() throws {
-    let missing = try CLI.run(["inspect", "/nonexistent/app.ipa"])
+    let missing = try CLI.run(["inspect", "--no-fetch", "/nonexistent/app.ipa"])
     #expect(missing.status == 2)
     #expect(missing.stderr == "ipalinks: /nonexistent/app.ipa: no such file or folder\n")
     #expect(try CLI.run(["inspect"]).status == 64)
-    #expect(try CLI.run(["inspect", CLI.sample("Store.ipa"), "--format", "yaml"]).status == 64)
+    #expect(try CLI.run(["inspect", "--no-fetch", CLI.sample("Store.ipa"), "--format", "yaml"]).status == 64)
   }
 }

@@ -17,30 +17,32 @@ struct InputKindsTests {
   @Test func unzippedAppFolderAndPayloadFolderMatchTheIPA() throws {
     let folder = try unzip("Nested.ipa")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let fromIPA = try CLI.run(["inspect", CLI.sample("Nested.ipa"), "--format", "json"]).json
+    let fromIPA = try CLI.run(["inspect", "--no-fetch", CLI.sample("Nested.ipa"), "--format", "json"]).json
     let ids = { (json: [String: Any]?) in
       (json?["bundles"] as? [[String: Any]] ?? []).compactMap { $0["appId"] as? String }
     }
-    let fromRoot = try CLI.run(["inspect", folder.path, "--format", "json"])
+    let fromRoot = try CLI.run(["inspect", "--no-fetch", folder.path, "--format", "json"])
     #expect(fromRoot.status == 0)
     #expect(fromRoot.json?["inputKind"] as? String == "app-folder")
     #expect(ids(fromRoot.json) == ids(fromIPA))
     let app = folder.appendingPathComponent("Payload/Café.app").path
-    let fromApp = try CLI.run(["inspect", app, "--format", "json"])
+    let fromApp = try CLI.run(["inspect", "--no-fetch", app, "--format", "json"])
     #expect(fromApp.status == 0)
     #expect(ids(fromApp.json) == ids(fromIPA))
     #expect(ids(fromIPA).count == 5)
   }
 
   @Test func bareMachOEntitlementsPlistAndProfile() throws {
-    let macho = try CLI.run(["inspect", CLI.fixture("macho/thin64-xml-der.bin"), "--format", "json"])
+    let macho = try CLI.run(["inspect", "--no-fetch", CLI.fixture("macho/thin64-xml-der.bin"), "--format", "json"])
     #expect(macho.json?["inputKind"] as? String == "executable")
     #expect(macho.stdout.contains("applinks:thin64.fixture.example.com"))
-    let fat64 = try CLI.run(["inspect", CLI.fixture("macho/fat64.bin"), "--format", "json"])
+    let fat64 = try CLI.run(["inspect", "--no-fetch", CLI.fixture("macho/fat64.bin"), "--format", "json"])
     #expect(fat64.stdout.contains("applinks:fat64.fixture.example.com"))
-    let thin32 = try CLI.run(["inspect", CLI.fixture("macho/thin32.bin"), "--format", "json"])
+    let thin32 = try CLI.run(["inspect", "--no-fetch", CLI.fixture("macho/thin32.bin"), "--format", "json"])
     #expect((thin32.json?["bundles"] as? [[String: Any]])?.first?["architectures"] as? [String] == ["armv7"])
-    let profile = try CLI.run(["inspect", CLI.fixture("profiles/indefinite.mobileprovision"), "--format", "json"])
+    let profile = try CLI.run([
+      "inspect", "--no-fetch", CLI.fixture("profiles/indefinite.mobileprovision"), "--format", "json",
+    ])
     #expect(profile.json?["inputKind"] as? String == "provisioning-profile")
     let bundle = (profile.json?["bundles"] as? [[String: Any]])?.first
     #expect(bundle?["teamId"] as? String == "ENT3RPR1S3")
@@ -48,23 +50,23 @@ struct InputKindsTests {
   }
 
   @Test func disagreementsBecomeWarningsNamingBothValues() throws {
-    let result = try CLI.run(["inspect", CLI.fixture("macho/disagree-xml-der.bin")])
+    let result = try CLI.run(["inspect", "--no-fetch", CLI.fixture("macho/disagree-xml-der.bin")])
     #expect(result.stdout.contains("applinks:a.example.com"))
     #expect(result.stdout.contains("applinks:b.example.com"))
     #expect(result.stdout.contains("entitlements.signature-disagreement"))
-    let profile = try CLI.run(["inspect", CLI.sample("Profile.ipa")])
+    let profile = try CLI.run(["inspect", "--no-fetch", CLI.sample("Profile.ipa")])
     #expect(profile.stdout.contains("entitlements.xcent-disagreement"))
     #expect(profile.stdout.contains("applinks:old.profile.example.com"))
   }
 
   @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
-    let piped = try CLI.run(["inspect", CLI.sample("Store.ipa")])
+    let piped = try CLI.run(["inspect", "--no-fetch", CLI.sample("Store.ipa")])
     #expect(!piped.stdout.contains("\u{1B}["))
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
       print("skipped: util-linux script(1) is not installed, so no pseudo-terminal test")
       return
     }
-    let command = "\(CLI.binary.path) inspect \(CLI.sample("Store.ipa"))"
+    let command = "\(CLI.binary.path) inspect --no-fetch \(CLI.sample("Store.ipa"))"
     // The test runner may itself set NO_COLOR, so the first run clears it explicitly.
     let tty = try CLI.runShell("env -u NO_COLOR script -qec '\(command)' /dev/null < /dev/null")
     #expect(tty.contains("\u{1B}["))

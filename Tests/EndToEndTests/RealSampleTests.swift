@@ -48,7 +48,9 @@ struct RealSampleTests {
   }
 
   @Test(arguments: expected) func matchesTheCrossCheckedFacts(_ e: Expected) throws {
-    let result = try CLI.run(["inspect", Self.folder.appendingPathComponent(e.file).path, "--format", "json"])
+    let result = try CLI.run([
+      "inspect", "--no-fetch", Self.folder.appendingPathComponent(e.file).path, "--format", "json",
+    ])
     #expect(result.exited)
     let json = try #require(result.json)
     let bundles = json["bundles"] as? [[String: Any]] ?? []

@@ -27,7 +27,7 @@ struct SampleInventoryTests {
   }
 
   @Test(arguments: expected) func reportsTheExpectedFacts(_ sample: Expected) throws {
-    let result = try CLI.run(["inspect", CLI.sample(sample.file), "--format", "json"])
+    let result = try CLI.run(["inspect", "--no-fetch", CLI.sample(sample.file), "--format", "json"])
     #expect(result.exited)
     #expect(result.status == 0, "stderr: \(result.stderr)")
     let json = try #require(result.json)
@@ -53,7 +53,7 @@ struct SampleInventoryTests {
   }
 
   @Test func jsonHasTheDocumentedShape() throws {
-    let result = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--format", "json"])
+    let result = try CLI.run(["inspect", "--no-fetch", CLI.sample("Store.ipa"), "--format", "json"])
     let json = try #require(result.json)
     #expect(json["input"] as? String == CLI.sample("Store.ipa"))
     #expect(json["diagnostics"] is [Any])

@@ -17,9 +17,11 @@ struct SnapshotTests {
     #expect(text == golden, "output differs from Snapshots/\(name); re-record with RECORD_SNAPSHOTS=1 if intended")
   }
 
-  @Test func storeText() throws { try check("inspect-store.txt", ["inspect", CLI.sample("Store.ipa")]) }
+  @Test func storeText() throws { try check("inspect-store.txt", ["inspect", "--no-fetch", CLI.sample("Store.ipa")]) }
   @Test func nestedJSON() throws {
-    try check("inspect-nested.json", ["inspect", CLI.sample("Nested.ipa"), "--format", "json"])
+    try check("inspect-nested.json", ["inspect", "--no-fetch", CLI.sample("Nested.ipa"), "--format", "json"])
   }
-  @Test func profileText() throws { try check("inspect-profile.txt", ["inspect", CLI.sample("Profile.ipa")]) }
+  @Test func profileText() throws {
+    try check("inspect-profile.txt", ["inspect", "--no-fetch", CLI.sample("Profile.ipa")])
+  }
 }

@@ -1,5 +1,5 @@
 /// One entry of `com.apple.developer.associated-domains`, parsed and checked.
-public struct AssociatedDomain: Sendable, Equatable, Codable {
+public struct AssociatedDomain: Sendable, Equatable, Encodable {
   /// The entry exactly as the entitlement has it.
   public var raw: String
   /// `applinks`, `webcredentials`, `appclips`, `activitycontinuation`, or any other service kept as written.
@@ -13,6 +13,8 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
   /// False when iOS will not honour the entry (invalid, or developer mode in a build that cannot use it).
   public var active: Bool
   public var inactiveReason: String?
+  /// The domain's AASA file as fetched for this app; nil until the inventory is joined with the web.
+  public var aasa: DomainAASA?
 
   /// The services Apple documents; others are kept but flagged.
   public static let knownServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]

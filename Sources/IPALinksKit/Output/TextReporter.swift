@@ -52,13 +52,7 @@ public struct TextReporter: Sendable {
       }
       if !bundle.associatedDomains.isEmpty {
         out.append("  Associated domains")
-        for d in bundle.associatedDomains {
-          let state = d.active ? "" : paint(" inactive: \(d.inactiveReason ?? "")", "33")
-          let modes = d.modes.isEmpty ? "" : dim(" mode=\(d.modes.joined(separator: "+"))")
-          let host = (d.wildcard ? "*." : "") + d.host
-          out.append(
-            "    \(d.service.padding(toLength: 22, withPad: " ", startingAt: 0))\(clean(host))\(modes)\(state)")
-        }
+        for d in bundle.associatedDomains { out += domainLines(d) }
       } else {
         out.append("  Associated domains  " + dim("none"))
       }
@@ -69,11 +63,47 @@ public struct TextReporter: Sendable {
     return out.joined(separator: "\n") + "\n"
   }
 
+  /// One table row per domain (service, host, AASA status, source, rule count), then its rules in order.
+  private func domainLines(_ d: AssociatedDomain) -> [String] {
+    func pad(_ text: String, _ width: Int) -> String {
+      text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+    let host = (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
+    var row = "    " + pad(d.service, 22) + pad(clean(host), 34)
+    var lines: [String] = []
+    if let aasa = d.aasa {
+      let status =
+        aasa.status == .ok
+        ? (aasa.appListed ? paint("ok", "32") : paint("app not listed", "33"))
+        : paint(aasa.status.rawValue, aasa.status == .notFound ? "33" : "31")
+      let plainWidth = aasa.status == .ok ? (aasa.appListed ? 2 : 14) : aasa.status.rawValue.count
+      row += status + String(repeating: " ", count: max(1, 16 - plainWidth)) + pad(aasa.source.rawValue, 18)
+      if d.service == "applinks" && aasa.appListed {
+        row += "\(aasa.rules.count) rule" + (aasa.rules.count == 1 ? "" : "s")
+      }
+      if aasa.servedBy != d.host || d.wildcard { row += dim(" (file from \(aasa.servedBy))") }
+      if aasa.signed { row += dim(" signed") }
+      lines.append(row.trimmingTrailingSpaces())
+      if aasa.status != .ok { lines.append("        " + dim(clean(aasa.message))) }
+      for rule in aasa.rules {
+        let verb = rule.exclude ? paint("exclude", "31") : paint("open   ", "32")
+        lines.append("        \(verb)  \(clean(rule.pattern))  " + dim("[\(rule.detailIndex).\(rule.componentIndex)]"))
+      }
+    } else {
+      lines.append(row.trimmingTrailingSpaces())
+    }
+    if !d.active { lines.append("        " + paint("inactive: \(d.inactiveReason ?? "")", "33")) }
+    return lines
+  }
+
   /// Untrusted strings must not move the cursor or recolour the terminal: control characters become escapes.
-  func clean(_ s: String) -> String {
+  public func clean(_ s: String, keepingNewlines: Bool = false) -> String {
     var out = ""
     for scalar in s.unicodeScalars {
-      if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+      if keepingNewlines && (scalar == "\n" || scalar == "\t") {
+        out.unicodeScalars.append(scalar)
+      } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+        || scalar == "\u{2028}"
         || scalar == "\u{2029}"
       {
         out += "\\u{\(String(scalar.value, radix: 16))}"
@@ -82,5 +112,13 @@ public struct TextReporter: Sendable {
       }
     }
     return out
+  }
+}
+
+extension String {
+  fileprivate func trimmingTrailingSpaces() -> String {
+    var s = self
+    while s.last == " " { s.removeLast() }
+    return s
   }
 }

@@ -4,13 +4,15 @@ import IPALinksKit
 
 extension OutputFormat: ExpressibleByArgument {}
 
-/// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` and prints a reporter's output.
-struct Inspect: ParsableCommand {
+/// `ipalinks inspect`: parses arguments, runs the library's ``Inspector``, fetches the domains' AASA files,
+/// and prints a reporter's output.
+struct Inspect: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Report an app's entitlements, associated domains and URL schemes, with where each came from.",
     discussion: """
       INPUT is an .ipa, an unzipped .app folder, a bare Mach-O executable, an .xcent/.entitlements plist, \
-      or a .mobileprovision.
+      or a .mobileprovision. Each associated domain's apple-app-site-association file is then fetched (or read \
+      from --aasa-dir, or the cache with --offline) and this app's rules are reported; --no-fetch skips that.
 
       Exit codes: 0 complete result; 1 partial result (some part could not be read; the rest is reported); \
       2 the input could not be read at all; 64 usage error.
@@ -23,8 +25,20 @@ struct Inspect: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output format: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
   var format: OutputFormat = .text
 
-  func run() throws {
-    let report = Inspector().inspect(path: input)
+  @Flag(name: .customLong("no-fetch"), help: "Report the app only; do not look up the domains' AASA files.")
+  var noFetch = false
+
+  @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
+
+  func run() async throws {
+    var report = Inspector().inspect(path: input)
+    if !noFetch {
+      let requests = UniversalLinkInventory.requests(for: report)
+      if !requests.isEmpty {
+        let results = try await AASARetrieval.fetch(requests, options: fetch)
+        UniversalLinkInventory.attach(results, to: &report)
+      }
+    }
     switch format {
     case .json: print(JSONReporter.render(report))
     case .text: print(TextReporter(useColor: Terminal.wantsColor).render(report), terminator: "")
@@ -47,6 +61,21 @@ enum ExitStatus {
     case .partial: 1
     case .unreadable: 2
     }
+  }
+}
+
+/// Runs the fetcher for a command, turning a bad option into a usage error.
+enum AASARetrieval {
+  static func fetch(_ requests: [AASARequest], options: FetchOptions) async throws -> [AASARequest: AASAFetchResult] {
+    let fetcher: AASAFetcher
+    do {
+      fetcher = try AASAFetcher(options: try options.makeFetchOptions())
+    } catch let error as AASAFetchError {
+      throw ValidationError("\(error)")
+    }
+    let results = await fetcher.fetch(requests)
+    await fetcher.shutdown()
+    return results
   }
 }
 

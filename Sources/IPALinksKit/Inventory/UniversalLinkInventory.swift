@@ -1,0 +1,128 @@
+import UniversalLinks
+
+/// What the inventory says about one associated domain's AASA file, for this app.
+public struct DomainAASA: Sendable, Equatable, Encodable {
+  /// The retrieval outcome; `invalid-json` when the body arrived but is not an AASA file.
+  public var status: AASAFetchResult.Status
+  public var source: AASAFetchResult.Source
+  /// The host the file was taken from: the apex for a `*.` wildcard.
+  public var servedBy: String
+  public var url: String?
+  public var httpStatus: Int?
+  public var contentType: String?
+  public var bytes: Int?
+  public var location: String?
+  public var appleFailureReason: String?
+  public var appleFailureDetails: String?
+  public var appleFrom: String?
+  public var fallbackUsed: Bool
+  public var message: String
+  /// The body was a PKCS#7 envelope around the JSON, as old servers send.
+  public var signed: Bool
+  /// Whether this app's app id appears in the file for this domain's service.
+  public var appListed: Bool
+  /// This app's rules in order (applinks only): what iOS tries, first match wins.
+  public var rules: [MatchedRule]
+  /// The validator's findings about the file, with stable codes and JSON pointers.
+  public var diagnostics: [AASADiagnostic]
+  /// With `--source both`: what the other source gave.
+  public var comparison: [AASAFetchResult]
+}
+
+/// Joins an inspection with the domains' AASA files: which requests to make, and what each answer means for the app.
+public enum UniversalLinkInventory {
+  /// Services whose domains have an AASA file worth fetching.
+  static let fetchedServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+
+  /// One request per distinct host, apex for wildcards, direct for developer-mode entries.
+  public static func requests(for report: InspectionReport) -> [AASARequest] {
+    var seen: Set<AASARequest> = []
+    var out: [AASARequest] = []
+    for bundle in report.bundles {
+      for domain in bundle.associatedDomains where fetchable(domain) {
+        let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
+        if seen.insert(request).inserted { out.append(request) }
+      }
+    }
+    return out
+  }
+
+  private static func fetchable(_ d: AssociatedDomain) -> Bool {
+    fetchedServices.contains(d.service) && !d.host.isEmpty
+      && (d.active || d.inactiveReason?.contains("developer") == true)
+  }
+
+  /// Attaches each result to the domains it serves and reports what could not be learned.
+  ///
+  /// Statuses that leave the answer unknown (timeouts, DNS, TLS, connection and 5xx errors, offline) make the
+  /// report partial; definite answers iOS would also get (404, redirect, too large, invalid) are warnings.
+  public static func attach(_ results: [AASARequest: AASAFetchResult], to report: inout InspectionReport) {
+    var parsed: [AASARequest: (file: AASAFile?, error: String?)] = [:]
+    for index in report.bundles.indices {
+      let appID = report.bundles[index].appId
+      for d in report.bundles[index].associatedDomains.indices {
+        let domain = report.bundles[index].associatedDomains[d]
+        guard fetchable(domain) else { continue }
+        let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
+        guard let result = results[request] else { continue }
+        if result.status == .ok, parsed[request] == nil, let body = result.body {
+          do { parsed[request] = (try AASAFile(bytes: body), nil) } catch { parsed[request] = (nil, "\(error)") }
+        }
+        let aasa = describe(result, parsed: parsed[request], service: domain.service, appID: appID)
+        report.bundles[index].associatedDomains[d].aasa = aasa
+        if let finding = finding(for: aasa, domain: domain, appID: appID) {
+          report.bundles[index].diagnostics.append(finding)
+        }
+      }
+    }
+  }
+
+  static func describe(
+    _ result: AASAFetchResult, parsed: (file: AASAFile?, error: String?)?, service: String, appID: String?
+  ) -> DomainAASA {
+    var aasa = DomainAASA(
+      status: result.status, source: result.source, servedBy: result.host, url: result.url,
+      httpStatus: result.httpStatus, contentType: result.contentType, bytes: result.bytes, location: result.location,
+      appleFailureReason: result.appleFailureReason, appleFailureDetails: result.appleFailureDetails,
+      appleFrom: result.appleFrom, fallbackUsed: result.fallbackUsed, message: result.message, signed: false,
+      appListed: false, rules: [], diagnostics: [], comparison: result.comparison)
+    guard result.status == .ok, let body = result.body else { return aasa }
+    aasa.diagnostics = AASAValidator.validate(body, appID: service == "applinks" ? appID : nil)
+    guard let file = parsed?.file else {
+      aasa.status = .invalidJSON
+      aasa.message = "\(result.host): not a valid AASA file: \(parsed?.error ?? "unreadable body")"
+      return aasa
+    }
+    aasa.signed = file.isSigned
+    guard let appID else { return aasa }
+    switch service {
+    case "applinks":
+      if file.applinks?.detail(for: appID) != nil {
+        aasa.appListed = true
+        aasa.rules = file.matcher(appID: appID).ruleReferences
+      }
+    case "webcredentials": aasa.appListed = file.webcredentials?.apps.contains(appID) ?? false
+    case "appclips": aasa.appListed = file.appclips?.apps.contains(appID) ?? false
+    case "activitycontinuation": aasa.appListed = file.activitycontinuation?.apps.contains(appID) ?? false
+    default: break
+    }
+    return aasa
+  }
+
+  static func finding(for aasa: DomainAASA, domain: AssociatedDomain, appID: String?) -> Diagnostic? {
+    let name = "\(domain.service):\(domain.wildcard ? "*." : "")\(domain.host)"
+    // Fetch messages start with the host; the domain name already says it.
+    let hostPrefix = "\(aasa.servedBy): "
+    let message = aasa.message.hasPrefix(hostPrefix) ? String(aasa.message.dropFirst(hostPrefix.count)) : aasa.message
+    switch aasa.status {
+    case .ok:
+      guard !aasa.appListed else { return nil }
+      return Diagnostic(
+        .warning, "aasa.app-not-listed", "\(name): \(aasa.servedBy)'s AASA file does not list \(appID ?? "this app")")
+    case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
+      return Diagnostic(.warning, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
+    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline:
+      return Diagnostic(.error, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
+    }
+  }
+}

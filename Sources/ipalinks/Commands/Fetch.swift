@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import IPALinksKit
+import UniversalLinks
+
+/// `ipalinks fetch`: downloads and validates AASA files directly, like `swcutil dl`.
+struct Fetch: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Download and validate the apple-app-site-association files of some hosts.",
+    discussion: """
+      Each HOST is fetched as iOS does (see --source), then parsed and validated. \
+      Exit codes: 0 every file was fetched and has no validation error; 1 a fetch failed or a file has errors; \
+      64 usage error.
+      """
+  )
+
+  @Argument(help: "Hosts to fetch, e.g. example.com.")
+  var hosts: [String]
+
+  @Option(name: .customLong("app-id"), help: "Also check that this TEAMID.bundle.id is listed.")
+  var appID: String?
+
+  @Option(name: .shortAndLong, help: "Output format: text or json.")
+  var format: OutputFormat = .text
+
+  @Flag(help: "Print the body of each file that was fetched (text format only).")
+  var body = false
+
+  @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
+
+  /// One host's outcome: the retrieval result plus what the validator says.
+  struct Outcome: Encodable {
+    var result: AASAFetchResult
+    var diagnostics: [AASADiagnostic]
+    var appIDs: [String]
+  }
+
+  func run() async throws {
+    let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
+    let results = try await AASARetrieval.fetch(requests, options: fetch)
+    var outcomes: [Outcome] = []
+    for request in requests {
+      guard var result = results[request] else { continue }
+      var diagnostics: [AASADiagnostic] = []
+      var apps: [String] = []
+      if result.status == .ok, let bytes = result.body {
+        diagnostics = AASAValidator.validate(bytes, appID: appID)
+        if let file = try? AASAFile(bytes: bytes) {
+          apps = file.appLinksAppIDs
+        } else {
+          result.status = .invalidJSON
+        }
+      }
+      outcomes.append(Outcome(result: result, diagnostics: diagnostics, appIDs: apps))
+    }
+    switch format {
+    case .json: print(JSONReporter.render(outcomes))
+    case .text:
+      let reporter = TextReporter(useColor: Terminal.wantsColor)
+      for o in outcomes {
+        print(
+          "\(reporter.clean(o.result.host))  \(o.result.status.rawValue)  \(o.result.source.rawValue)  \(reporter.clean(o.result.url ?? ""))"
+        )
+        print("  \(reporter.clean(o.result.message))")
+        if !o.appIDs.isEmpty {
+          print("  applinks apps: \(o.appIDs.map { reporter.clean($0) }.joined(separator: ", "))")
+        }
+        for d in o.diagnostics {
+          print(
+            "  \(d.severity.rawValue) [\(d.code.rawValue)] \(reporter.clean(d.pointer)): \(reporter.clean(d.message))")
+        }
+        if body, let bytes = o.result.body {
+          print(reporter.clean(String(decoding: bytes, as: UTF8.self), keepingNewlines: true))
+        }
+      }
+    }
+    let failed = outcomes.contains { $0.result.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
+    for o in outcomes where o.result.status != .ok { Terminal.printError("ipalinks: \(o.result.message)") }
+    throw ExitCode(failed ? 1 : 0)
+  }
+}

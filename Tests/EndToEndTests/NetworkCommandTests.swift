@@ -1,0 +1,112 @@
+import Foundation
+import TestServers
+import Testing
+
+/// `fetch` and `inspect` against a real HTTPS server on loopback, through the CLI flags users type.
+struct NetworkCommandTests {
+  static let json =
+    #"{"applinks":{"details":[{"appIDs":["FAT2SL1CE5.com.example.fat"],"components":[{"/":"/deals/*"}]}]}}"#
+
+  /// Runs `body` with a server and a PEM file of its CA, cleaning both up.
+  private func withServer(_ body: (HTTPSTestServer, String) async throws -> Void) async throws {
+    let server = try await HTTPSTestServer.start(
+      authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com"])
+    let pem = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    do {
+      try await body(server, pem.path)
+    } catch {
+      await server.stop()
+      try? FileManager.default.removeItem(at: pem)
+      throw error
+    }
+    await server.stop()
+    try? FileManager.default.removeItem(at: pem)
+  }
+
+  @Test func fetchCommandDownloadsAndValidates() async throws {
+    try await withServer { server, pem in
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(Self.json))
+      let result = try CLI.run([
+        "fetch", "fat.example.com", "--source", "direct", "--format", "json", "--ca-file", pem, "--allow-private",
+        "--connect-to", server.connectToEverything, "--no-cache", "--app-id", "FAT2SL1CE5.com.example.fat",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let list = try #require((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]])
+      let fetched = try #require(list.first?["result"] as? [String: Any])
+      #expect(fetched["status"] as? String == "ok")
+      #expect(fetched["source"] as? String == "direct-well-known")
+      #expect(list.first?["appIDs"] as? [String] == ["FAT2SL1CE5.com.example.fat"])
+      #expect(
+        server.requests(path: "/.well-known/apple-app-site-association").first?.header("Host") == "fat.example.com")
+    }
+  }
+
+  @Test func loopbackIsRefusedWithoutAllowPrivate() async throws {
+    try await withServer { server, pem in
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(Self.json))
+      let result = try CLI.run([
+        "fetch", "fat.example.com", "--source", "direct", "--format", "json", "--ca-file", pem,
+        "--connect-to", server.connectToEverything, "--no-cache",
+      ])
+      #expect(result.status == 1)
+      #expect(result.stdout.contains("refused-private-address"))
+      #expect(server.requests.isEmpty, "nothing may reach a refused address")
+    }
+  }
+
+  @Test func inspectJoinsTheFetchedRules() async throws {
+    try await withServer { server, pem in
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(Self.json))
+      let result = try CLI.run([
+        "inspect", CLI.sample("Fat.ipa"), "--format", "json", "--source", "direct", "--ca-file", pem,
+        "--allow-private", "--connect-to", server.connectToEverything, "--no-cache",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      let bundle = try #require((result.json?["bundles"] as? [[String: Any]])?.first)
+      let aasa = try #require((bundle["associatedDomains"] as? [[String: Any]])?.first?["aasa"] as? [String: Any])
+      #expect(aasa["status"] as? String == "ok")
+      #expect((aasa["rules"] as? [[String: Any]])?.first?["pattern"] as? String != nil)
+    }
+  }
+
+  @Test func badConnectToIsAUsageError() throws {
+    let result = try CLI.run(["fetch", "example.com", "--connect-to", "nonsense"])
+    #expect(result.status == 64)
+  }
+}
+
+/// `match` and `aasa` through the binary: verdicts, JSON Lines and exit codes.
+struct MatchCommandTests {
+  let aasa = CLI.samples.appendingPathComponent("aasa/shop.example.com.json").path
+  let appID = "ST0REAPP42.com.example.store"
+
+  @Test func matchPrintsVerdictsAndTheDecidingRule() throws {
+    let result = try CLI.run([
+      "match", "--aasa", aasa, "--app-id", appID, "--format", "json",
+      "https://shop.example.com/buy/42", "https://shop.example.com/buy/gift/1", "https://shop.example.com/about",
+    ])
+    #expect(result.status == 1, "one URL does not open the app")
+    let lines = result.stdout.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+    #expect(lines.map { $0["verdict"] as? String } == ["match", "exclude", "no-match"])
+    #expect(lines.allSatisfy { $0["appId"] as? String == appID })
+  }
+
+  @Test func matchExitsZeroWhenEveryURLOpensTheApp() throws {
+    let result = try CLI.run(["match", "--aasa", aasa, "--app-id", appID, "https://shop.example.com/BUY/1"])
+    #expect(result.status == 0, "caseSensitive false comes from applinks.defaults")
+    #expect(result.stdout.contains("match"))
+  }
+
+  @Test func validateAndShow() throws {
+    let valid = try CLI.run(["aasa", "validate", aasa, "--app-id", appID])
+    #expect(valid.status == 0, "\(valid.stdout)")
+    let missing = try CLI.run(["aasa", "validate", aasa, "--app-id", "ZZZZZZZZZZ.other", "--format", "json"])
+    #expect(missing.stdout.contains("ZZZZZZZZZZ.other"))
+    let show = try CLI.run(["aasa", "show", aasa])
+    #expect(show.status == 0)
+    #expect(show.stdout.contains("/buy/gift/*"))
+  }
+}

@@ -1,0 +1,1 @@
+{"applinks":{"details":[{"appIDs":["FAT2SL1CE5.com.example.fat"],"components":[{"/":"/*"}]}]}}
