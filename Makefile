@@ -5,7 +5,7 @@ BIN := .build/debug/ipalinks
 APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3
 BREW_PACKAGES := libzip libplist pkg-config
 
-.PHONY: setup build demo test unit lint format bench bench-match samples check-samples clean
+.PHONY: setup build demo test lint format bench bench-match bench-fetch samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -57,6 +57,10 @@ bench: setup
 ## URLs per second of the matcher against a naive NSRegularExpression baseline.
 bench-match: setup
 	$(SWIFT) run -c release MatchBenchmark
+
+## 200 loopback domains with 200 ms latency each: sequential vs concurrent fetching, against the ideal.
+bench-fetch: setup
+	$(SWIFT) run -c release FetchBenchmark
 
 clean:
 	rm -rf .build bench-out

@@ -85,6 +85,10 @@ public struct TextReporter: Sendable {
       if aasa.signed { row += dim(" signed") }
       lines.append(row.trimmingTrailingSpaces())
       if aasa.status != .ok { lines.append("        " + dim(clean(aasa.message))) }
+      for other in aasa.comparison {
+        let differs = other.status != aasa.status ? paint(" (differs)", "33") : ""
+        lines.append("        " + dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
+      }
       for rule in aasa.rules {
         let verb = rule.exclude ? paint("exclude", "31") : paint("open   ", "32")
         lines.append("        \(verb)  \(clean(rule.pattern))  " + dim("[\(rule.detailIndex).\(rule.componentIndex)]"))

@@ -1,0 +1,45 @@
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+struct TextReporterTests {
+  private func report(with aasa: DomainAASA) -> InspectionReport {
+    var diagnostics: [Diagnostic] = []
+    var domain = AssociatedDomain.parse("applinks:*.example.com", diagnostics: &diagnostics)
+    domain.aasa = aasa
+    var bundle = BundleReport(path: "Payload/A.app", kind: .app)
+    bundle.associatedDomains = [domain]
+    return InspectionReport(input: "a.ipa", inputKind: .ipa, diagnostics: [], bundles: [bundle])
+  }
+
+  private func aasa(_ status: AASAFetchResult.Status, comparison: [AASAFetchResult] = []) -> DomainAASA {
+    DomainAASA(
+      status: status, source: .cdn, servedBy: "example.com", url: nil, httpStatus: nil, contentType: nil, bytes: nil,
+      location: nil, appleFailureReason: nil, appleFailureDetails: nil, appleFrom: nil, fallbackUsed: false,
+      message: "example.com: gone", signed: false, appListed: status == .ok, rules: [], diagnostics: [],
+      comparison: comparison)
+  }
+
+  @Test func domainRowShowsStatusSourceAndWhereTheFileCameFrom() {
+    let text = TextReporter(useColor: false).render(report(with: aasa(.ok)))
+    #expect(text.contains("*.example.com"))
+    #expect(text.contains("ok"))
+    #expect(text.contains("cdn"))
+    #expect(text.contains("0 rules (file from example.com)"))
+  }
+
+  @Test func bothSourcesAreComparedAndDifferencesFlagged() {
+    let direct = AASAFetchResult(host: "example.com", status: .notFound, source: .directWellKnown, message: "x")
+    let text = TextReporter(useColor: false).render(report(with: aasa(.ok, comparison: [direct])))
+    #expect(text.contains("compared: direct-well-known gave not-found (differs)"))
+  }
+
+  @Test func untrustedTextCannotDriveTheTerminal() {
+    var failing = aasa(.httpError)
+    failing.message = "example.com: \u{1B}[2J\u{1B}]0;owned\u{07}"
+    let text = TextReporter(useColor: false).render(report(with: failing))
+    #expect(!text.contains("\u{1B}"))
+    #expect(text.contains("\\u{1b}[2J"))
+  }
+}
