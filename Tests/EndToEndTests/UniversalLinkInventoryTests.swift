@@ -31,7 +31,7 @@ struct UniversalLinkInventoryTests {
     #expect(rules.count == 4)
     #expect(rules.first?["exclude"] as? Bool == true, "the exclusion comes first, as in the file")
     let wildcard = try #require(domain(app, "applinks:*.example.com"))
-    #expect(wildcard["servedBy"] as? String == "example.com")
+    #expect(wildcard["host"] as? String == "example.com", "a wildcard takes its file from the apex")
     #expect((wildcard["rules"] as? [Any])?.count == 2)
     let developer = try #require(domain(app, "applinks:dev.example.com?mode=developer"))
     #expect(developer["status"] as? String == "not-found")

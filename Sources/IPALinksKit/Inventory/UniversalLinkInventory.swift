@@ -1,32 +1,37 @@
 import UniversalLinks
 
 /// What the inventory says about one associated domain's AASA file, for this app.
+///
+/// It is the retrieval result plus what the file means for this app; in JSON both sit in one flat object, with
+/// `host` naming where the file came from (the apex for a `*.` wildcard).
 public struct DomainAASA: Sendable, Equatable, Encodable {
-  /// The retrieval outcome; `invalid-json` when the body arrived but is not an AASA file.
-  public var status: AASAFetchResult.Status
-  public var source: AASAFetchResult.Source
-  /// The host the file was taken from: the apex for a `*.` wildcard.
-  public var servedBy: String
-  public var url: String?
-  public var httpStatus: Int?
-  public var contentType: String?
-  public var bytes: Int?
-  public var location: String?
-  public var appleFailureReason: String?
-  public var appleFailureDetails: String?
-  public var appleFrom: String?
-  public var fallbackUsed: Bool
-  public var message: String
+  /// How the file was retrieved; its status becomes `invalid-json` when the body is not an AASA file.
+  public var fetch: AASAFetchResult
   /// The body was a PKCS#7 envelope around the JSON, as old servers send.
-  public var signed: Bool
+  public var signed = false
   /// Whether this app's app id appears in the file for this domain's service.
-  public var appListed: Bool
+  public var appListed = false
   /// This app's rules in order (applinks only): what iOS tries, first match wins.
-  public var rules: [MatchedRule]
+  public var rules: [MatchedRule] = []
   /// The validator's findings about the file, with stable codes and JSON pointers.
-  public var diagnostics: [AASADiagnostic]
-  /// With `--source both`: what the other source gave.
-  public var comparison: [AASAFetchResult]
+  public var diagnostics: [AASADiagnostic] = []
+
+  public init(fetch: AASAFetchResult) { self.fetch = fetch }
+
+  public var status: AASAFetchResult.Status { fetch.status }
+  /// The host the file was taken from: the apex for a `*.` wildcard.
+  public var servedBy: String { fetch.host }
+
+  private enum CodingKeys: String, CodingKey { case signed, appListed, rules, diagnostics }
+
+  public func encode(to encoder: any Encoder) throws {
+    try fetch.encode(to: encoder)
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(signed, forKey: .signed)
+    try c.encode(appListed, forKey: .appListed)
+    try c.encode(rules, forKey: .rules)
+    try c.encode(diagnostics, forKey: .diagnostics)
+  }
 }
 
 /// Joins an inspection with the domains' AASA files: which requests to make, and what each answer means for the app.
@@ -80,17 +85,13 @@ public enum UniversalLinkInventory {
   static func describe(
     _ result: AASAFetchResult, parsed: (file: AASAFile?, error: String?)?, service: String, appID: String?
   ) -> DomainAASA {
-    var aasa = DomainAASA(
-      status: result.status, source: result.source, servedBy: result.host, url: result.url,
-      httpStatus: result.httpStatus, contentType: result.contentType, bytes: result.bytes, location: result.location,
-      appleFailureReason: result.appleFailureReason, appleFailureDetails: result.appleFailureDetails,
-      appleFrom: result.appleFrom, fallbackUsed: result.fallbackUsed, message: result.message, signed: false,
-      appListed: false, rules: [], diagnostics: [], comparison: result.comparison)
+    var aasa = DomainAASA(fetch: result)
+    aasa.fetch.body = nil
     guard result.status == .ok, let body = result.body else { return aasa }
     aasa.diagnostics = AASAValidator.validate(body, appID: service == "applinks" ? appID : nil)
     guard let file = parsed?.file else {
-      aasa.status = .invalidJSON
-      aasa.message = "\(result.host): not a valid AASA file: \(parsed?.error ?? "unreadable body")"
+      aasa.fetch.status = .invalidJSON
+      aasa.fetch.message = "\(result.host): not a valid AASA file: \(parsed?.error ?? "unreadable body")"
       return aasa
     }
     aasa.signed = file.isSigned
@@ -113,7 +114,8 @@ public enum UniversalLinkInventory {
     let name = "\(domain.service):\(domain.wildcard ? "*." : "")\(domain.host)"
     // Fetch messages start with the host; the domain name already says it.
     let hostPrefix = "\(aasa.servedBy): "
-    let message = aasa.message.hasPrefix(hostPrefix) ? String(aasa.message.dropFirst(hostPrefix.count)) : aasa.message
+    let full = aasa.fetch.message
+    let message = full.hasPrefix(hostPrefix) ? String(full.dropFirst(hostPrefix.count)) : full
     switch aasa.status {
     case .ok:
       guard !aasa.appListed else { return nil }

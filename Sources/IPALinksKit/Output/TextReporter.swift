@@ -77,15 +77,15 @@ public struct TextReporter: Sendable {
         ? (aasa.appListed ? paint("ok", "32") : paint("app not listed", "33"))
         : paint(aasa.status.rawValue, aasa.status == .notFound ? "33" : "31")
       let plainWidth = aasa.status == .ok ? (aasa.appListed ? 2 : 14) : aasa.status.rawValue.count
-      row += status + String(repeating: " ", count: max(1, 16 - plainWidth)) + pad(aasa.source.rawValue, 18)
+      row += status + String(repeating: " ", count: max(1, 16 - plainWidth)) + pad(aasa.fetch.source.rawValue, 18)
       if d.service == "applinks" && aasa.appListed {
         row += "\(aasa.rules.count) rule" + (aasa.rules.count == 1 ? "" : "s")
       }
       if aasa.servedBy != d.host || d.wildcard { row += dim(" (file from \(aasa.servedBy))") }
       if aasa.signed { row += dim(" signed") }
       lines.append(row.trimmingTrailingSpaces())
-      if aasa.status != .ok { lines.append("        " + dim(clean(aasa.message))) }
-      for other in aasa.comparison {
+      if aasa.status != .ok { lines.append("        " + dim(clean(aasa.fetch.message))) }
+      for other in aasa.fetch.comparison {
         let differs = other.status != aasa.status ? paint(" (differs)", "33") : ""
         lines.append("        " + dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
       }

@@ -14,11 +14,11 @@ struct TextReporterTests {
   }
 
   private func aasa(_ status: AASAFetchResult.Status, comparison: [AASAFetchResult] = []) -> DomainAASA {
-    DomainAASA(
-      status: status, source: .cdn, servedBy: "example.com", url: nil, httpStatus: nil, contentType: nil, bytes: nil,
-      location: nil, appleFailureReason: nil, appleFailureDetails: nil, appleFrom: nil, fallbackUsed: false,
-      message: "example.com: gone", signed: false, appListed: status == .ok, rules: [], diagnostics: [],
-      comparison: comparison)
+    var aasa = DomainAASA(
+      fetch: AASAFetchResult(
+        host: "example.com", status: status, source: .cdn, message: "example.com: gone", comparison: comparison))
+    aasa.appListed = status == .ok
+    return aasa
   }
 
   @Test func domainRowShowsStatusSourceAndWhereTheFileCameFrom() {
@@ -37,7 +37,7 @@ struct TextReporterTests {
 
   @Test func untrustedTextCannotDriveTheTerminal() {
     var failing = aasa(.httpError)
-    failing.message = "example.com: \u{1B}[2J\u{1B}]0;owned\u{07}"
+    failing.fetch.message = "example.com: \u{1B}[2J\u{1B}]0;owned\u{07}"
     let text = TextReporter(useColor: false).render(report(with: failing))
     #expect(!text.contains("\u{1B}"))
     #expect(text.contains("\\u{1b}[2J"))
