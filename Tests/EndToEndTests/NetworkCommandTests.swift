@@ -33,10 +33,11 @@ struct NetworkCommandTests {
       ])
       #expect(result.status == 0, "\(result.stderr)")
       let list = try #require((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]])
-      let fetched = try #require(list.first?["result"] as? [String: Any])
+      let fetched = try #require(list.first)
       #expect(fetched["status"] as? String == "ok")
       #expect(fetched["source"] as? String == "direct-well-known")
-      #expect(list.first?["appIDs"] as? [String] == ["FAT2SL1CE5.com.example.fat"])
+      #expect(fetched["appListed"] as? Bool == true)
+      #expect(fetched["listedApps"] as? [String] == ["FAT2SL1CE5.com.example.fat"])
       #expect(
         server.requests(path: "/.well-known/apple-app-site-association").first?.header("Host") == "fat.example.com")
     }
@@ -108,5 +109,34 @@ struct MatchCommandTests {
     let show = try CLI.run(["aasa", "show", aasa])
     #expect(show.status == 0)
     #expect(show.stdout.contains("/buy/gift/*"))
+  }
+}
+
+/// Bad AASA input to `aasa`/`match`: a clear error and the documented exit code, never an unbounded read.
+struct AASAInputTests {
+  @Test func oversizedInputIsRefusedNotSlurped() throws {
+    let big = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: big) }
+    try Data(repeating: 0x20, count: (4 << 20) + 10).write(to: big)
+    let result = try CLI.run(["aasa", "validate", big.path])
+    #expect(result.exited)
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("larger than the 4 MiB read limit"))
+  }
+
+  @Test func oversizedButReadableFileGetsTheSizeDiagnostic() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("wide-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    let padding = String(repeating: " ", count: 140_000)
+    try Data(#"{"applinks":{"details":[]}}\#(padding)"#.utf8).write(to: file)
+    let result = try CLI.run(["aasa", "validate", file.path, "--format", "json"])
+    #expect(result.status == 1, "over 128 KB is an error iOS enforces")
+    #expect(result.stdout.contains("file-too-large"), "\(result.stdout)")
+  }
+
+  @Test func missingFileExits66() throws {
+    let result = try CLI.run(["aasa", "validate", "/nonexistent/aasa.json"])
+    #expect(result.status == 66)
+    #expect(result.stderr.hasPrefix("ipalinks: cannot read /nonexistent/aasa.json"))
   }
 }

@@ -15,6 +15,8 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
   public var rules: [MatchedRule] = []
   /// The validator's findings about the file, with stable codes and JSON pointers.
   public var diagnostics: [AASADiagnostic] = []
+  /// Every app id the file lists for this service: who else the domain opens.
+  public var listedApps: [String] = []
 
   public init(fetch: AASAFetchResult) { self.fetch = fetch }
 
@@ -22,7 +24,7 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
   /// The host the file was taken from: the apex for a `*.` wildcard.
   public var servedBy: String { fetch.host }
 
-  private enum CodingKeys: String, CodingKey { case signed, appListed, rules, diagnostics }
+  private enum CodingKeys: String, CodingKey { case signed, appListed, rules, diagnostics, listedApps }
 
   public func encode(to encoder: any Encoder) throws {
     try fetch.encode(to: encoder)
@@ -31,6 +33,42 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
     try c.encode(appListed, forKey: .appListed)
     try c.encode(rules, forKey: .rules)
     try c.encode(diagnostics, forKey: .diagnostics)
+    try c.encode(listedApps, forKey: .listedApps)
+  }
+
+  /// What a retrieved file means for `appID` on `service`: parsed (PKCS#7 unwrapped), validated, `invalid-json`
+  /// when it is not an AASA file, and this app's rules in order. Shared by the inventory and `ipalinks fetch`.
+  public static func evaluate(_ result: AASAFetchResult, service: String = "applinks", appID: String?) -> DomainAASA {
+    var aasa = DomainAASA(fetch: result)
+    aasa.fetch.body = nil
+    guard result.status == .ok, let body = result.body else { return aasa }
+    aasa.diagnostics = AASAValidator.validate(body, appID: service == "applinks" ? appID : nil)
+    let file: AASAFile
+    do {
+      file = try AASAFile(bytes: body)
+    } catch {
+      aasa.fetch.status = .invalidJSON
+      aasa.fetch.message = "\(result.host): not a valid AASA file: \(error)"
+      return aasa
+    }
+    aasa.signed = file.isSigned
+    switch service {
+    case "applinks": aasa.listedApps = file.appLinksAppIDs
+    case "webcredentials": aasa.listedApps = file.webcredentials?.apps ?? []
+    case "appclips": aasa.listedApps = file.appclips?.apps ?? []
+    case "activitycontinuation": aasa.listedApps = file.activitycontinuation?.apps ?? []
+    default: break
+    }
+    guard let appID else { return aasa }
+    if service == "applinks" {
+      if file.applinks?.detail(for: appID) != nil {
+        aasa.appListed = true
+        aasa.rules = file.matcher(appID: appID).ruleReferences
+      }
+    } else {
+      aasa.appListed = aasa.listedApps.contains(appID)
+    }
+    return aasa
   }
 }
 
@@ -62,7 +100,6 @@ public enum UniversalLinkInventory {
   /// Statuses that leave the answer unknown (timeouts, DNS, TLS, connection and 5xx errors, offline) make the
   /// report partial; definite answers iOS would also get (404, redirect, too large, invalid) are warnings.
   public static func attach(_ results: [AASARequest: AASAFetchResult], to report: inout InspectionReport) {
-    var parsed: [AASARequest: (file: AASAFile?, error: String?)] = [:]
     for index in report.bundles.indices {
       let appID = report.bundles[index].appId
       for d in report.bundles[index].associatedDomains.indices {
@@ -70,44 +107,13 @@ public enum UniversalLinkInventory {
         guard fetchable(domain) else { continue }
         let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
         guard let result = results[request] else { continue }
-        if result.status == .ok, parsed[request] == nil, let body = result.body {
-          do { parsed[request] = (try AASAFile(bytes: body), nil) } catch { parsed[request] = (nil, "\(error)") }
-        }
-        let aasa = describe(result, parsed: parsed[request], service: domain.service, appID: appID)
+        let aasa = DomainAASA.evaluate(result, service: domain.service, appID: appID)
         report.bundles[index].associatedDomains[d].aasa = aasa
         if let finding = finding(for: aasa, domain: domain, appID: appID) {
           report.bundles[index].diagnostics.append(finding)
         }
       }
     }
-  }
-
-  static func describe(
-    _ result: AASAFetchResult, parsed: (file: AASAFile?, error: String?)?, service: String, appID: String?
-  ) -> DomainAASA {
-    var aasa = DomainAASA(fetch: result)
-    aasa.fetch.body = nil
-    guard result.status == .ok, let body = result.body else { return aasa }
-    aasa.diagnostics = AASAValidator.validate(body, appID: service == "applinks" ? appID : nil)
-    guard let file = parsed?.file else {
-      aasa.fetch.status = .invalidJSON
-      aasa.fetch.message = "\(result.host): not a valid AASA file: \(parsed?.error ?? "unreadable body")"
-      return aasa
-    }
-    aasa.signed = file.isSigned
-    guard let appID else { return aasa }
-    switch service {
-    case "applinks":
-      if file.applinks?.detail(for: appID) != nil {
-        aasa.appListed = true
-        aasa.rules = file.matcher(appID: appID).ruleReferences
-      }
-    case "webcredentials": aasa.appListed = file.webcredentials?.apps.contains(appID) ?? false
-    case "appclips": aasa.appListed = file.appclips?.apps.contains(appID) ?? false
-    case "activitycontinuation": aasa.appListed = file.activitycontinuation?.apps.contains(appID) ?? false
-    default: break
-    }
-    return aasa
   }
 
   static func finding(for aasa: DomainAASA, domain: AssociatedDomain, appID: String?) -> Diagnostic? {

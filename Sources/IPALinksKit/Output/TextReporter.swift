@@ -72,12 +72,9 @@ public struct TextReporter: Sendable {
     var row = "    " + pad(d.service, 22) + pad(clean(host), 34)
     var lines: [String] = []
     if let aasa = d.aasa {
-      let status =
-        aasa.status == .ok
-        ? (aasa.appListed ? paint("ok", "32") : paint("app not listed", "33"))
-        : paint(aasa.status.rawValue, aasa.status == .notFound ? "33" : "31")
-      let plainWidth = aasa.status == .ok ? (aasa.appListed ? 2 : 14) : aasa.status.rawValue.count
-      row += status + String(repeating: " ", count: max(1, 16 - plainWidth)) + pad(aasa.fetch.source.rawValue, 18)
+      let label = aasa.status == .ok ? (aasa.appListed ? "ok" : "app not listed") : aasa.status.rawValue
+      let colour = aasa.status == .ok ? (aasa.appListed ? "32" : "33") : (aasa.status == .notFound ? "33" : "31")
+      row += paint(pad(label, 16), colour) + pad(aasa.fetch.source.rawValue, 18)
       if d.service == "applinks" && aasa.appListed {
         row += "\(aasa.rules.count) rule" + (aasa.rules.count == 1 ? "" : "s")
       }

@@ -107,15 +107,28 @@ struct DiagnosticLine: Encodable {
 
 /// Reading AASA input for the `aasa` and `match` commands, with the documented exit codes.
 enum AASAInput {
-  /// Reads a file, or standard input for `-`; exits 66 (EX_NOINPUT) when it cannot.
+  /// Far above the 128 KB iOS accepts, so the validator can still report an oversized file, yet bounded:
+  /// the input is untrusted and may be a pipe that never ends.
+  static let maximumBytes = 4 << 20
+
+  /// Reads a file, or standard input for `-`, up to ``maximumBytes``; exits 66 (EX_NOINPUT) when it cannot,
+  /// 65 (EX_DATAERR) when it is larger.
   static func read(_ path: String) throws -> [UInt8] {
+    var bytes: [UInt8] = []
     do {
-      if path == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-      return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+      let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      while bytes.count <= maximumBytes, let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
+        bytes += chunk
+      }
     } catch {
-      printError("ipalinks: cannot read \(path): \(error.localizedDescription)")
+      Terminal.printError("ipalinks: cannot read \(path): \(error.localizedDescription)")
       throw ExitCode(66)
     }
+    guard bytes.count <= maximumBytes else {
+      Terminal.printError("ipalinks: \(path): larger than the \(maximumBytes >> 20) MiB read limit; refused")
+      throw ExitCode(65)
+    }
+    return bytes
   }
 
   /// Parses; exits 65 (EX_DATAERR) with the parser's message when the bytes are not an AASA file at all.
@@ -123,13 +136,9 @@ enum AASAInput {
     do {
       return try AASAFile(bytes: bytes)
     } catch {
-      printError("ipalinks: \(path): \(error)")
+      Terminal.printError("ipalinks: \(path): \(error)")
       throw ExitCode(65)
     }
-  }
-
-  static func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
   }
 
   /// One compact JSON object with sorted keys, for JSON Lines output.

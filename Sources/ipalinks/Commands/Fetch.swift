@@ -28,54 +28,32 @@ struct Fetch: AsyncParsableCommand {
 
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
-  /// One host's outcome: the retrieval result plus what the validator says.
-  struct Outcome: Encodable {
-    var result: AASAFetchResult
-    var diagnostics: [AASADiagnostic]
-    var appIDs: [String]
-  }
-
   func run() async throws {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     let results = try await AASARetrieval.fetch(requests, options: fetch)
-    var outcomes: [Outcome] = []
-    for request in requests {
-      guard var result = results[request] else { continue }
-      var diagnostics: [AASADiagnostic] = []
-      var apps: [String] = []
-      if result.status == .ok, let bytes = result.body {
-        diagnostics = AASAValidator.validate(bytes, appID: appID)
-        if let file = try? AASAFile(bytes: bytes) {
-          apps = file.appLinksAppIDs
-        } else {
-          result.status = .invalidJSON
-        }
-      }
-      outcomes.append(Outcome(result: result, diagnostics: diagnostics, appIDs: apps))
-    }
+    let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
     switch format {
     case .json: print(JSONReporter.render(outcomes))
     case .text:
       let reporter = TextReporter(useColor: Terminal.wantsColor)
       for o in outcomes {
-        print(
-          "\(reporter.clean(o.result.host))  \(o.result.status.rawValue)  \(o.result.source.rawValue)  \(reporter.clean(o.result.url ?? ""))"
-        )
-        print("  \(reporter.clean(o.result.message))")
-        if !o.appIDs.isEmpty {
-          print("  applinks apps: \(o.appIDs.map { reporter.clean($0) }.joined(separator: ", "))")
+        let url = reporter.clean(o.fetch.url ?? "")
+        print("\(reporter.clean(o.fetch.host))  \(o.status.rawValue)  \(o.fetch.source.rawValue)  \(url)")
+        print("  \(reporter.clean(o.fetch.message))")
+        if !o.listedApps.isEmpty {
+          print("  applinks apps: \(o.listedApps.map { reporter.clean($0) }.joined(separator: ", "))")
         }
         for d in o.diagnostics {
           print(
             "  \(d.severity.rawValue) [\(d.code.rawValue)] \(reporter.clean(d.pointer)): \(reporter.clean(d.message))")
         }
-        if body, let bytes = o.result.body {
+        if body, let bytes = results[AASARequest(host: o.fetch.host)]?.body {
           print(reporter.clean(String(decoding: bytes, as: UTF8.self), keepingNewlines: true))
         }
       }
     }
-    let failed = outcomes.contains { $0.result.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
-    for o in outcomes where o.result.status != .ok { Terminal.printError("ipalinks: \(o.result.message)") }
+    let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
+    for o in outcomes where o.status != .ok { Terminal.printError("ipalinks: \(o.fetch.message)") }
     throw ExitCode(failed ? 1 : 0)
   }
 }

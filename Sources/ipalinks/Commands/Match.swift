@@ -43,10 +43,10 @@ struct Match: ParsableCommand {
     let file = try AASAInput.parse(try AASAInput.read(aasa), path: aasa)
     let matcher = file.matcher(appID: appID)
     if file.exceedsDeviceSizeLimit {
-      AASAInput.printError(
+      Terminal.printError(
         "ipalinks: warning: \(aasa) is \(file.byteCount) bytes; devices refuse files over 128 KB, so no URL opens")
     } else if matcher.detailIndex == nil {
-      AASAInput.printError("ipalinks: warning: \(appID) is not listed in the applinks section of \(aasa)")
+      Terminal.printError("ipalinks: warning: \(appID) is not listed in the applinks section of \(aasa)")
     }
     var allMatch = true
     for url in urls {
