@@ -11,8 +11,11 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
   public var signed = false
   /// Whether this app's app id appears in the file for this domain's service.
   public var appListed = false
-  /// This app's rules in order (applinks only): what iOS tries, first match wins.
-  public var rules: [MatchedRule] = []
+  /// This app's rules (applinks only), with the file's custom variables: what iOS tries in order, first match
+  /// wins. Nil when the file does not list the app.
+  public var appLinks: AppLinkRules?
+  /// The rules in order; empty when the app is not listed.
+  public var rules: [EffectiveRule] { appLinks?.rules ?? [] }
   /// The validator's findings about the file, with stable codes and JSON pointers.
   public var diagnostics: [AASADiagnostic] = []
   /// Every app id the file lists for this service: who else the domain opens.
@@ -24,7 +27,9 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
   /// The host the file was taken from: the apex for a `*.` wildcard.
   public var servedBy: String { fetch.host }
 
-  private enum CodingKeys: String, CodingKey { case signed, appListed, rules, diagnostics, listedApps }
+  private enum CodingKeys: String, CodingKey {
+    case signed, appListed, rules, substitutionVariables, diagnostics, listedApps
+  }
 
   public func encode(to encoder: any Encoder) throws {
     try fetch.encode(to: encoder)
@@ -32,6 +37,7 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
     try c.encode(signed, forKey: .signed)
     try c.encode(appListed, forKey: .appListed)
     try c.encode(rules, forKey: .rules)
+    try c.encode(appLinks?.substitutionVariables ?? [], forKey: .substitutionVariables)
     try c.encode(diagnostics, forKey: .diagnostics)
     try c.encode(listedApps, forKey: .listedApps)
   }
@@ -63,7 +69,7 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
     if service == "applinks" {
       if file.applinks?.detail(for: appID) != nil {
         aasa.appListed = true
-        aasa.rules = file.matcher(appID: appID).ruleReferences
+        aasa.appLinks = AppLinkRules(file: file, appID: appID)
       }
     } else {
       aasa.appListed = aasa.listedApps.contains(appID)

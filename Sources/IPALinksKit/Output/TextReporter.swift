@@ -86,7 +86,7 @@ public struct TextReporter: Sendable {
         let differs = other.status != aasa.status ? paint(" (differs)", "33") : ""
         lines.append("        " + dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
       }
-      for rule in aasa.rules {
+      for rule in aasa.rules.map(\.reference) {
         let verb = rule.exclude ? paint("exclude", "31") : paint("open   ", "32")
         lines.append("        \(verb)  \(clean(rule.pattern))  " + dim("[\(rule.detailIndex).\(rule.componentIndex)]"))
       }

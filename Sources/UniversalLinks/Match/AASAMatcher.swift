@@ -231,41 +231,15 @@ public struct AASAMatcher: Sendable {
   let arena: [UInt32]
   let fileTooLarge: Bool
 
-  init(file: AASAFile, appID: String) {
-    self.appID = appID
-    fileTooLarge = file.exceedsDeviceSizeLimit
-    guard let links = file.applinks, let detail = links.detail(for: appID) else {
-      detailIndex = nil
-      rules = []
-      filters = []
-      arena = []
-      return
-    }
-    detailIndex = detail.index
-    var compiler = PatternCompiler(variables: links.substitutionVariables)
-    var rules: [CompiledRule] = []
-    switch detail.rules {
-    case .components(let components):
-      for component in components {
-        let effective = component.merged(over: detail.defaults).merged(over: links.defaults)
-        rules.append(Self.compile(effective, detail: detail, compiler: &compiler))
-      }
-    case .paths(let paths):
-      // Legacy paths match the path only; flags still come from the defaults (rule 11).
-      let flags = AASAComponent().merged(over: detail.defaults).merged(over: links.defaults)
-      for entry in paths {
-        let caseSensitive = flags.caseSensitive ?? true
-        let reference = MatchedRule(
-          detailIndex: detail.index, componentIndex: entry.index, kind: .path, pattern: entry.source,
-          exclude: entry.exclude, pointer: detail.pointer + "/paths/" + String(entry.index))
-        rules.append(
-          CompiledRule(
-            reference: reference, path: compiler.compile(entry.pattern, folded: !caseSensitive, isPath: true),
-            caseSensitive: caseSensitive, percentEncoded: flags.percentEncoded ?? true))
-      }
-    case .none:
-      break
-    }
+  init(file: AASAFile, appID: String) { self.init(rules: AppLinkRules(file: file, appID: appID)) }
+
+  /// Compiles a rule set, as taken from a file or from a saved inventory.
+  public init(rules ruleSet: AppLinkRules) {
+    appID = ruleSet.appID
+    fileTooLarge = ruleSet.exceedsDeviceSizeLimit
+    detailIndex = ruleSet.detailIndex
+    var compiler = PatternCompiler(variables: ruleSet.substitutionVariables)
+    let rules = ruleSet.detailIndex == nil ? [] : ruleSet.rules.map { Self.compile($0, compiler: &compiler) }
     self.rules = rules
     var filters: [RuleFilter] = []
     var arena: [UInt32] = []
@@ -282,21 +256,10 @@ public struct AASAMatcher: Sendable {
     self.arena = arena
   }
 
-  private static func compile(
-    _ c: AASAComponent, detail: AppLinksDetail, compiler: inout PatternCompiler
-  ) -> CompiledRule {
-    let caseSensitive = c.caseSensitive ?? true
-    let percentEncoded = c.percentEncoded ?? true
-    let folded = !caseSensitive
-    var shown = c
-    shown.exclude = c.exclude == true ? true : nil
-    shown.caseSensitive = caseSensitive ? nil : false
-    shown.percentEncoded = percentEncoded ? nil : false
-    let reference = MatchedRule(
-      detailIndex: detail.index, componentIndex: c.index, kind: .component, pattern: shown.summary,
-      exclude: c.exclude ?? false, pointer: detail.pointer + "/components/" + String(c.index))
+  private static func compile(_ rule: EffectiveRule, compiler: inout PatternCompiler) -> CompiledRule {
+    let folded = !rule.caseSensitive
     var query: CompiledRule.Query? = nil
-    switch c.query {
+    switch rule.query {
     case .string(let s)?: query = .whole(compiler.compile(s, folded: folded, isPath: false))
     case .items(let items)?:
       query = .items(
@@ -307,9 +270,9 @@ public struct AASAMatcher: Sendable {
     case nil: break
     }
     return CompiledRule(
-      reference: reference, path: c.path.map { compiler.compile($0, folded: folded, isPath: true) }, query: query,
-      fragment: c.fragment.map { compiler.compile($0, folded: folded, isPath: false) }, caseSensitive: caseSensitive,
-      percentEncoded: percentEncoded)
+      reference: rule.reference, path: rule.path.map { compiler.compile($0, folded: folded, isPath: true) },
+      query: query, fragment: rule.fragment.map { compiler.compile($0, folded: folded, isPath: false) },
+      caseSensitive: rule.caseSensitive, percentEncoded: rule.percentEncoded)
   }
 
   /// The verdict for a URL string. `domain` is the host the file was served for; the URL's host must equal it
