@@ -6,6 +6,6 @@ struct IPALinks: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "ipalinks",
     abstract: "Find the universal links and URL schemes an iOS app claims, from its .ipa alone.",
-    subcommands: [Inspect.self, Fetch.self, Match.self, AASACommand.self]
+    subcommands: [Inspect.self, Fetch.self, Match.self, AASACommand.self, BlocklistCommand.self]
   )
 }

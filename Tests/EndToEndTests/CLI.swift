@@ -31,7 +31,9 @@ enum CLI {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
   }()
 
-  static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+  static func run(
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil
+  ) throws -> Result {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +42,7 @@ enum CLI {
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
     _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = executable ?? binary
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
     env.merge(environment) { $1 }

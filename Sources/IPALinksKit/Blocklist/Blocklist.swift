@@ -1,0 +1,287 @@
+import Foundation
+import UniversalLinks
+
+/// Something a blocklist could not express exactly, or a domain it could not cover: printed on stderr and written
+/// to `--report`, because a list must never drop a rule silently.
+public struct BlocklistNote: Sendable, Equatable, Codable {
+  /// How the output differs from what the matcher decides.
+  public enum Kind: String, Sendable, Codable {
+    /// The rule is translated, but the output blocks more URLs than iOS opens.
+    case wider
+    /// The rule is translated, but the output blocks fewer URLs than iOS opens.
+    case narrower
+    /// The rule is left out of this format; `message` says which way that errs.
+    case dropped
+    /// A domain whose AASA file is unknown (fetch failed), so none of its URLs are in the list.
+    case uncovered
+  }
+
+  public var kind: Kind
+  /// `wkcontentrules` or `regex`; nil when it applies to every format.
+  public var format: String?
+  public var appID: String
+  public var host: String
+  /// JSON pointer of the rule in its AASA file; nil for domain-level notes.
+  public var pointer: String?
+  public var message: String
+
+  public init(
+    _ kind: Kind, format: String? = nil, appID: String, host: String, pointer: String? = nil, message: String
+  ) {
+    self.kind = kind
+    self.format = format
+    self.appID = appID
+    self.host = host
+    self.pointer = pointer
+    self.message = message
+  }
+
+  /// One line for stderr.
+  public var line: String {
+    let place = "\(appID) \(host)" + (pointer.map { " \($0)" } ?? "")
+    return "\(format.map { "\($0): " } ?? "")\(kind.rawValue): \(place): \(message)"
+  }
+}
+
+/// The URLs one domain entry (`applinks:host` or `applinks:*.host`) opens in one app.
+public struct BlockScope: Sendable, Equatable {
+  /// Lower-cased host; for a wildcard, the part after `*.`.
+  public var host: String
+  /// `*.host`: every subdomain of `host`, not `host` itself (Apple: "an entry for *.example.com does not match
+  /// example.com").
+  public var wildcard: Bool
+  public var rules: AppLinkRules
+
+  public init(host: String, wildcard: Bool, rules: AppLinkRules) {
+    self.host = host.lowercased()
+    self.wildcard = wildcard
+    self.rules = rules
+  }
+
+  /// `host` or `*.host`, as entitlements write it.
+  public var label: String { (wildcard ? "*." : "") + host }
+
+  /// Whether the entry covers a URL host.
+  public func covers(_ urlHost: String) -> Bool {
+    wildcard ? urlHost.hasSuffix("." + host) : urlHost == host
+  }
+
+  /// Whether some URL host is covered by both entries.
+  func overlaps(_ other: BlockScope) -> Bool {
+    switch (wildcard, other.wildcard) {
+    case (false, false): return host == other.host
+    case (true, false): return covers(other.host)
+    case (false, true): return other.covers(host)
+    case (true, true): return host == other.host || host.hasSuffix("." + other.host) || other.host.hasSuffix("." + host)
+    }
+  }
+}
+
+/// One app whose universal links the list blocks.
+public struct BlocklistApp: Sendable, Equatable {
+  public var appID: String
+  /// Display name: the bundle name, else the bundle id.
+  public var name: String
+  /// The input the app came from, for reports.
+  public var input: String
+  /// Its applinks entries whose file lists the app, in entitlement order.
+  public var scopes: [BlockScope]
+
+  public init(appID: String, name: String, input: String, scopes: [BlockScope]) {
+    self.appID = appID
+    self.name = name
+    self.input = input
+    self.scopes = scopes
+  }
+
+  /// The entry iOS uses for a URL host: an exact entry, else the longest wildcard (Apple matches "against the
+  /// longer entry"), else none.
+  public func scope(for urlHost: String) -> BlockScope? {
+    if let exact = scopes.first(where: { !$0.wildcard && $0.host == urlHost }) { return exact }
+    return scopes.filter { $0.wildcard && $0.covers(urlHost) }.max { $0.host.count < $1.host.count }
+  }
+}
+
+/// The verdict a blocklist must reproduce for one URL: the matcher's, over every app in the list.
+public struct BlocklistVerdict: Sendable, Equatable, Codable {
+  public var verdict: MatchResult.Verdict
+  /// The app that decided: the first that opens the URL, else the first that excludes it.
+  public var appID: String?
+  public var pointer: String?
+
+  public init(verdict: MatchResult.Verdict, appID: String? = nil, pointer: String? = nil) {
+    self.verdict = verdict
+    self.appID = appID
+    self.pointer = pointer
+  }
+}
+
+/// Every app, domain and rule a blocklist is made from, whatever the output format.
+public struct Blocklist: Sendable {
+  public var apps: [BlocklistApp]
+  /// Domains left out because their files are unknown, found while collecting.
+  public var notes: [BlocklistNote]
+
+  public init(apps: [BlocklistApp], notes: [BlocklistNote] = []) {
+    self.apps = apps
+    self.notes = notes
+  }
+
+  /// The apps of inspected inputs: every bundle with an app id and active `applinks` entries.
+  ///
+  /// A file that lists the app gives a scope; a definite answer iOS also gets (404, redirect, too large, not
+  /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, not fetched) is noted
+  /// as uncovered.
+  public init(reports: [InspectionReport]) {
+    var apps: [BlocklistApp] = []
+    var notes: [BlocklistNote] = []
+    for report in reports {
+      for bundle in report.bundles {
+        guard let appID = bundle.appId else { continue }
+        var scopes: [BlockScope] = []
+        for domain in bundle.associatedDomains where domain.service == "applinks" && domain.active {
+          let label = (domain.wildcard ? "*." : "") + domain.host
+          guard let aasa = domain.aasa else {
+            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
+            continue
+          }
+          switch Self.collect(status: aasa.status, appLinks: aasa.appLinks) {
+          case .scope(let rules): scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard, rules: rules))
+          case .nothing: break
+          case .unknown:
+            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: aasa.fetch.message))
+          }
+        }
+        let name = bundle.name ?? bundle.bundleId ?? appID
+        apps.append(BlocklistApp(appID: appID, name: name, input: report.input, scopes: scopes))
+      }
+    }
+    self.init(apps: apps.filter { !$0.scopes.isEmpty }, notes: notes)
+  }
+
+  enum Collected {
+    case scope(AppLinkRules)
+    case nothing
+    case unknown
+  }
+
+  static func collect(status: AASAFetchResult.Status, appLinks: AppLinkRules?) -> Collected {
+    switch status {
+    case .ok: return appLinks.map { .scope($0) } ?? .nothing
+    case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: return .nothing
+    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline: return .unknown
+    }
+  }
+
+  /// What iOS decides for a URL over all apps, with the library's matcher: the reference every generated format
+  /// is tested against.
+  public func verdict(for url: String) -> BlocklistVerdict {
+    guard let parsed = UniversalLinkURL(string: url) else { return BlocklistVerdict(verdict: .noMatch) }
+    var excluded: BlocklistVerdict?
+    for app in apps {
+      guard let scope = app.scope(for: parsed.host) else { continue }
+      let result = AASAMatcher(rules: scope.rules).verdict(for: parsed)
+      switch result.verdict {
+      case .match: return BlocklistVerdict(verdict: .match, appID: app.appID, pointer: result.rule?.pointer)
+      case .exclude:
+        if excluded == nil {
+          excluded = BlocklistVerdict(verdict: .exclude, appID: app.appID, pointer: result.rule?.pointer)
+        }
+      case .noMatch: break
+      }
+    }
+    return excluded ?? BlocklistVerdict(verdict: .noMatch)
+  }
+}
+
+extension Blocklist {
+  /// Reads inventories saved by `ipalinks inspect --format json` (one object, an array of them, or JSON Lines).
+  public init(inventory data: Data, name: String) throws(BlocklistError) {
+    var reports: [SavedReport] = []
+    let decoder = JSONDecoder()
+    if let one = try? decoder.decode(SavedReport.self, from: data) {
+      reports = [one]
+    } else if let many = try? decoder.decode([SavedReport].self, from: data) {
+      reports = many
+    } else {
+      for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
+      where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+        do {
+          reports.append(try decoder.decode(SavedReport.self, from: Data(line)))
+        } catch {
+          throw BlocklistError.badInventory("\(name): line \(number + 1) is not an ipalinks inventory: \(error)")
+        }
+      }
+      if reports.isEmpty { throw BlocklistError.badInventory("\(name): no inventory found") }
+    }
+    var apps: [BlocklistApp] = []
+    var notes: [BlocklistNote] = []
+    for report in reports {
+      for bundle in report.bundles ?? [] {
+        guard let appID = bundle.appId else { continue }
+        var scopes: [BlockScope] = []
+        for domain in bundle.associatedDomains ?? [] where domain.service == "applinks" && domain.active != false {
+          let label = (domain.wildcard == true ? "*." : "") + domain.host
+          guard let aasa = domain.aasa, let status = AASAFetchResult.Status(rawValue: aasa.status) else {
+            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
+            continue
+          }
+          let rules =
+            aasa.appListed == true
+            ? AppLinkRules(
+              appID: appID, detailIndex: aasa.rules?.first?.reference.detailIndex ?? 0,
+              substitutionVariables: aasa.substitutionVariables ?? [], rules: aasa.rules ?? []) : nil
+          switch Self.collect(status: status, appLinks: rules) {
+          case .scope(let rules):
+            scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard == true, rules: rules))
+          case .nothing: break
+          case .unknown:
+            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: aasa.message ?? status.rawValue))
+          }
+        }
+        let name = bundle.name ?? bundle.bundleId ?? appID
+        apps.append(BlocklistApp(appID: appID, name: name, input: report.input ?? name, scopes: scopes))
+      }
+    }
+    self.init(apps: apps.filter { !$0.scopes.isEmpty }, notes: notes)
+  }
+
+  /// The part of a saved inventory a blocklist needs; everything else is ignored, so older and newer inventories
+  /// both load.
+  struct SavedReport: Decodable {
+    struct Bundle: Decodable {
+      var appId: String?
+      var bundleId: String?
+      var name: String?
+      var associatedDomains: [Domain]?
+    }
+    struct Domain: Decodable {
+      var service: String
+      var host: String
+      var wildcard: Bool?
+      var active: Bool?
+      var aasa: AASA?
+    }
+    struct AASA: Decodable {
+      var status: String
+      var message: String?
+      var appListed: Bool?
+      var rules: [EffectiveRule]?
+      var substitutionVariables: [SubstitutionVariable]?
+    }
+    var input: String?
+    var bundles: [Bundle]?
+  }
+}
+
+/// Why a blocklist could not be made.
+public enum BlocklistError: Error, Sendable, Equatable, CustomStringConvertible {
+  case badInventory(String)
+  case tooManyRules(String)
+
+  public var description: String {
+    switch self {
+    case .badInventory(let m), .tooManyRules(let m): return m
+    }
+  }
+}

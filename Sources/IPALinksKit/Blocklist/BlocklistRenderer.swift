@@ -1,0 +1,287 @@
+import Foundation
+import UniversalLinks
+
+/// One WebKit content rule, in the order the list holds it.
+public struct ContentRule: Sendable, Equatable {
+  public enum Action: String, Sendable {
+    case block
+    /// Cancels every earlier rule that matched: how an AASA `exclude` (first match wins) is said in a list where
+    /// the last match wins.
+    case ignorePreviousRules = "ignore-previous-rules"
+  }
+
+  public var urlFilter: String
+  public var caseSensitive: Bool
+  public var action: Action
+
+  /// The JSON object WebKit reads.
+  var json: [String: Any] {
+    [
+      "trigger": [
+        "url-filter": urlFilter, "url-filter-is-case-sensitive": caseSensitive, "resource-type": ["document"],
+      ] as [String: Any],
+      "action": ["type": action.rawValue],
+    ]
+  }
+}
+
+/// Turns a ``Blocklist`` into the formats of `ipalinks blocklist`.
+public struct BlocklistRenderer: Sendable {
+  public var blocklist: Blocklist
+
+  public init(_ blocklist: Blocklist) { self.blocklist = blocklist }
+
+  // MARK: - WebKit content rules
+
+  /// The rule lists (more than one only when `maxRules` is exceeded) and what they could not express.
+  ///
+  /// Per app, entries go from the least specific to the most specific, each more specific one starting with a
+  /// reset for its hosts, so the entry iOS uses for a host decides. Within an entry the AASA rules go in reverse:
+  /// WebKit lets the last match win, AASA the first. A reset (or exclude) also cancels other apps' blocks for the
+  /// same URL, so apps that need resets go first and apps that need none after them; when two apps needing
+  /// resets share hosts, the later one loses its resets (it blocks more) and a note says so.
+  public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
+    var notes = blocklist.notes
+    var groups: [(app: BlocklistApp, rules: [ContentRule], resets: Bool)] = []
+    let translator = URLFilterTranslator()
+    for app in blocklist.apps {
+      var rules: [ContentRule] = []
+      let ordered = app.scopes.enumerated().sorted { a, b in
+        let (ka, kb) = (Self.specificity(a.element), Self.specificity(b.element))
+        return ka != kb ? ka < kb : a.offset < b.offset
+      }.map(\.element)
+      for (position, scope) in ordered.enumerated() {
+        if ordered[..<position].contains(where: { $0.overlaps(scope) }) {
+          rules.append(
+            ContentRule(
+              urlFilter: URLFilterTranslator.hostPrefix(scope) + "/", caseSensitive: false,
+              action: .ignorePreviousRules))
+        }
+        for rule in scope.rules.rules.reversed() {
+          let translation = translator.translate(rule, in: scope, direction: rule.exclude ? .narrower : .wider)
+          for (kind, message) in translation.notes {
+            notes.append(
+              BlocklistNote(
+                kind, format: "wkcontentrules", appID: app.appID, host: scope.label, pointer: rule.reference.pointer,
+                message: message))
+          }
+          let action: ContentRule.Action = rule.exclude ? .ignorePreviousRules : .block
+          rules += translation.filters.map {
+            ContentRule(urlFilter: $0, caseSensitive: rule.caseSensitive, action: action)
+          }
+        }
+      }
+      groups.append((app, rules, rules.contains { $0.action == .ignorePreviousRules }))
+    }
+    // Apps with resets first, ordered so that no app's resets reach hosts of an app before it: built from the
+    // back, each step taking an app whose resets touch none of the others left. When none can, one app gives its
+    // resets up (it then blocks more) and a note says so.
+    var pending = groups.filter(\.resets).map { group in
+      (app: group.app, rules: group.rules, resetScopes: resetScopes(group.app, group.rules))
+    }
+    var tail: [(app: BlocklistApp, rules: [ContentRule])] = []
+    var degraded: [(app: BlocklistApp, rules: [ContentRule])] = []
+    while !pending.isEmpty {
+      let safe = pending.indices.first { i in
+        pending.indices.allSatisfy { j in
+          i == j || !pending[i].resetScopes.contains { r in pending[j].app.scopes.contains { r.overlaps($0) } }
+        }
+      }
+      if let safe {
+        tail.insert((pending[safe].app, pending[safe].rules), at: 0)
+        pending.remove(at: safe)
+        continue
+      }
+      let group = pending.removeLast()
+      let others = pending.map(\.app.appID).joined(separator: ", ")
+      notes.append(
+        BlocklistNote(
+          .wider, format: "wkcontentrules", appID: group.app.appID,
+          host: group.resetScopes.map(\.label).joined(separator: ","),
+          message:
+            "shares hosts with \(others), which also have exceptions; one WebKit list cannot hold both apps' "
+            + "exceptions, so this app's exceptions are left out (it blocks more); use one list per app for exactness"
+        ))
+      degraded.append((group.app, group.rules.filter { $0.action == .block }))
+    }
+    let first = tail
+    let rest = degraded + groups.filter { !$0.resets }.map { ($0.app, $0.rules) }
+    // Each app's rules stay together: separate lists are combined by WebKit, so splitting between apps is exact.
+    var lists: [[ContentRule]] = [[]]
+    for group in first + rest {
+      if lists[lists.count - 1].count + group.rules.count > maxRules, !lists[lists.count - 1].isEmpty {
+        lists.append([])
+      }
+      if group.rules.count > maxRules {
+        notes.append(
+          BlocklistNote(
+            .dropped, format: "wkcontentrules", appID: group.app.appID, host: "*",
+            message: "\(group.rules.count) rules exceed WebKit's limit of \(maxRules) per list; the app is left out"))
+        continue
+      }
+      lists[lists.count - 1] += group.rules
+    }
+    return (lists, notes)
+  }
+
+  /// The entries of an app whose rules include a reset: those with exceptions, and those more specific than an
+  /// earlier entry.
+  private func resetScopes(_ app: BlocklistApp, _ rules: [ContentRule]) -> [BlockScope] {
+    app.scopes.filter { scope in
+      scope.rules.rules.contains(where: \.exclude)
+        || app.scopes.contains { $0.overlaps(scope) && Self.specificity($0) < Self.specificity(scope) }
+    }
+  }
+
+  /// Wildcards before exact hosts, shorter before longer: the order entries go in, least specific first.
+  static func specificity(_ scope: BlockScope) -> (Int, Int) { (scope.wildcard ? 0 : 1, scope.host.count) }
+
+  /// A rule list as the JSON array `WKContentRuleListStore` compiles.
+  public static func json(_ rules: [ContentRule]) -> String {
+    let data =
+      (try? JSONSerialization.data(
+        withJSONObject: rules.map(\.json), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+    return String(decoding: data, as: UTF8.self) + "\n"
+  }
+
+  // MARK: - Plain lists
+
+  /// Hosts whose URLs may open an app: `host` or `*.host`, sorted, once each.
+  public func domains() -> String {
+    let hosts = Set(
+      blocklist.apps.flatMap { app in
+        app.scopes.filter { $0.rules.rules.contains { !$0.exclude } }.map(\.label)
+      })
+    return hosts.sorted().map { $0 + "\n" }.joined()
+  }
+
+  /// Every rule as a tab-separated line: app, entry, `open` or `exclude`, the rule, its pointer; in the order iOS
+  /// tries them (first match per app and entry wins).
+  public func patterns() -> String {
+    var out = "# app\tentry\taction\trule\tpointer (first matching line per app and entry decides)\n"
+    for app in blocklist.apps {
+      for scope in app.scopes {
+        for rule in scope.rules.rules {
+          let action = rule.exclude ? "exclude" : "open"
+          out +=
+            [app.appID, scope.label, action, rule.reference.pattern, rule.reference.pointer]
+            .map(Self.tabSafe).joined(separator: "\t") + "\n"
+        }
+      }
+    }
+    return out
+  }
+
+  /// The WebKit list as `action<TAB>case<TAB>regex` lines: same regexes, same order, same meaning (the last
+  /// matching line wins; `ignore-previous-rules` cancels the lines before it).
+  public func regexes(maxRules: Int = 150_000) -> (text: String, notes: [BlocklistNote]) {
+    let (lists, notes) = contentRules(maxRules: maxRules)
+    var out = "# action\tcase\tregex — evaluated like WebKit: the last matching line wins, and an "
+    out += "ignore-previous-rules line cancels every earlier match\n"
+    for rule in lists.joined() {
+      out += "\(rule.action.rawValue)\t\(rule.caseSensitive ? "case-sensitive" : "case-insensitive")\t"
+      out += rule.urlFilter + "\n"
+    }
+    return (out, notes)
+  }
+
+  static func tabSafe(_ s: String) -> String {
+    String(String.UnicodeScalarView(s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+  }
+
+  // MARK: - Guards
+
+  /// The rules document the Swift and JavaScript guards embed: prepared patterns, so the generated matchers need
+  /// no variables, defaults or normalization of their own.
+  public func guardDocument(generator: String) -> String {
+    func pattern(_ source: String?, _ rules: AppLinkRules, folded: Bool, isPath: Bool) -> Any? {
+      guard let source else { return nil }
+      guard let pieces = rules.prepare(source, folded: folded, isPath: isPath) else { return false }
+      return pieces.map(piece)
+    }
+    func piece(_ p: PatternPiece) -> Any {
+      switch p {
+      case .literal(let text): return text
+      case .any: return 0
+      case .star: return 1
+      case .choice(let alternatives): return alternatives.map { $0.map(piece) }
+      }
+    }
+    var apps: [[String: Any]] = []
+    for app in blocklist.apps {
+      var scopes: [[String: Any]] = []
+      for scope in app.scopes {
+        var rules: [[String: Any]] = []
+        for rule in scope.rules.rules {
+          let folded = !rule.caseSensitive
+          var entry: [String: Any] = [
+            "pointer": rule.reference.pointer, "exclude": rule.exclude, "caseSensitive": rule.caseSensitive,
+            "percentEncoded": rule.percentEncoded,
+          ]
+          var never = false
+          func set(_ key: String, _ value: Any?) {
+            guard let value else { return entry[key] = NSNull() }
+            if value as? Bool == false { never = true }
+            entry[key] = value
+          }
+          set("path", pattern(rule.path, scope.rules, folded: folded, isPath: true))
+          set("fragment", pattern(rule.fragment, scope.rules, folded: folded, isPath: false))
+          entry["query"] = NSNull()
+          entry["items"] = NSNull()
+          switch rule.query {
+          case .string(let s)?: set("query", pattern(s, scope.rules, folded: folded, isPath: false))
+          case .items(let items)?:
+            var list: [[String: Any]] = []
+            for item in items {
+              guard let value = pattern(item.pattern, scope.rules, folded: folded, isPath: false) as? [Any] else {
+                never = true
+                break
+              }
+              list.append(["name": folded ? item.name.lowercased() : item.name, "value": value])
+            }
+            entry["items"] = list
+          case nil: break
+          }
+          // A rule with an undefined variable never matches: the matcher skips it, so the guard need not carry it.
+          if !never { rules.append(entry) }
+        }
+        scopes.append(["host": scope.host, "wildcard": scope.wildcard, "rules": rules])
+      }
+      apps.append(["appID": app.appID, "scopes": scopes])
+    }
+    let document: [String: Any] = ["generator": generator, "apps": apps]
+    let data =
+      (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+      ?? Data("{}".utf8)
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// One self-contained Swift file: `UniversalLinkGuard` with the rules and a port of the matcher.
+  public func swiftGuard(generator: String) -> String {
+    SwiftGuardTemplate.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+  }
+
+  /// The click guard to inject in pages, with the rules and a port of the matcher.
+  public func javaScriptGuard(generator: String) -> String {
+    JSGuardTemplate.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+  }
+
+  /// The comment block at the top of generated Swift and JavaScript: what the file covers, with untrusted names
+  /// reduced to safe characters so they cannot end the comment or inject lines.
+  public func header(generator: String) -> String {
+    var lines = ["Generated by \(generator). Do not edit: regenerate with `ipalinks blocklist`.", "Apps and domains:"]
+    for app in blocklist.apps {
+      lines.append("  \(app.appID) (\(app.name)): " + app.scopes.map(\.label).joined(separator: ", "))
+    }
+    return lines.map { "// " + Self.commentSafe($0) }.joined(separator: "\n") + "\n"
+  }
+
+  static func commentSafe(_ s: String) -> String {
+    String(
+      String.UnicodeScalarView(
+        s.unicodeScalars.map { c in
+          c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029 || c.value == 0x85 ? " " : c
+        })
+    ).replacingOccurrences(of: "*/", with: "* /")
+  }
+}

@@ -1,0 +1,322 @@
+import UniversalLinks
+
+/// Translates AASA rules into WebKit `url-filter` regular expressions.
+///
+/// WebKit accepts only a regex subset (no `|`, no `{n}`, no look-around) and matches the whole URL as it
+/// serializes it, without the fragment. Alternatives are therefore expressed as several filters for one rule.
+/// Paths take care: the matcher compares the *normalized* path (rule 5: `//` collapsed, trailing `/` added), while
+/// WebKit sees the raw one, so each `/` of a pattern becomes `/+`, a final `/` becomes `/*`, and a `*` between two
+/// slashes must not let them touch. When a rule cannot be expressed exactly the translation errs the way the
+/// caller asks (wider for blocking rules, narrower for exceptions) and says so.
+struct URLFilterTranslator {
+  /// Which way an inexact translation may err: a blocking rule may block more, an exception may except less.
+  enum Direction {
+    case wider
+    case narrower
+  }
+
+  struct Translation {
+    /// Filters whose union is the rule; empty when the rule is dropped.
+    var filters: [String] = []
+    var notes: [(kind: BlocklistNote.Kind, message: String)] = []
+  }
+
+  /// Most filters one rule may expand to (variables × orders × `?` readings) before it is approximated.
+  static let maxFiltersPerRule = 256
+
+  /// The regex for the scheme, user info, host and port of a URL an entry covers.
+  static func hostPrefix(_ scope: BlockScope) -> String {
+    let host = escape(scope.host)
+    return "^https?://([^/@]*@)?" + (scope.wildcard ? "[^/:@]+\\." : "") + host + "(:[0-9]+)?"
+  }
+
+  func translate(_ rule: EffectiveRule, in scope: BlockScope, direction: Direction) -> Translation {
+    var out = Translation()
+    let folded = !rule.caseSensitive
+    let rules = scope.rules
+    func note(_ kind: BlocklistNote.Kind, _ message: String) { out.notes.append((kind, message)) }
+
+    // Fragments never reach content rules: WebKit strips them before matching.
+    if let fragment = rule.fragment, rules.prepare(fragment, folded: folded, isPath: false) != [.star] {
+      if direction == .narrower {
+        note(
+          .dropped,
+          "the # pattern cannot be seen by WebKit (it strips fragments); exception left out, so more is blocked")
+        return out
+      }
+      note(.wider, "the # pattern cannot be seen by WebKit (it strips fragments); blocked for every fragment")
+    }
+    if !rule.percentEncoded {
+      note(
+        direction == .wider ? .narrower : .wider,
+        "percentEncoded: false compares decoded text; URLs that percent-escape characters the pattern spells plainly are not recognized"
+      )
+    }
+
+    // Path alternatives.
+    var paths: [String] = ["(/[^?#]*)?"]
+    if let source = rule.path {
+      guard let pieces = rules.prepare(source, folded: folded, isPath: true) else { return out }  // never matches
+      switch pathFilters(pieces, decoded: !rule.percentEncoded) {
+      case .some(let list):
+        if list.isEmpty { return out }  // no URL can match: nothing to express
+        paths = list
+      case .none:
+        if direction == .narrower {
+          note(.dropped, "the / pattern expands to more than \(Self.maxFiltersPerRule) filters; exception left out")
+          return out
+        }
+        note(.wider, "the / pattern expands to more than \(Self.maxFiltersPerRule) filters; variables widened to *")
+        paths = pathFilters(widen(pieces), decoded: !rule.percentEncoded) ?? ["(/[^?#]*)?"]
+      }
+    }
+
+    // Query alternatives.
+    var queries: [String] = ["(\\?[^#]*)?"]
+    switch rule.query {
+    case .string(let source)?:
+      guard let pieces = rules.prepare(source, folded: folded, isPath: false) else { return out }
+      if pieces != [.star] {
+        guard let list = expand(pieces, limit: Self.maxFiltersPerRule) else {
+          if direction == .narrower {
+            note(.dropped, "the ? pattern expands to too many filters; exception left out")
+            return out
+          }
+          note(.wider, "the ? pattern expands to too many filters; query not checked")
+          break
+        }
+        queries = list.compactMap { tokens in
+          guard let body = plain(tokens, stop: "#", decoded: !rule.percentEncoded) else { return nil }
+          return tokens.allSatisfy({ $0 == .star }) ? "(\\?" + body + ")?" : "\\?" + body
+        }
+        if queries.isEmpty { return out }
+      }
+    case .items(let items)?:
+      var constraints: [[String]] = []  // per item: alternatives of `name=value`
+      for item in items {
+        guard let pieces = rules.prepare(item.pattern, folded: folded, isPath: false) else { return out }
+        if pieces == [.star] { continue }  // every value matches, absent included
+        let name = folded ? item.name.lowercased() : item.name
+        guard
+          let nameRegex = plain(name.unicodeScalars.map { .literal($0) }, stop: "&#", decoded: !rule.percentEncoded),
+          let values = expand(pieces, limit: Self.maxFiltersPerRule)
+        else { return out }
+        if values.contains(where: { $0.allSatisfy { $0 == .star } }) {
+          // The item may be absent, which no regex without negation can say.
+          if direction == .narrower {
+            note(.narrower, "query item \"\(item.name)\" may also be absent; the exception applies only when present")
+          } else {
+            note(.wider, "query item \"\(item.name)\" may be absent or empty; its value is not checked")
+            continue
+          }
+        }
+        let alternatives = values.compactMap { plain($0, stop: "&#", decoded: !rule.percentEncoded) }
+          .map { nameRegex + "=" + $0 }
+        if alternatives.isEmpty { return out }
+        constraints.append(alternatives)
+      }
+      if !constraints.isEmpty {
+        note(
+          direction == .wider ? .narrower : .wider,
+          "a query item repeated in a URL must match in every occurrence; the filter checks one occurrence")
+        let orders = permutations(constraints.count)
+        var list: [String] = []
+        for order in orders {
+          var partial = [""]
+          for (position, index) in order.enumerated() {
+            let joint = position == 0 ? "\\?([^#]*&)?" : "&([^#]*&)?"
+            partial = partial.flatMap { head in constraints[index].map { head + joint + $0 } }
+            if partial.count * orders.count > Self.maxFiltersPerRule { break }
+          }
+          list += partial.map { $0 + "(&[^#]*)?" }
+        }
+        if list.count > Self.maxFiltersPerRule {
+          if direction == .narrower {
+            note(.dropped, "query items in every order exceed \(Self.maxFiltersPerRule) filters; exception left out")
+            return out
+          }
+          note(.wider, "query items in every order exceed \(Self.maxFiltersPerRule) filters; query not checked")
+        } else {
+          queries = list
+        }
+      }
+    case nil:
+      break
+    }
+
+    let prefix = Self.hostPrefix(scope)
+    for path in paths {
+      for query in queries { out.filters.append(prefix + path + query + "(#.*)?$") }
+    }
+    if out.filters.count > Self.maxFiltersPerRule * 4 {
+      out.filters = []
+      if direction == .wider {
+        note(.wider, "path and query together expand to too many filters; the whole host is blocked")
+        out.filters = [prefix + "(/[^?#]*)?(\\?[^#]*)?(#.*)?$"]
+      } else {
+        note(.dropped, "path and query together expand to too many filters; exception left out")
+      }
+    }
+    return out
+  }
+
+  // MARK: - Pieces to token lists
+
+  enum Token: Equatable {
+    case literal(Unicode.Scalar)
+    case any
+    case star
+  }
+
+  /// Every choice resolved, or nil when there would be more than `limit` lists.
+  func expand(_ pieces: [PatternPiece], limit: Int) -> [[Token]]? {
+    var lists: [[Token]] = [[]]
+    func flat(_ piece: PatternPiece) -> [Token] {
+      switch piece {
+      case .literal(let text): return text.unicodeScalars.map { .literal($0) }
+      case .any: return [.any]
+      case .star: return [.star]
+      case .choice: return []
+      }
+    }
+    for piece in pieces {
+      if case .choice(let alternatives) = piece {
+        guard lists.count * alternatives.count <= limit else { return nil }
+        lists = lists.flatMap { head in alternatives.map { head + $0.flatMap(flat) } }
+      } else {
+        let tail = flat(piece)
+        lists = lists.map { $0 + tail }
+      }
+    }
+    return lists
+  }
+
+  /// Choices replaced by `*`: wider than any alternative.
+  func widen(_ pieces: [PatternPiece]) -> [PatternPiece] {
+    pieces.map {
+      if case .choice = $0 { return .star }
+      return $0
+    }
+  }
+
+  // MARK: - Paths
+
+  /// Filters for a normalized path pattern; nil when too many, empty when nothing can match.
+  func pathFilters(_ pieces: [PatternPiece], decoded: Bool) -> [String]? {
+    guard let lists = expand(pieces, limit: Self.maxFiltersPerRule) else { return nil }
+    var out: [String] = []
+    for tokens in lists {
+      // A `?` between two non-slashes may stand for a `/` of the normalized path, which is `/+` in the raw one.
+      var readings: [[Token]] = [[]]
+      for (i, token) in tokens.enumerated() {
+        let before = i > 0 ? tokens[i - 1] : nil
+        let after = i + 1 < tokens.count ? tokens[i + 1] : nil
+        if token == .any, before != .literal("/"), after != .literal("/") {
+          guard readings.count * 2 <= Self.maxFiltersPerRule else { return nil }
+          readings = readings.flatMap { [$0 + [.any], $0 + [.literal("/")]] }
+        } else {
+          readings = readings.map { $0 + [token] }
+        }
+      }
+      for reading in readings {
+        if let regex = rawPath(reading, decoded: decoded) { out.append(regex) }
+      }
+      if out.count > Self.maxFiltersPerRule { return nil }
+    }
+    return Array(Set(out)).sorted()
+  }
+
+  /// The raw-path regex whose normalization matches `tokens`; nil when no normalized path can (`//`, or a
+  /// character URLs never carry as is).
+  func rawPath(_ tokens: [Token], decoded: Bool) -> String? {
+    let slash = Token.literal("/")
+    for i in tokens.indices.dropLast() where tokens[i] == slash && tokens[i + 1] == slash { return nil }
+    var out = ""
+    var i = 0
+    while i < tokens.count {
+      let token = tokens[i]
+      let last = i == tokens.count - 1
+      switch token {
+      case slash:
+        if last {
+          out += i == 0 ? "/+" : "/*"
+        } else if i == tokens.count - 2, tokens[i + 1] == .star {
+          out += "(/[^?#]*)?"
+          i += 1
+        } else {
+          out += "/+"
+        }
+      case .star:
+        let between = i > 0 && tokens[i - 1] == slash && !last && tokens[i + 1] == slash
+        // Between two slashes the star must not let them touch: it matches a non-empty, slash-free-edged run.
+        out += between ? "[^/?#]([^?#]*[^/?#])?" : "[^?#]*"
+      case .any:
+        out += "[^/?#]"
+      case .literal(let c):
+        guard let text = Self.literal(c, decoded: decoded) else { return nil }
+        out += text
+      }
+      i += 1
+    }
+    return out
+  }
+
+  // MARK: - Query, items
+
+  /// A regex for text that is not a path: `stop` lists the characters that end the part.
+  func plain(_ tokens: [Token], stop: String, decoded: Bool) -> String? {
+    let excluded = "[^" + Self.escapeClass(stop) + "]"
+    var out = ""
+    for token in tokens {
+      switch token {
+      case .star: out += excluded + "*"
+      case .any: out += excluded
+      case .literal(let c):
+        guard let text = Self.literal(c, decoded: decoded) else { return nil }
+        out += text
+      }
+    }
+    return out
+  }
+
+  func permutations(_ n: Int) -> [[Int]] {
+    guard n > 1 else { return [Array(0..<n)] }
+    return permutations(n - 1).flatMap { p in (0...p.count).map { at in Array(p[..<at]) + [n - 1] + p[at...] } }
+  }
+
+  // MARK: - Characters
+
+  /// Characters the matcher's URL parser always percent-encodes; a pattern that spells one plainly never matches
+  /// an encoded part.
+  static let alwaysEncoded: Set<Unicode.Scalar> = Set("\"<>\\^`{|}# ".unicodeScalars)
+
+  /// A pattern character as regex text; nil when an encoded URL can never contain it.
+  static func literal(_ c: Unicode.Scalar, decoded: Bool) -> String? {
+    if c == "%" && decoded { return "%25" }
+    if c.value < 0x21 || c.value >= 0x7F || alwaysEncoded.contains(c) {
+      guard decoded else { return nil }
+      // Decoded comparison: the URL carries the character as UTF-8 escapes, as WebKit writes them.
+      return UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
+    }
+    return escape(String(c))
+  }
+
+  static func escape(_ text: String) -> String {
+    var out = ""
+    for c in text.unicodeScalars {
+      if ".*+?()[]{}^$|\\/".unicodeScalars.contains(c) { out += "\\" }
+      out.unicodeScalars.append(c)
+    }
+    return out
+  }
+
+  static func escapeClass(_ text: String) -> String {
+    text.unicodeScalars.map { "]\\^-".unicodeScalars.contains($0) ? "\\" + String($0) : String($0) }.joined()
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: "0", count: width - count) + self
+  }
+}

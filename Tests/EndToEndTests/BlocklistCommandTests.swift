@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// `ipalinks blocklist` as a user runs it: formats, saved inventories, split lists, reports and exit codes.
+@Suite struct BlocklistCommandTests {
+  static let inputs = [CLI.sample("Store.ipa"), CLI.sample("Nested.ipa"), "--aasa-dir", CLI.sample("aasa")]
+
+  @Test(arguments: ["wkcontentrules", "swift", "js", "domains", "patterns", "regex"])
+  func savedInventoryGivesTheSameOutputAsTheIPAs(format: String) throws {
+    let folder = try Engines.folder()
+    var saved: [String] = []
+    for ipa in ["Store.ipa", "Nested.ipa"] {
+      let inspect = try CLI.run(["inspect", CLI.sample(ipa), "--aasa-dir", CLI.sample("aasa"), "--format", "json"])
+      #expect(inspect.status == 0)
+      saved.append(
+        String(
+          decoding: try JSONSerialization.data(withJSONObject: try #require(inspect.json), options: [.sortedKeys]),
+          as: UTF8.self))
+    }
+    let jsonl = folder.appendingPathComponent("inventory.jsonl")
+    try Data(saved.joined(separator: "\n").utf8).write(to: jsonl)
+    let direct = try CLI.run(["blocklist"] + Self.inputs + ["--format", format])
+    let later = try CLI.run(["blocklist", "--inventory", jsonl.path, "--format", format])
+    #expect(direct.status == 0, "\(direct.stderr)")
+    #expect(later.status == 0, "\(later.stderr)")
+    #expect(!direct.stdout.isEmpty)
+    #expect(direct.stdout == later.stdout)
+  }
+
+  @Test func contentRulesAreWebKitJSONAndApproximationsAreReported() throws {
+    let folder = try Engines.folder()
+    let report = folder.appendingPathComponent("report.json")
+    let result = try CLI.run(["blocklist"] + Self.inputs + ["--report", report.path])
+    #expect(result.status == 0)
+    let rules = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+    #expect(rules.count > 10)
+    let actions = rules.compactMap { ($0["action"] as? [String: Any])?["type"] as? String }
+    #expect(Set(actions) == ["block", "ignore-previous-rules"])
+    // The Store's fragment rule cannot be checked by WebKit: said on stderr and in the report.
+    #expect(result.stderr.contains("/applinks/details/0/components/3: the # pattern cannot be seen by WebKit"))
+    let notes = try #require(
+      (try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])?["notes"] as? [[String: Any]]
+    )
+    #expect(
+      notes.contains {
+        $0["pointer"] as? String == "/applinks/details/0/components/3" && $0["kind"] as? String == "wider"
+      })
+  }
+
+  @Test func tooManyRulesSplitIntoSeveralListsOnlyWithAnOutputFile() throws {
+    let refused = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "20"])
+    #expect(refused.status == 1)
+    #expect(refused.stderr.contains("give -o FILE"))
+    #expect(refused.stdout.isEmpty)
+    let folder = try Engines.folder()
+    let output = folder.appendingPathComponent("rules.json")
+    let split = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "20", "-o", output.path])
+    #expect(split.status == 0, "\(split.stderr)")
+    let whole = try CLI.run(["blocklist"] + Self.inputs)
+    let all = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [Any])
+    var total = 0
+    for name in ["rules.json", "rules-2.json"] {
+      let list = try #require(
+        try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name))) as? [Any])
+      #expect(list.count <= 20 && !list.isEmpty)
+      total += list.count
+    }
+    #expect(total == all.count)
+  }
+
+  @Test func plainListsNameHostsAndRules() throws {
+    let domains = try CLI.run(["blocklist"] + Self.inputs + ["--format", "domains"])
+    #expect(domains.stdout == "*.example.com\n*.nested.example.com\nnested.example.com\nshop.example.com\n")
+    let patterns = try CLI.run(["blocklist"] + Self.inputs + ["--format", "patterns"])
+    #expect(patterns.stdout.contains("ST0REAPP42.com.example.store\tshop.example.com\texclude\t"))
+    let regex = try CLI.run(["blocklist"] + Self.inputs + ["--format", "regex"])
+    #expect(regex.stdout.contains("ignore-previous-rules\tcase-insensitive\t^https?://([^/@]*@)?shop\\.example\\.com"))
+  }
+
+  @Test func badInventoryIsNamedAndNothingElseIsLost() throws {
+    let folder = try Engines.folder()
+    let bad = folder.appendingPathComponent("bad.json")
+    try Data("{\"bundles\": 12}\nnot json\n".utf8).write(to: bad)
+    let alone = try CLI.run(["blocklist", "--inventory", bad.path])
+    #expect(alone.status == 2)
+    #expect(alone.stderr.contains(bad.path))
+    let mixed = try CLI.run([
+      "blocklist", "--inventory", bad.path, CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"),
+    ])
+    #expect(mixed.status == 1)
+    #expect(mixed.stdout.contains("shop\\\\.example\\\\.com"))
+  }
+
+  @Test func unknownAASAFilesAreReportedAsUncovered() throws {
+    let result = try CLI.run([
+      "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", try Engines.folder().path,
+    ])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("uncovered: ST0REAPP42.com.example.store shop.example.com"))
+  }
+
+  @Test func usageErrors() throws {
+    #expect(try CLI.run(["blocklist"]).status == 64)
+    #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--format", "pdf"]).status == 64)
+  }
+}

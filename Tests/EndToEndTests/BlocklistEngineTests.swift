@@ -1,0 +1,232 @@
+import Foundation
+import IPALinksKit
+import Testing
+import UniversalLinks
+
+/// The generated blocklists checked in real engines: WebKit's content-rule compiler and loader (WebKitGTK), the
+/// JavaScript guard in the same engine, and the Swift guard compiled by `swiftc`. Each must agree with the
+/// library's matcher on a corpus built to hit excludes, wildcards, `?`, query items, fragments and case.
+@Suite(.serialized, .enabled(if: Engines.available, "needs xvfb-run and WebKitGTK (make test installs them)"))
+struct BlocklistEngineTests {
+  /// Three apps: Alpha (excludes, nested wildcards, variables, query items), Gamma (shares Alpha's host, blocks
+  /// only) and Beta (legacy paths).
+  static let blocklist: Blocklist = {
+    func rules(_ json: String, _ appID: String) -> AppLinkRules {
+      AppLinkRules(file: try! AASAFile(json: json), appID: appID)
+    }
+    let alpha = "AAAAAAAAAA.com.example.alpha"
+    let alphaFile = """
+      {"applinks": {"substitutionVariables": {"campaign": ["spring", "summer-sale"]},
+        "details": [{"appIDs": ["\(alpha)"], "components": [
+          {"/": "/buy/gift/*", "exclude": true, "caseSensitive": false},
+          {"/": "/buy/*", "caseSensitive": false},
+          {"/": "/p/???", "?": {"ref": "?*"}},
+          {"/": "/help/*", "#": "app"},
+          {"/": "/promo/$(campaign)/*"},
+          {"/": "/q/*", "?": "id=*"},
+          {"/": "/a/*/c"},
+          {"/": "/x?y"},
+          {"/": "/d/$(digit)*"},
+          {"/": "/Case/*"}
+        ]}]}}
+      """
+    let wild = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/*"}]}]}}"#
+    let deep = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/keep/*"}]}]}}"#
+    let beta = "BBBBBBBBBB.com.example.beta"
+    let betaFile = #"{"applinks": {"apps": [], "details": {"\#(beta)": {"paths": ["NOT /private/*", "/*"]}}}}"#
+    let gamma = "CCCCCCCCCC.com.example.gamma"
+    let gammaFile = #"{"applinks": {"details": [{"appIDs": ["\#(gamma)"], "components": [{"/": "/gamma/*"}]}]}}"#
+    return Blocklist(apps: [
+      BlocklistApp(
+        appID: alpha, name: "Alpha", input: "alpha.ipa",
+        scopes: [
+          BlockScope(host: "alpha.example", wildcard: false, rules: rules(alphaFile, alpha)),
+          BlockScope(host: "alpha.example", wildcard: true, rules: rules(wild, alpha)),
+          BlockScope(host: "deep.alpha.example", wildcard: true, rules: rules(deep, alpha)),
+        ]),
+      BlocklistApp(
+        appID: gamma, name: "Gamma", input: "gamma.ipa",
+        scopes: [BlockScope(host: "alpha.example", wildcard: false, rules: rules(gammaFile, gamma))]),
+      BlocklistApp(
+        appID: beta, name: "Beta", input: "beta.ipa",
+        scopes: [BlockScope(host: "beta.example", wildcard: false, rules: rules(betaFile, beta))]),
+    ])
+  }()
+
+  static let corpus: [String] = [
+    "https://alpha.example/buy/shoes", "https://alpha.example/buy", "https://alpha.example/BUY/x",
+    "https://alpha.example/buy/gift/card", "https://alpha.example/Buy/Gift/x", "https://alpha.example/buyer",
+    "https://alpha.example//buy//shoes", "https://alpha.example/buy/gift", "https://alpha.example/p/abc?ref=x",
+    "https://alpha.example/p/abc?a=1&ref=x&b=2", "https://alpha.example/p/abc?ref=", "https://alpha.example/p/abc",
+    "https://alpha.example/p/abcd?ref=x", "https://alpha.example/p/ab?ref=x", "https://alpha.example/help/x#app",
+    "https://alpha.example/promo/spring/1", "https://alpha.example/promo/summer-sale",
+    "https://alpha.example/promo/winter/1",
+    "https://alpha.example/q/1?id=7", "https://alpha.example/q/1?x=1&id=7", "https://alpha.example/q/1",
+    "https://alpha.example/a/b/c", "https://alpha.example/a/c", "https://alpha.example/a//c",
+    "https://alpha.example/a/b/d/c",
+    "https://alpha.example/xzy", "https://alpha.example/x/y", "https://alpha.example/x//y", "https://alpha.example/xy",
+    "https://alpha.example/d/7abc", "https://alpha.example/d/x7", "https://alpha.example/Case/1",
+    "https://alpha.example/case/1", "https://alpha.example/gamma/1", "https://alpha.example:8443/buy/1",
+    "https://user@alpha.example/buy/1", "http://alpha.example/buy/1", "https://alpha.example.evil.example/buy/1",
+    "https://evil.example/alpha.example/buy/1", "https://www.alpha.example/w/1", "https://www.alpha.example/buy/1",
+    "https://a.b.alpha.example/w/x", "https://x.deep.alpha.example/w/1", "https://x.deep.alpha.example/w/keep/1",
+    "https://deep.alpha.example/w/1", "https://alpha.example/w/1", "https://beta.example/",
+    "https://beta.example/any/thing",
+    "https://beta.example/private/x", "https://beta.example/private", "https://beta.example/Private/x",
+    "https://gamma.example/gamma/1",
+  ]
+
+  @Test func contentRulesBlockExactlyWhatOpensTheApp() throws {
+    let (lists, notes) = BlocklistRenderer(Self.blocklist).contentRules()
+    #expect(lists.count == 1)
+    #expect(notes.contains { $0.pointer == "/applinks/details/0/components/3" && $0.kind == .wider })
+    let results = try Engines.harness([
+      "rules", Engines.write(BlocklistRenderer.json(lists[0])), Engines.write(Self.corpus),
+    ])
+    let rows = try #require(results["results"] as? [[String: Any]])
+    #expect(rows.count == Self.corpus.count)
+    var blocked = 0
+    for row in rows {
+      let url = try #require(row["url"] as? String)
+      let loaded = (row["uri"] as? String) ?? url
+      let expected = Self.blocklist.verdict(for: loaded).verdict == .match
+      let actual = row["blocked"] as? Bool == true
+      if actual { blocked += 1 }
+      #expect(actual == expected, "\(url) (WebKit: \(loaded)): WebKit \(actual ? "blocked" : "allowed") it")
+    }
+    #expect(blocked > 15 && blocked < Self.corpus.count - 15)
+  }
+
+  @Test func javascriptGuardGivesTheMatchersVerdicts() throws {
+    let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
+    let results = try Engines.harness(["eval", Engines.write(script), Engines.write(Self.corpus)])
+    #expect((results["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    let rows = try #require(results["results"] as? [[String: Any]])
+    #expect(rows.count == Self.corpus.count)
+    for row in rows {
+      let url = try #require(row["url"] as? String)
+      let expected = Self.blocklist.verdict(for: url)
+      #expect(row["verdict"] as? String == expected.verdict.rawValue, "\(url)")
+      #expect(row["pointer"] as? String == expected.pointer, "\(url)")
+    }
+  }
+
+  @Test func javascriptGuardInterceptsClicksOnAppLinksOnly() throws {
+    let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
+    let page = """
+      <!doctype html><meta charset=utf-8><title>links</title>
+      <a id=app href="https://alpha.example/buy/shoes" data-click>app</a>
+      <a id=web href="https://alpha.example/buy/gift/card" data-click>gift</a>
+      <a id=other href="https://elsewhere.example/buy/1" data-click>other</a>
+      <a id=span href="https://beta.example/any"><span id=inner data-click>inner span</span></a>
+      <a id=blank target=_blank href="https://alpha.example/buy/x" data-click>blank</a>
+      <a id=modified href="https://alpha.example/buy/y" data-click data-modifiers=ctrl>ctrl</a>
+      <div id=later></div>
+      <script>
+      addEventListener('load', () => {
+        const a = document.createElement('a'); a.id = 'added'; a.href = 'https://alpha.example/buy/later';
+        a.textContent = 'added later'; a.setAttribute('data-click', ''); document.getElementById('later').append(a);
+      });
+      </script>
+      """
+    let guarded = try Engines.harness(["click", Engines.write(script), Engines.write(page, ext: "html")])
+    let bare = try Engines.harness(["click", "-", Engines.write(page, ext: "html")])
+    #expect((guarded["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    func navigations(_ result: [String: Any]) -> [String: [[String: Any]]] {
+      var out: [String: [[String: Any]]] = [:]
+      for row in result["results"] as? [[String: Any]] ?? [] {
+        out[row["id"] as? String ?? "?"] = row["navigations"] as? [[String: Any]] ?? []
+      }
+      return out
+    }
+    let with = navigations(guarded)
+    let without = navigations(bare)
+    for id in ["app", "inner", "blank", "modified", "added"] {
+      // Without the guard the user's click starts the navigation, so iOS would open the app.
+      #expect(without[id]?.contains { $0["navigationType"] as? String == "link-clicked" } == true, "\(id) baseline")
+      // With it the click is swallowed and the same URL is loaded from a timer: not a link activation.
+      let nav = with[id] ?? []
+      #expect(!nav.isEmpty, "\(id): no navigation after the guard")
+      #expect(
+        nav.allSatisfy { $0["navigationType"] as? String == "other" && $0["kind"] as? String == "navigation" },
+        "\(id): \(nav)")
+    }
+    for id in ["web", "other"] {
+      #expect(
+        with[id]?.count == 1 && with[id]?.first?["navigationType"] as? String == "link-clicked", "\(id) left alone")
+    }
+  }
+
+  @Test func swiftGuardCompiledWithSwiftcGivesTheMatchersVerdicts() throws {
+    let source = BlocklistRenderer(Self.blocklist).swiftGuard(generator: "test")
+    let folder = try Engines.folder()
+    let guardFile = folder.appendingPathComponent("UniversalLinkGuard.swift")
+    try Data(source.utf8).write(to: guardFile)
+    let main = folder.appendingPathComponent("main.swift")
+    try Data(
+      """
+      import Foundation
+      for line in try String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\\n") {
+        switch UniversalLinkGuard.shared.verdict(for: URL(string: String(line))!) {
+        case .opensApp(let app, let rule): print("match \\(app) \\(rule)")
+        case .excluded(let app, let rule): print("exclude \\(app) \\(rule)")
+        case .staysInWebView: print("no-match")
+        }
+      }
+      """.utf8
+    ).write(to: main)
+    let exe = folder.appendingPathComponent("driver")
+    let compile = try CLI.run(
+      ["swiftc", "-swift-version", "6", "-o", exe.path, guardFile.path, main.path],
+      executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(compile.status == 0, "\(compile.stderr)")
+    #expect(!compile.stderr.contains("warning:"), "\(compile.stderr)")
+    let urls = folder.appendingPathComponent("urls.txt")
+    try Data(Self.corpus.joined(separator: "\n").utf8).write(to: urls)
+    let run = try CLI.run([urls.path], executable: exe)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == Self.corpus.count)
+    for (url, line) in zip(Self.corpus, lines) {
+      let v = Self.blocklist.verdict(for: url)
+      let expected = v.verdict == .noMatch ? "no-match" : "\(v.verdict.rawValue) \(v.appID!) \(v.pointer!)"
+      #expect(line == expected, "\(url)")
+    }
+  }
+}
+
+/// Finds and runs the real engines.
+enum Engines {
+  static let harnessScript = CLI.repo.appendingPathComponent("Tests/WebKit/webkit_harness.py")
+
+  /// On Linux `make test` installs WebKitGTK and Xvfb and sets IPALINKS_REQUIRE_ENGINES, so a missing engine
+  /// fails there instead of skipping.
+  static let available: Bool = {
+    if ProcessInfo.processInfo.environment["IPALINKS_REQUIRE_ENGINES"] == "1" { return true }
+    let typelibs = ["x86_64", "aarch64"].map { "/usr/lib/\($0)-linux-gnu/girepository-1.0/WebKit2-4.1.typelib" }
+    return FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run")
+      && typelibs.contains { FileManager.default.fileExists(atPath: $0) }
+  }()
+
+  static func folder() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-engines-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  static func write(_ text: String, ext: String = "txt") throws -> String {
+    let url = try folder().appendingPathComponent("input.\(ext)")
+    try Data(text.utf8).write(to: url)
+    return url.path
+  }
+
+  static func write(_ urls: [String]) throws -> String {
+    try write(String(decoding: try JSONSerialization.data(withJSONObject: urls), as: UTF8.self), ext: "json")
+  }
+
+  static func harness(_ arguments: [String]) throws -> [String: Any] {
+    let result = try CLI.run(
+      ["-a", "/usr/bin/python3", harnessScript.path] + arguments, executable: URL(fileURLWithPath: "/usr/bin/xvfb-run"))
+    #expect(result.status == 0, "harness: \(result.stderr)")
+    return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+  }
+}

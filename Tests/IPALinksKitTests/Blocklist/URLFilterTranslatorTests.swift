@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+/// The regexes behind the WebKit list, for the cases where normalized and raw paths differ. The real engine
+/// checks the whole list in EndToEndTests; these pin the translation and its notes.
+@Suite struct URLFilterTranslatorTests {
+  static func scope(_ components: String, wildcard: Bool = false) -> BlockScope {
+    let json = #"{"applinks": {"details": [{"appIDs": ["T.app"], "components": [\#(components)]}]}}"#
+    return BlockScope(
+      host: "h.example", wildcard: wildcard, rules: AppLinkRules(file: try! AASAFile(json: json), appID: "T.app"))
+  }
+
+  static func filters(_ component: String, wildcard: Bool = false) -> URLFilterTranslator.Translation {
+    let s = scope(component, wildcard: wildcard)
+    let rule = s.rules.rules[0]
+    return URLFilterTranslator().translate(rule, in: s, direction: rule.exclude ? .narrower : .wider)
+  }
+
+  static let prefix = "^https?://([^/@]*@)?h\\.example(:[0-9]+)?"
+  static let tail = "(\\?[^#]*)?(#.*)?$"
+
+  @Test(arguments: [
+    (#"{"/": "/buy/*"}"#, "/+buy(/[^?#]*)?"),
+    (#"{"/": "/a/b"}"#, "/+a/+b/*"),
+    (#"{"/": "/a/*/c"}"#, "/+a/+[^/?#]([^?#]*[^/?#])?/+c/*"),
+    (#"{"/": "*"}"#, "[^?#]*"),
+    (#"{"/": "/"}"#, "/+"),
+  ])
+  func pathsAllowWhatNormalizationCollapses(component: String, path: String) {
+    let t = Self.filters(component)
+    #expect(t.filters == [Self.prefix + path + Self.tail])
+    #expect(t.notes.isEmpty)
+  }
+
+  @Test func questionMarkMayStandForASlash() {
+    #expect(
+      Self.filters(#"{"/": "/x?y"}"#).filters.sorted()
+        == [
+          Self.prefix + "/+x/+y/*" + Self.tail, Self.prefix + "/+x[^/?#]y/*" + Self.tail,
+        ].sorted())
+  }
+
+  @Test func queryItemsInEveryOrderWithANote() {
+    let t = Self.filters(#"{"/": "/p", "?": {"a": "1", "b": "?*"}}"#)
+    #expect(t.filters.count == 2)
+    #expect(t.filters.contains { $0.contains("a=1&([^#]*&)?b=[^&#][^&#]*") })
+    #expect(t.filters.contains { $0.contains("b=[^&#][^&#]*&([^#]*&)?a=1") })
+    #expect(t.notes.map(\.kind) == [.narrower])
+  }
+
+  @Test func fragmentsWidenBlocksAndDropExceptions() {
+    let block = Self.filters(##"{"/": "/h/*", "#": "app"}"##)
+    #expect(block.filters.count == 1)
+    #expect(block.notes.map(\.kind) == [.wider])
+    let except = Self.filters(##"{"/": "/h/*", "#": "app", "exclude": true}"##)
+    #expect(except.filters.isEmpty)
+    #expect(except.notes.map(\.kind) == [.dropped])
+  }
+
+  @Test func charactersURLsNeverCarryPlainlyNeverMatch() {
+    #expect(Self.filters(#"{"/": "/caf\u00e9"}"#).filters.isEmpty)
+    #expect(
+      Self.filters(#"{"/": "/caf\u00e9", "percentEncoded": false}"#).filters == [
+        Self.prefix + "/+caf%C3%A9/*" + Self.tail
+      ])
+  }
+
+  @Test func wildcardEntriesCoverSubdomainsOnly() {
+    let t = Self.filters(#"{"/": "*"}"#, wildcard: true)
+    #expect(t.filters == ["^https?://([^/@]*@)?[^/:@]+\\.h\\.example(:[0-9]+)?[^?#]*" + Self.tail])
+  }
+
+  @Test func effectiveRulesSurviveJSON() throws {
+    let rules = Self.scope(##"{"/": "/p/$(v)", "?": {"a": "*"}, "#": "f", "caseSensitive": false}"##).rules
+    let data = try JSONEncoder().encode(rules)
+    #expect(try JSONDecoder().decode(AppLinkRules.self, from: data) == rules)
+  }
+}
