@@ -133,44 +133,65 @@ public struct Blocklist: Sendable {
   /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, not fetched) is noted
   /// as uncovered.
   public init(reports: [InspectionReport]) {
+    self.init(
+      collecting: reports.flatMap { report in
+        report.bundles.map { bundle in
+          Collected(
+            appID: bundle.appId, name: bundle.name ?? bundle.bundleId, input: report.input,
+            domains: bundle.associatedDomains.filter { $0.service == "applinks" && $0.active }.map { domain in
+              Collected.Domain(
+                host: domain.host, wildcard: domain.wildcard,
+                answer: domain.aasa.map { ($0.status, $0.fetch.message, $0.appLinks) })
+            })
+        }
+      })
+  }
+
+  /// One bundle as either source (a fresh inspection or a saved inventory) describes it.
+  struct Collected {
+    struct Domain {
+      var host: String
+      var wildcard: Bool
+      /// Nil when the file was not fetched.
+      var answer: (status: AASAFetchResult.Status, message: String, appLinks: AppLinkRules?)?
+    }
+    var appID: String?
+    var name: String?
+    var input: String
+    var domains: [Domain]
+  }
+
+  /// A file that lists the app gives a scope; a definite answer iOS also gets (404, redirect, too large, not
+  /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, not fetched) is noted
+  /// as uncovered.
+  init(collecting bundles: [Collected]) {
     var apps: [BlocklistApp] = []
     var notes: [BlocklistNote] = []
-    for report in reports {
-      for bundle in report.bundles {
-        guard let appID = bundle.appId else { continue }
-        var scopes: [BlockScope] = []
-        for domain in bundle.associatedDomains where domain.service == "applinks" && domain.active {
-          let label = (domain.wildcard ? "*." : "") + domain.host
-          guard let aasa = domain.aasa else {
-            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
-            continue
-          }
-          switch Self.collect(status: aasa.status, appLinks: aasa.appLinks) {
-          case .scope(let rules): scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard, rules: rules))
-          case .nothing: break
-          case .unknown:
-            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: aasa.fetch.message))
-          }
+    for bundle in bundles {
+      guard let appID = bundle.appID else { continue }
+      var scopes: [BlockScope] = []
+      for domain in bundle.domains {
+        let label = (domain.wildcard ? "*." : "") + domain.host
+        guard let answer = domain.answer else {
+          notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
+          continue
         }
-        let name = bundle.name ?? bundle.bundleId ?? appID
-        apps.append(BlocklistApp(appID: appID, name: name, input: report.input, scopes: scopes))
+        switch answer.status {
+        case .ok:
+          if let rules = answer.appLinks {
+            scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard, rules: rules))
+          }
+        case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
+          break
+        case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline:
+          notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: answer.message))
+        }
+      }
+      if !scopes.isEmpty {
+        apps.append(BlocklistApp(appID: appID, name: bundle.name ?? appID, input: bundle.input, scopes: scopes))
       }
     }
-    self.init(apps: apps.filter { !$0.scopes.isEmpty }, notes: notes)
-  }
-
-  enum Collected {
-    case scope(AppLinkRules)
-    case nothing
-    case unknown
-  }
-
-  static func collect(status: AASAFetchResult.Status, appLinks: AppLinkRules?) -> Collected {
-    switch status {
-    case .ok: return appLinks.map { .scope($0) } ?? .nothing
-    case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: return .nothing
-    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline: return .unknown
-    }
+    self.init(apps: apps, notes: notes)
   }
 
   /// What iOS decides for a URL over all apps, with the library's matcher: the reference every generated format
@@ -214,36 +235,28 @@ extension Blocklist {
       }
       if reports.isEmpty { throw BlocklistError.badInventory("\(name): no inventory found") }
     }
-    var apps: [BlocklistApp] = []
-    var notes: [BlocklistNote] = []
-    for report in reports {
-      for bundle in report.bundles ?? [] {
-        guard let appID = bundle.appId else { continue }
-        var scopes: [BlockScope] = []
-        for domain in bundle.associatedDomains ?? [] where domain.service == "applinks" && domain.active != false {
-          let label = (domain.wildcard == true ? "*." : "") + domain.host
-          guard let aasa = domain.aasa, let status = AASAFetchResult.Status(rawValue: aasa.status) else {
-            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
-            continue
-          }
-          let rules =
-            aasa.appListed == true
-            ? AppLinkRules(
-              appID: appID, detailIndex: aasa.rules?.first?.reference.detailIndex ?? 0,
-              substitutionVariables: aasa.substitutionVariables ?? [], rules: aasa.rules ?? []) : nil
-          switch Self.collect(status: status, appLinks: rules) {
-          case .scope(let rules):
-            scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard == true, rules: rules))
-          case .nothing: break
-          case .unknown:
-            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: aasa.message ?? status.rawValue))
-          }
+    self.init(
+      collecting: reports.flatMap { report in
+        (report.bundles ?? []).map { bundle in
+          Collected(
+            appID: bundle.appId, name: bundle.name ?? bundle.bundleId, input: report.input ?? name,
+            domains: (bundle.associatedDomains ?? []).filter { $0.service == "applinks" && $0.active != false }.map {
+              domain in
+              Collected.Domain(
+                host: domain.host, wildcard: domain.wildcard == true,
+                answer: domain.aasa.flatMap { aasa in
+                  AASAFetchResult.Status(rawValue: aasa.status).map { status in
+                    let rules =
+                      aasa.appListed == true
+                      ? AppLinkRules(
+                        appID: bundle.appId ?? "", detailIndex: aasa.rules?.first?.reference.detailIndex ?? 0,
+                        substitutionVariables: aasa.substitutionVariables ?? [], rules: aasa.rules ?? []) : nil
+                    return (status, aasa.message ?? status.rawValue, rules)
+                  }
+                })
+            })
         }
-        let name = bundle.name ?? bundle.bundleId ?? appID
-        apps.append(BlocklistApp(appID: appID, name: name, input: report.input ?? name, scopes: scopes))
-      }
-    }
-    self.init(apps: apps.filter { !$0.scopes.isEmpty }, notes: notes)
+      })
   }
 
   /// The part of a saved inventory a blocklist needs; everything else is ignored, so older and newer inventories

@@ -84,10 +84,13 @@ public enum UniversalLinkInventory {
   static let fetchedServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
 
   /// One request per distinct host, apex for wildcards, direct for developer-mode entries.
-  public static func requests(for report: InspectionReport) -> [AASARequest] {
+  public static func requests(for report: InspectionReport) -> [AASARequest] { requests(for: [report]) }
+
+  /// The requests of several reports, each host once however many apps claim it.
+  public static func requests(for reports: [InspectionReport]) -> [AASARequest] {
     var seen: Set<AASARequest> = []
     var out: [AASARequest] = []
-    for bundle in report.bundles {
+    for bundle in reports.flatMap(\.bundles) {
       for domain in bundle.associatedDomains where fetchable(domain) {
         let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
         if seen.insert(request).inserted { out.append(request) }

@@ -62,12 +62,9 @@ struct BlocklistCommand: AsyncParsableCommand {
 
   func run() async throws {
     var reports = inputs.map { Inspector().inspect(path: $0) }
-    let requests = reports.flatMap { UniversalLinkInventory.requests(for: $0) }
-    var seen = Set<AASARequest>()
-    let unique = requests.filter { seen.insert($0).inserted }
-    if !unique.isEmpty {
-      // One fetch per host, however many apps claim it.
-      let results = try await AASARetrieval.fetch(unique, options: fetch)
+    let requests = UniversalLinkInventory.requests(for: reports)
+    if !requests.isEmpty {
+      let results = try await AASARetrieval.fetch(requests, options: fetch)
       for i in reports.indices { UniversalLinkInventory.attach(results, to: &reports[i]) }
     }
     var partial = false
