@@ -147,7 +147,7 @@ public struct Blocklist: Sendable {
       })
   }
 
-  /// One bundle as either source (a fresh inspection or a saved inventory) describes it.
+  /// One bundle as the blocklist needs it.
   struct Collected {
     struct Domain {
       var host: String
@@ -218,72 +218,11 @@ public struct Blocklist: Sendable {
 extension Blocklist {
   /// Reads inventories saved by `ipalinks inspect --format json` (one object, an array of them, or JSON Lines).
   public init(inventory data: Data, name: String) throws(BlocklistError) {
-    var reports: [SavedReport] = []
-    let decoder = JSONDecoder()
-    if let one = try? decoder.decode(SavedReport.self, from: data) {
-      reports = [one]
-    } else if let many = try? decoder.decode([SavedReport].self, from: data) {
-      reports = many
-    } else {
-      for (number, line) in data.split(separator: UInt8(ascii: "\n")).enumerated()
-      where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
-        do {
-          reports.append(try decoder.decode(SavedReport.self, from: Data(line)))
-        } catch {
-          throw BlocklistError.badInventory("\(name): line \(number + 1) is not an ipalinks inventory: \(error)")
-        }
-      }
-      if reports.isEmpty { throw BlocklistError.badInventory("\(name): no inventory found") }
+    do {
+      self.init(reports: try InventoryReader.read(data, name: name))
+    } catch {
+      throw BlocklistError.badInventory(error.description)
     }
-    self.init(
-      collecting: reports.flatMap { report in
-        (report.bundles ?? []).map { bundle in
-          Collected(
-            appID: bundle.appId, name: bundle.name ?? bundle.bundleId, input: report.input ?? name,
-            domains: (bundle.associatedDomains ?? []).filter { $0.service == "applinks" && $0.active != false }.map {
-              domain in
-              Collected.Domain(
-                host: domain.host, wildcard: domain.wildcard == true,
-                answer: domain.aasa.flatMap { aasa in
-                  AASAFetchResult.Status(rawValue: aasa.status).map { status in
-                    let rules =
-                      aasa.appListed == true
-                      ? AppLinkRules(
-                        appID: bundle.appId ?? "", detailIndex: aasa.rules?.first?.reference.detailIndex ?? 0,
-                        substitutionVariables: aasa.substitutionVariables ?? [], rules: aasa.rules ?? []) : nil
-                    return (status, aasa.message ?? status.rawValue, rules)
-                  }
-                })
-            })
-        }
-      })
-  }
-
-  /// The part of a saved inventory a blocklist needs; everything else is ignored, so older and newer inventories
-  /// both load.
-  struct SavedReport: Decodable {
-    struct Bundle: Decodable {
-      var appId: String?
-      var bundleId: String?
-      var name: String?
-      var associatedDomains: [Domain]?
-    }
-    struct Domain: Decodable {
-      var service: String
-      var host: String
-      var wildcard: Bool?
-      var active: Bool?
-      var aasa: AASA?
-    }
-    struct AASA: Decodable {
-      var status: String
-      var message: String?
-      var appListed: Bool?
-      var rules: [EffectiveRule]?
-      var substitutionVariables: [SubstitutionVariable]?
-    }
-    var input: String?
-    var bundles: [Bundle]?
   }
 }
 

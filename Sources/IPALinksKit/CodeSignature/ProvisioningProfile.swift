@@ -18,7 +18,7 @@ public enum ProvisioningProfileError: Error, CustomStringConvertible, Equatable,
 ///
 /// Its entitlements are an allow-list (they may say `*`), so they are reported but never used
 /// to build the list of associated domains.
-public struct ProvisioningProfile: Sendable, Equatable, Encodable {
+public struct ProvisioningProfile: Sendable, Equatable, Codable {
   /// How the profile lets the app be installed; inferred the way Xcode and fastlane do.
   public enum Kind: String, Sendable, Codable {
     case development
@@ -41,6 +41,21 @@ public struct ProvisioningProfile: Sendable, Equatable, Encodable {
   enum CodingKeys: String, CodingKey {
     case name, uuid, teamIdentifiers, teamName, appIDName, creationDate, expirationDate, kind, provisionedDeviceCount,
       entitlements
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    name = try c.decodeIfPresent(String.self, forKey: .name)
+    uuid = try c.decodeIfPresent(String.self, forKey: .uuid)
+    teamIdentifiers = try c.decodeIfPresent([String].self, forKey: .teamIdentifiers) ?? []
+    teamName = try c.decodeIfPresent(String.self, forKey: .teamName)
+    appIDName = try c.decodeIfPresent(String.self, forKey: .appIDName)
+    let iso = ISO8601DateFormatter()
+    creationDate = try c.decodeIfPresent(String.self, forKey: .creationDate).flatMap(iso.date(from:))
+    expirationDate = try c.decodeIfPresent(String.self, forKey: .expirationDate).flatMap(iso.date(from:))
+    kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .appStore
+    provisionedDeviceCount = try c.decodeIfPresent(Int.self, forKey: .provisionedDeviceCount) ?? 0
+    entitlements = try c.decodeIfPresent([String: PlistValue].self, forKey: .entitlements) ?? [:]
   }
 
   public func encode(to encoder: any Encoder) throws {

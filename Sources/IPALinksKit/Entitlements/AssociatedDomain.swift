@@ -1,5 +1,5 @@
 /// One entry of `com.apple.developer.associated-domains`, parsed and checked.
-public struct AssociatedDomain: Sendable, Equatable, Encodable {
+public struct AssociatedDomain: Sendable, Equatable, Codable {
   /// The entry exactly as the entitlement has it.
   public var raw: String
   /// `applinks`, `webcredentials`, `appclips`, `activitycontinuation`, or any other service kept as written.

@@ -1,5 +1,5 @@
 /// Where a set of entitlements was read from.
-public struct EntitlementSource: Sendable, Equatable, Encodable {
+public struct EntitlementSource: Sendable, Equatable, Codable {
   public enum Kind: String, Sendable, Codable {
     case codeSignature = "code-signature"
     case xcent

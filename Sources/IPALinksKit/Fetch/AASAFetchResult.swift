@@ -1,6 +1,6 @@
 /// What retrieving one host's apple-app-site-association file gave: a status, where it came from, and the body when
 /// there is one. Failures are values, never thrown, so one host's problem never hides another's result.
-public struct AASAFetchResult: Sendable, Equatable, Encodable {
+public struct AASAFetchResult: Sendable, Equatable, Codable {
   /// The outcome. The raw values are the stable strings of the JSON report.
   public enum Status: String, Sendable, Codable, CaseIterable {
     /// A 2xx with a body within the cap. Whether it parses is the caller's call (it may be a PKCS#7 envelope).
@@ -21,6 +21,14 @@ public struct AASAFetchResult: Sendable, Equatable, Encodable {
     case invalidJSON = "invalid-json"
     case refusedPrivateAddress = "refused-private-address"
     case skippedOffline = "skipped-offline"
+
+    /// An answer iOS would get too, so it says what opens (nothing, unless `ok`); the others leave the file unknown.
+    public var isDefinite: Bool {
+      switch self {
+      case .ok, .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: true
+      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline: false
+      }
+    }
   }
 
   /// Where the result came from.
@@ -91,6 +99,28 @@ public struct AASAFetchResult: Sendable, Equatable, Encodable {
   private enum CodingKeys: String, CodingKey {
     case host, status, source, url, httpStatus, contentType, bytes, location, appleFailureReason, appleFailureDetails
     case appleFrom, fallbackUsed, cachedFrom, remoteAddress, message, comparison
+  }
+
+  /// Reads a saved result (without its body, which reports never carry).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    host = try c.decode(String.self, forKey: .host)
+    status = try c.decode(Status.self, forKey: .status)
+    source = try c.decodeIfPresent(Source.self, forKey: .source) ?? .cdn
+    url = try c.decodeIfPresent(String.self, forKey: .url)
+    httpStatus = try c.decodeIfPresent(Int.self, forKey: .httpStatus)
+    contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
+    bytes = try c.decodeIfPresent(Int.self, forKey: .bytes)
+    location = try c.decodeIfPresent(String.self, forKey: .location)
+    appleFailureReason = try c.decodeIfPresent(String.self, forKey: .appleFailureReason)
+    appleFailureDetails = try c.decodeIfPresent(String.self, forKey: .appleFailureDetails)
+    appleFrom = try c.decodeIfPresent(String.self, forKey: .appleFrom)
+    fallbackUsed = try c.decodeIfPresent(Bool.self, forKey: .fallbackUsed) ?? false
+    cachedFrom = try c.decodeIfPresent(Source.self, forKey: .cachedFrom)
+    remoteAddress = try c.decodeIfPresent(String.self, forKey: .remoteAddress)
+    message = try c.decodeIfPresent(String.self, forKey: .message) ?? status.rawValue
+    body = nil
+    comparison = try c.decodeIfPresent([AASAFetchResult].self, forKey: .comparison) ?? []
   }
 
   /// Absent fields are left out, and so is the body: reports describe files, they do not carry them.

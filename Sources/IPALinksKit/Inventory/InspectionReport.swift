@@ -1,5 +1,5 @@
 /// Everything `inspect` learned about one input: plain values, handed to a reporter.
-public struct InspectionReport: Sendable, Encodable {
+public struct InspectionReport: Sendable, Codable {
   /// How complete the result is; the CLI maps it to an exit code.
   public enum Status: String, Sendable, Codable {
     /// Every part was read.
@@ -25,6 +25,13 @@ public struct InspectionReport: Sendable, Encodable {
   public var diagnostics: [Diagnostic]
   public var bundles: [BundleReport]
 
+  public init(input: String, inputKind: InputKind, diagnostics: [Diagnostic] = [], bundles: [BundleReport] = []) {
+    self.input = input
+    self.inputKind = inputKind
+    self.diagnostics = diagnostics
+    self.bundles = bundles
+  }
+
   public var status: Status {
     let all = diagnostics + bundles.flatMap(\.diagnostics)
     if bundles.isEmpty && all.contains(where: { $0.severity == .error }) { return .unreadable }
@@ -32,6 +39,16 @@ public struct InspectionReport: Sendable, Encodable {
   }
 
   enum CodingKeys: String, CodingKey { case input, inputKind, status, diagnostics, bundles }
+
+  /// Reads a saved report back. `status` is recomputed from the diagnostics, so it cannot disagree with them; keys
+  /// other than `input` may be missing, so inventories from older and newer versions load.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    input = try c.decode(String.self, forKey: .input)
+    inputKind = (try? c.decodeIfPresent(InputKind.self, forKey: .inputKind)) ?? .unknown
+    diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
+    bundles = try c.decodeIfPresent([BundleReport].self, forKey: .bundles) ?? []
+  }
 
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
@@ -44,7 +61,7 @@ public struct InspectionReport: Sendable, Encodable {
 }
 
 /// One bundle (app, extension, App Clip, watch app) or one bare file, with the source of each fact.
-public struct BundleReport: Sendable, Encodable {
+public struct BundleReport: Sendable, Codable {
   public enum Kind: String, Sendable, Codable {
     case app
     case appExtension = "app-extension"
@@ -89,5 +106,47 @@ public struct BundleReport: Sendable, Encodable {
   public init(path: String, kind: Kind) {
     self.path = path
     self.kind = kind
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case path, kind, bundleId, name, version, build, minimumOSVersion, executable, architectures, signingIdentifier
+    case teamId, appId, encrypted, distribution, entitlementSources, entitlementSourceDetails, entitlements
+    case provisioningProfile, associatedDomains, urlSchemes, queriedURLSchemes, diagnostics
+  }
+
+  /// Lenient about missing keys, like ``InspectionReport/init(from:)``. Saved rules get this bundle's app id back,
+  /// since JSON carries it once per bundle, not once per domain.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    path = try c.decode(String.self, forKey: .path)
+    kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .app
+    bundleId = try c.decodeIfPresent(String.self, forKey: .bundleId)
+    name = try c.decodeIfPresent(String.self, forKey: .name)
+    version = try c.decodeIfPresent(String.self, forKey: .version)
+    build = try c.decodeIfPresent(String.self, forKey: .build)
+    minimumOSVersion = try c.decodeIfPresent(String.self, forKey: .minimumOSVersion)
+    executable = try c.decodeIfPresent(String.self, forKey: .executable)
+    architectures = try c.decodeIfPresent([String].self, forKey: .architectures) ?? []
+    signingIdentifier = try c.decodeIfPresent(String.self, forKey: .signingIdentifier)
+    teamId = try c.decodeIfPresent(String.self, forKey: .teamId)
+    appId = try c.decodeIfPresent(String.self, forKey: .appId)
+    encrypted = try c.decodeIfPresent(Bool.self, forKey: .encrypted)
+    distribution = try c.decodeIfPresent(String.self, forKey: .distribution)
+    entitlementSources = try c.decodeIfPresent([String].self, forKey: .entitlementSources) ?? []
+    entitlementSourceDetails =
+      try c.decodeIfPresent([EntitlementSource].self, forKey: .entitlementSourceDetails) ?? []
+    entitlements = try c.decodeIfPresent([String: PlistValue].self, forKey: .entitlements) ?? [:]
+    provisioningProfile = try c.decodeIfPresent(ProvisioningProfile.self, forKey: .provisioningProfile)
+    associatedDomains = try c.decodeIfPresent([AssociatedDomain].self, forKey: .associatedDomains) ?? []
+    urlSchemes = try c.decodeIfPresent([String].self, forKey: .urlSchemes) ?? []
+    queriedURLSchemes = try c.decodeIfPresent([String].self, forKey: .queriedURLSchemes) ?? []
+    diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
+    for index in associatedDomains.indices where associatedDomains[index].aasa?.appLinks != nil {
+      if associatedDomains[index].service == "applinks" {
+        associatedDomains[index].aasa?.appLinks?.appID = appId ?? ""
+      } else {
+        associatedDomains[index].aasa?.appLinks = nil
+      }
+    }
   }
 }

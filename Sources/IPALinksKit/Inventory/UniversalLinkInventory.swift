@@ -4,7 +4,7 @@ import UniversalLinks
 ///
 /// It is the retrieval result plus what the file means for this app; in JSON both sit in one flat object, with
 /// `host` naming where the file came from (the apex for a `*.` wildcard).
-public struct DomainAASA: Sendable, Equatable, Encodable {
+public struct DomainAASA: Sendable, Equatable, Codable {
   /// How the file was retrieved; its status becomes `invalid-json` when the body is not an AASA file.
   public var fetch: AASAFetchResult
   /// The body was a PKCS#7 envelope around the JSON, as old servers send.
@@ -29,6 +29,23 @@ public struct DomainAASA: Sendable, Equatable, Encodable {
 
   private enum CodingKeys: String, CodingKey {
     case signed, appListed, rules, substitutionVariables, diagnostics, listedApps
+  }
+
+  /// Reads a saved file description. The app id of the rules is the bundle's; ``BundleReport`` fills it in.
+  public init(from decoder: any Decoder) throws {
+    fetch = try AASAFetchResult(from: decoder)
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    signed = try c.decodeIfPresent(Bool.self, forKey: .signed) ?? false
+    appListed = try c.decodeIfPresent(Bool.self, forKey: .appListed) ?? false
+    let rules = try c.decodeIfPresent([EffectiveRule].self, forKey: .rules) ?? []
+    if appListed {
+      appLinks = AppLinkRules(
+        appID: "", detailIndex: rules.first?.reference.detailIndex ?? 0,
+        substitutionVariables: try c.decodeIfPresent([SubstitutionVariable].self, forKey: .substitutionVariables)
+          ?? [], rules: rules)
+    }
+    diagnostics = try c.decodeIfPresent([AASADiagnostic].self, forKey: .diagnostics) ?? []
+    listedApps = try c.decodeIfPresent([String].self, forKey: .listedApps) ?? []
   }
 
   public func encode(to encoder: any Encoder) throws {

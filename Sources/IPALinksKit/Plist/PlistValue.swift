@@ -91,3 +91,24 @@ extension PlistValue: Encodable {
     }
   }
 }
+
+extension PlistValue: Decodable {
+  /// Reads the JSON form back. JSON cannot tell a date or data from a string, so those come back as strings; that
+  /// is enough to compare saved inventories, and encoding again gives the same JSON.
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if let b = try? container.decode(Bool.self) {
+      self = .bool(b)
+    } else if let i = try? container.decode(Int64.self) {
+      self = .integer(i)
+    } else if let r = try? container.decode(Double.self) {
+      self = .real(r)
+    } else if let s = try? container.decode(String.self) {
+      self = .string(s)
+    } else if let a = try? container.decode([PlistValue].self) {
+      self = .array(a)
+    } else {
+      self = .dictionary(try container.decode([String: PlistValue].self))
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Turns command-line arguments into the sorted list of inputs a batch inspects, and picks one shard of it.
+///
+/// Sorting first makes the list, and so every shard, the same on every machine that sees the same files, whatever
+/// order the file system lists them in; a job runner can then spread a corpus over machines and concatenate the
+/// JSON Lines.
+public enum BatchInputs {
+  /// Folders are walked for these; anything else inside them is ignored.
+  static let walkedExtension = "ipa"
+
+  /// The inputs named by `arguments`, sorted and without duplicates, and one line per argument that named nothing.
+  ///
+  /// An app folder (see ``isAppFolder(_:)``) is inspected as it is; other folders are walked,
+  /// recursively, for `*.ipa` files. Walking never follows a symbolic link to a folder (no loops) and skips hidden
+  /// entries and anything that is not a regular file, such as a FIFO that would block the reader forever.
+  public static func collect(_ arguments: [String]) -> (inputs: [String], problems: [String]) {
+    var inputs = Set<String>()
+    var problems: [String] = []
+    let fm = FileManager.default
+    for argument in arguments {
+      var isDirectory: ObjCBool = false
+      guard fm.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+        // Missing files still become inputs, so the inspector gives them their own error record.
+        inputs.insert(argument)
+        continue
+      }
+      if !isDirectory.boolValue || isAppFolder(argument) {
+        inputs.insert(argument)
+        continue
+      }
+      let found = walk(argument)
+      if found.isEmpty { problems.append("\(argument): no .\(walkedExtension) files found in this folder") }
+      inputs.formUnion(found)
+    }
+    return (inputs.sorted(), problems)
+  }
+
+  /// A folder `inspect` reads as one app rather than walks: `X.app`, an unzipped IPA (with `Payload/`), or a folder
+  /// with the app's `Info.plist` at the top.
+  public static func isAppFolder(_ path: String) -> Bool {
+    let trimmed = path.hasSuffix("/") ? String(path.dropLast()) : path
+    if trimmed.lowercased().hasSuffix(".app") { return true }
+    var isDirectory: ObjCBool = false
+    let fm = FileManager.default
+    return (fm.fileExists(atPath: trimmed + "/Payload", isDirectory: &isDirectory) && isDirectory.boolValue)
+      || fm.fileExists(atPath: trimmed + "/Info.plist")
+  }
+
+  /// Every regular `*.ipa` file under `folder`, as paths that start with `folder`.
+  static func walk(_ folder: String) -> [String] {
+    let base = URL(fileURLWithPath: folder, isDirectory: true)
+    guard
+      let enumerator = FileManager.default.enumerator(
+        at: base, includingPropertiesForKeys: [.isDirectoryKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
+    else { return [] }
+    let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    var found: [String] = []
+    for case let url as URL in enumerator where url.pathExtension.lowercased() == walkedExtension {
+      guard isRegularFile(url.path) else { continue }
+      let relative = url.path.hasPrefix(base.path + "/") ? String(url.path.dropFirst(base.path.count + 1)) : url.path
+      found.append(prefix + relative)
+    }
+    return found
+  }
+
+  /// `stat` follows a symbolic link to a file (symlink farms of IPAs are common) but rejects FIFOs and devices.
+  static func isRegularFile(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+  }
+}
+
+/// `--shard i/n`: the i-th of n deterministic parts of the sorted inputs.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+  /// 1-based.
+  public var index: Int
+  public var count: Int
+
+  public init(index: Int, count: Int) {
+    self.index = index
+    self.count = count
+  }
+
+  /// Parses `i/n` with 1 ≤ i ≤ n; nil for anything else.
+  public init?(parsing text: String) {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else {
+      return nil
+    }
+    self.init(index: i, count: n)
+  }
+
+  public var description: String { "\(index)/\(count)" }
+
+  /// Round-robin over the sorted list, so shards differ in size by at most one and neighbouring files (often the
+  /// versions of one app) spread over machines.
+  public func select<T>(_ items: [T]) -> [T] {
+    items.enumerated().filter { $0.offset % count == index - 1 }.map(\.element)
+  }
+}

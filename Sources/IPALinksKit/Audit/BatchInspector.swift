@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+
+/// Inspects many inputs, `jobs` at a time, joins each with the shared AASA fetches, and hands each report over as
+/// soon as it is complete, so a caller can write it before the next one finishes.
+///
+/// Reports are not kept: memory depends on `jobs` and on the distinct hosts, not on the number of inputs.
+public struct BatchInspector: Sendable {
+  public var jobs: Int
+  /// Nil inspects without looking up AASA files (`--no-fetch`).
+  public var fetches: SharedAASAFetches?
+
+  public init(jobs: Int, fetches: SharedAASAFetches?) {
+    self.jobs = max(1, jobs)
+    self.fetches = fetches
+  }
+
+  /// Runs the batch. `started` and `finished` are called on the caller's task, one at a time, in the order
+  /// inputs start and finish; a bad input yields its own report (partial or unreadable) and never stops the rest.
+  public func run(
+    _ inputs: [String], started: (String) -> Void = { _ in }, finished: (InspectionReport) -> Void
+  ) async {
+    await withTaskGroup(of: InspectionReport.self) { group in
+      var pending = inputs.makeIterator()
+      var running = 0
+      func startNext() -> Bool {
+        guard let input = pending.next() else { return false }
+        started(input)
+        let fetches = self.fetches
+        group.addTask { await Self.inspect(input, fetches: fetches) }
+        running += 1
+        return true
+      }
+      while running < jobs, startNext() {}
+      while let report = await group.next() {
+        running -= 1
+        finished(report)
+        _ = startNext()
+      }
+    }
+  }
+
+  /// One input: read on a thread of its own (libzip and the parsers block), then joined with its AASA files.
+  public static func inspect(_ input: String, fetches: SharedAASAFetches?) async -> InspectionReport {
+    var report = await withCheckedContinuation { continuation in
+      DispatchQueue.global().async { continuation.resume(returning: Inspector().inspect(path: input)) }
+    }
+    if let fetches {
+      let requests = UniversalLinkInventory.requests(for: report)
+      if !requests.isEmpty {
+        UniversalLinkInventory.attach(await fetches.results(for: requests), to: &report)
+      }
+    }
+    return report
+  }
+}
+
+/// What a batch did, for the summary line on stderr.
+public struct BatchSummary: Sendable, Equatable {
+  public var inputs = 0
+  public var complete = 0
+  public var partial = 0
+  public var unreadable = 0
+  public var bundles = 0
+  public var domains = 0
+
+  public init() {}
+
+  public mutating func add(_ report: InspectionReport) {
+    inputs += 1
+    switch report.status {
+    case .complete: complete += 1
+    case .partial: partial += 1
+    case .unreadable: unreadable += 1
+    }
+    bundles += report.bundles.count
+    domains += report.bundles.reduce(0) { $0 + $1.associatedDomains.count }
+  }
+
+  /// 0 when every input is complete, 2 when no input could be read at all, else 1 (partial).
+  public var exitStatus: InspectionReport.Status {
+    if inputs > 0 && unreadable == inputs { return .unreadable }
+    return partial + unreadable == 0 ? .complete : .partial
+  }
+}

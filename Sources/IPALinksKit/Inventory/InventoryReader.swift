@@ -1,0 +1,79 @@
+import Foundation
+
+/// Reads inventories saved by `ipalinks inspect --format json|jsonl` back into reports, so `blocklist`, `diff`,
+/// `report` and `who-claims` work the same on saved inventories as on IPAs.
+public enum InventoryReader {
+  /// Why an inventory could not be read; the message names the file and, for JSON Lines, the line.
+  public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// Inventories larger than this are refused before reading: the file is the user's, but a typo in a path can
+  /// point at anything.
+  public static let maximumBytes = 2 << 30
+
+  /// Accepts one report object, an array of them, or JSON Lines (one report per line, blank lines ignored).
+  public static func read(_ data: Data, name: String) throws(Failure) -> [InspectionReport] {
+    let decoder = JSONDecoder()
+    let first = data.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
+    if first == UInt8(ascii: "[") {
+      do { return try decoder.decode([InspectionReport].self, from: data) } catch {
+        throw Failure(description: "\(name): not an ipalinks inventory: \(describe(error))")
+      }
+    }
+    if let one = try? decoder.decode(InspectionReport.self, from: data) { return [one] }
+    var reports: [InspectionReport] = []
+    for (number, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated()
+    where !line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) {
+      do {
+        reports.append(try decoder.decode(InspectionReport.self, from: Data(line)))
+      } catch {
+        throw Failure(description: "\(name): line \(number + 1) is not an ipalinks inventory: \(describe(error))")
+      }
+    }
+    if reports.isEmpty { throw Failure(description: "\(name): no inventory found") }
+    return reports
+  }
+
+  /// Reads a file; `-` is standard input.
+  public static func read(path: String) throws(Failure) -> [InspectionReport] {
+    let data: Data
+    do {
+      if path == "-" {
+        data = FileHandle.standardInput.readDataToEndOfFile()
+      } else {
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= maximumBytes else {
+          throw Failure(
+            description: "\(path): \(size) bytes is more than the \(maximumBytes >> 30) GiB an inventory may have")
+        }
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+      }
+    } catch let failure as Failure {
+      throw failure
+    } catch {
+      throw Failure(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
+    }
+    return try read(data, name: path)
+  }
+
+  /// Whether a path names a saved inventory rather than something to inspect, by its extension.
+  public static func looksLikeInventory(_ path: String) -> Bool {
+    let lower = path.lowercased()
+    return lower.hasSuffix(".json") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") || path == "-"
+  }
+
+  /// DecodingError's description is a wall of text; the key path and the reason are what a user needs.
+  static func describe(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "\(error)" }
+    let context: DecodingError.Context
+    switch error {
+    case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
+    @unknown default: return "\(error)"
+    }
+    let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    var reason = context.debugDescription
+    if case .keyNotFound(let key, _) = error { reason = "missing key \"\(key.stringValue)\"" }
+    return path.isEmpty ? reason : "\(path.hasPrefix(".") ? String(path.dropFirst()) : path): \(reason)"
+  }
+}
