@@ -1,0 +1,94 @@
+import UniversalLinks
+
+/// Which apps of an inventory claim a host, directly or through a `*.` wildcard, and with which rules: the
+/// question "who opens links on our domain?".
+public struct HostClaims: Sendable, Encodable {
+  /// One associated-domain entry that covers the host.
+  public struct Entry: Sendable, Encodable {
+    public var service: String
+    public var raw: String
+    public var wildcard: Bool
+    public var active: Bool
+    public var inactiveReason: String?
+    /// The AASA fetch status for this entry; nil when not fetched.
+    public var status: String?
+    public var appListed: Bool?
+    /// For applinks: whether iOS uses this entry for the host (an exact entry beats a wildcard, a longer
+    /// wildcard beats a shorter one).
+    public var decides: Bool?
+  }
+
+  /// One bundle that claims the host.
+  public struct Claim: Sendable, Encodable {
+    public var input: String
+    public var path: String
+    public var name: String?
+    public var bundleId: String?
+    public var appId: String?
+    public var entries: [Entry]
+    /// The rules iOS applies for this host (from the deciding applinks entry), in order; empty when none.
+    public var rules: [EffectiveRule]
+    /// With a URL: what this app's rules decide for it.
+    public var verdict: MatchResult?
+
+    /// An active entry (not just one iOS ignores).
+    public var isActive: Bool { entries.contains(where: \.active) }
+  }
+
+  /// Lower-cased host asked about.
+  public var host: String
+  /// The URL asked about, when a URL was given instead of a host.
+  public var url: String?
+  public var claims: [Claim]
+
+  /// Finds the claims on `query`: a host (`example.com`) or a URL (`https://example.com/path`), which also gives
+  /// each app's verdict.
+  public init?(query: String, reports: [InspectionReport]) {
+    let parsed: UniversalLinkURL?
+    if query.contains("://") {
+      guard let u = UniversalLinkURL(string: query) else { return nil }
+      parsed = u
+      host = u.host
+      url = query
+    } else {
+      parsed = nil
+      host = query.lowercased().trimmingCharacters(in: ["."])
+      url = nil
+    }
+    guard !host.isEmpty else { return nil }
+    let host = self.host
+    var claims: [Claim] = []
+    for report in reports {
+      for bundle in report.bundles {
+        let covering = bundle.associatedDomains.filter { Self.covers($0, host) }
+        guard !covering.isEmpty else { continue }
+        let deciding = Self.deciding(covering.filter { $0.service == "applinks" && $0.active })
+        let entries = covering.map { d in
+          Entry(
+            service: d.service, raw: d.raw, wildcard: d.wildcard, active: d.active, inactiveReason: d.inactiveReason,
+            status: d.aasa?.status.rawValue, appListed: d.aasa?.appListed,
+            decides: d.service == "applinks" ? d == deciding : nil)
+        }
+        let rules = deciding?.aasa?.appLinks
+        var claim = Claim(
+          input: report.input, path: bundle.path, name: bundle.name, bundleId: bundle.bundleId, appId: bundle.appId,
+          entries: entries, rules: rules?.rules ?? [])
+        if let parsed {
+          claim.verdict =
+            rules.map { AASAMatcher(rules: $0).verdict(for: parsed) } ?? MatchResult(verdict: .noMatch)
+        }
+        claims.append(claim)
+      }
+    }
+    self.claims = claims
+  }
+
+  static func covers(_ d: AssociatedDomain, _ host: String) -> Bool {
+    d.wildcard ? host.hasSuffix("." + d.host) : d.host == host
+  }
+
+  /// Apple: an exact entry wins; among wildcards, the longer one.
+  static func deciding(_ entries: [AssociatedDomain]) -> AssociatedDomain? {
+    entries.first { !$0.wildcard } ?? entries.max { $0.host.count < $1.host.count }
+  }
+}

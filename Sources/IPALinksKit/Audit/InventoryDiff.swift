@@ -1,0 +1,278 @@
+import UniversalLinks
+
+/// What changed between two inventories (two versions of an app, or two saved batches): per bundle, the
+/// associated domains and URL schemes added and removed, and per applinks domain the AASA rules added, removed and
+/// reordered; optionally, the sample URLs whose verdict changed.
+public struct InventoryDiff: Sendable, Encodable {
+  /// Who a bundle is and what version, on one side.
+  public struct Identity: Sendable, Equatable, Encodable {
+    public var input: String
+    public var path: String
+    public var name: String?
+    public var appId: String?
+    public var version: String?
+    public var build: String?
+  }
+
+  /// An entitlement entry or scheme that one side has and the other does not.
+  public struct Entry: Sendable, Equatable, Encodable {
+    public var service: String
+    /// `host` or `*.host`, with `?mode=` when it has one.
+    public var domain: String
+  }
+
+  /// A rule, identified by what it says rather than where it sits.
+  public struct Rule: Sendable, Hashable, Encodable {
+    public var exclude: Bool
+    /// The rule with defaults merged, as the inventory shows it.
+    public var pattern: String
+    public var caseSensitive: Bool
+    public var percentEncoded: Bool
+
+    init(_ rule: EffectiveRule) {
+      exclude = rule.exclude
+      pattern = rule.reference.pattern
+      caseSensitive = rule.caseSensitive
+      percentEncoded = rule.percentEncoded
+    }
+  }
+
+  /// A rule in both versions whose place among the common rules changed; order decides which rule wins.
+  public struct Move: Sendable, Equatable, Encodable {
+    public var rule: Rule
+    /// 0-based positions in each version's rule list.
+    public var oldIndex: Int
+    public var newIndex: Int
+  }
+
+  /// What changed for one applinks (or other service) domain's AASA file, for this app.
+  public struct DomainChange: Sendable, Equatable, Encodable {
+    public var service: String
+    public var domain: String
+    /// Fetch status (`ok`, `not-found`, …, `not-fetched`) when it changed.
+    public var oldStatus: String?
+    public var newStatus: String?
+    /// Whether the file lists the app, when that changed.
+    public var oldAppListed: Bool?
+    public var newAppListed: Bool?
+    /// False when a side's file is unknown (not fetched, or a failure such as a timeout): its rules cannot be
+    /// compared, and reporting them all as removed would be wrong.
+    public var rulesCompared = true
+    public var rulesAdded: [Rule] = []
+    public var rulesRemoved: [Rule] = []
+    public var rulesReordered: [Move] = []
+  }
+
+  /// One field that differs, such as `version` or `appId`.
+  public struct FieldChange: Sendable, Equatable, Encodable {
+    public var field: String
+    public var old: String?
+    public var new: String?
+  }
+
+  public struct BundleChange: Sendable, Encodable {
+    public enum Change: String, Sendable, Encodable { case added, removed, changed }
+    /// The bundle id; bundles without one are paired by path.
+    public var key: String
+    public var change: Change
+    public var old: Identity?
+    public var new: Identity?
+    public var fields: [FieldChange] = []
+    public var domainsAdded: [Entry] = []
+    public var domainsRemoved: [Entry] = []
+    public var schemesAdded: [String] = []
+    public var schemesRemoved: [String] = []
+    public var domains: [DomainChange] = []
+
+    /// Nothing in it differs.
+    var isEmpty: Bool {
+      change == .changed && fields.isEmpty && domainsAdded.isEmpty && domainsRemoved.isEmpty && schemesAdded.isEmpty
+        && schemesRemoved.isEmpty && domains.isEmpty
+    }
+  }
+
+  /// A sample URL whose verdict differs between the versions.
+  public struct VerdictChange: Sendable, Equatable, Encodable {
+    public var url: String
+    public var old: BlocklistVerdict
+    public var new: BlocklistVerdict
+  }
+
+  public var bundles: [BundleChange]
+  public var verdicts: [VerdictChange]
+  /// How many sample URLs were compared.
+  public var urlsCompared: Int
+
+  public var hasDifferences: Bool { !bundles.isEmpty || !verdicts.isEmpty }
+
+  private enum CodingKeys: String, CodingKey { case differences, bundles, verdicts, urlsCompared }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(hasDifferences, forKey: .differences)
+    try c.encode(bundles, forKey: .bundles)
+    try c.encode(verdicts, forKey: .verdicts)
+    try c.encode(urlsCompared, forKey: .urlsCompared)
+  }
+
+  /// Compares `old` with `new`. Bundles are paired by bundle id (else by path inside the app); `urls` are decided
+  /// on each side with the same matcher as `ipalinks match`, over every app of that side.
+  public init(old: [InspectionReport], new: [InspectionReport], urls: [String] = []) {
+    let oldBundles = Self.keyed(old)
+    let newBundles = Self.keyed(new)
+    var changes: [BundleChange] = []
+    for (key, entry) in oldBundles where newBundles.index(forKey: key) == nil {
+      changes.append(BundleChange(key: key, change: .removed, old: Self.identity(entry), new: nil))
+    }
+    for (key, entry) in newBundles {
+      guard let before = oldBundles[key] else {
+        changes.append(BundleChange(key: key, change: .added, old: nil, new: Self.identity(entry)))
+        continue
+      }
+      let change = Self.compare(key: key, before, entry)
+      if !change.isEmpty { changes.append(change) }
+    }
+    bundles = changes.sorted { ($0.key, $0.change.rawValue) < ($1.key, $1.change.rawValue) }
+    let (oldList, newList) = (Blocklist(reports: old), Blocklist(reports: new))
+    verdicts = urls.compactMap { url in
+      let (a, b) = (oldList.verdict(for: url), newList.verdict(for: url))
+      return a == b ? nil : VerdictChange(url: url, old: a, new: b)
+    }
+    urlsCompared = urls.count
+  }
+
+  typealias Located = (report: InspectionReport, bundle: BundleReport)
+
+  /// Bundles by key; the first of duplicates wins, so a saved batch with the same app twice still compares.
+  static func keyed(_ reports: [InspectionReport]) -> [String: Located] {
+    var out: [String: Located] = [:]
+    for report in reports {
+      for bundle in report.bundles {
+        let key = bundle.bundleId ?? "path:" + innerPath(bundle.path)
+        if out[key] == nil { out[key] = (report, bundle) }
+      }
+    }
+    return out
+  }
+
+  /// `Payload/Store.app/PlugIns/Share.appex` → `PlugIns/Share.appex`, so renamed apps still pair up.
+  static func innerPath(_ path: String) -> String {
+    let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count >= 2, parts[0] == "Payload", parts[1].hasSuffix(".app") else { return path }
+    return parts.dropFirst(2).joined(separator: "/")
+  }
+
+  static func identity(_ located: Located) -> Identity {
+    let b = located.bundle
+    return Identity(
+      input: located.report.input, path: b.path, name: b.name, appId: b.appId, version: b.version, build: b.build)
+  }
+
+  static func label(_ d: AssociatedDomain) -> String {
+    (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
+  }
+
+  static func compare(key: String, _ a: Located, _ b: Located) -> BundleChange {
+    var change = BundleChange(key: key, change: .changed, old: identity(a), new: identity(b))
+    let (x, y) = (a.bundle, b.bundle)
+    let fields: [(String, String?, String?)] = [
+      ("appId", x.appId, y.appId), ("teamId", x.teamId, y.teamId), ("kind", x.kind.rawValue, y.kind.rawValue),
+      ("version", x.version, y.version), ("build", x.build, y.build), ("name", x.name, y.name),
+    ]
+    change.fields = fields.filter { $0.1 != $0.2 }.map { FieldChange(field: $0.0, old: $0.1, new: $0.2) }
+
+    let entries = { (b: BundleReport) in b.associatedDomains.map { Entry(service: $0.service, domain: label($0)) } }
+    let (oldEntries, newEntries) = (entries(x), entries(y))
+    change.domainsAdded = newEntries.filter { !oldEntries.contains($0) }
+    change.domainsRemoved = oldEntries.filter { !newEntries.contains($0) }
+    change.schemesAdded = y.urlSchemes.filter { !x.urlSchemes.contains($0) }
+    change.schemesRemoved = x.urlSchemes.filter { !y.urlSchemes.contains($0) }
+
+    for domain in y.associatedDomains {
+      guard
+        let before = x.associatedDomains.first(where: {
+          $0.service == domain.service && label($0) == label(domain)
+        })
+      else { continue }
+      if let d = compareDomain(before, domain) { change.domains.append(d) }
+    }
+    return change
+  }
+
+  static func compareDomain(_ a: AssociatedDomain, _ b: AssociatedDomain) -> DomainChange? {
+    var d = DomainChange(service: b.service, domain: label(b))
+    let (sa, sb) = (a.aasa?.status.rawValue ?? "not-fetched", b.aasa?.status.rawValue ?? "not-fetched")
+    if sa != sb { (d.oldStatus, d.newStatus) = (sa, sb) }
+    guard let x = a.aasa, let y = b.aasa, x.status.isDefinite, y.status.isDefinite else {
+      d.rulesCompared = false
+      return d.oldStatus == nil ? nil : d
+    }
+    if x.appListed != y.appListed { (d.oldAppListed, d.newAppListed) = (x.appListed, y.appListed) }
+    let (old, new) = ((a.aasa?.rules ?? []).map(Rule.init), (b.aasa?.rules ?? []).map(Rule.init))
+    let diff = RuleSequenceDiff(old: old, new: new)
+    d.rulesAdded = diff.added
+    d.rulesRemoved = diff.removed
+    d.rulesReordered = diff.moved
+    let unchanged =
+      d.oldStatus == nil && d.oldAppListed == nil && d.rulesAdded.isEmpty && d.rulesRemoved.isEmpty
+      && d.rulesReordered.isEmpty
+    return unchanged ? nil : d
+  }
+}
+
+/// Added, removed and moved rules between two ordered lists, where equal rules may repeat.
+///
+/// Rules present in both (the n-th copy pairs with the n-th copy) keep their relative order along a longest common
+/// subsequence; the rest of the common rules are the ones that moved. O(n log n), so a hostile file with
+/// thousands of rules costs little.
+struct RuleSequenceDiff {
+  var added: [InventoryDiff.Rule] = []
+  var removed: [InventoryDiff.Rule] = []
+  var moved: [InventoryDiff.Move] = []
+
+  init(old: [InventoryDiff.Rule], new: [InventoryDiff.Rule]) {
+    // Pair the n-th copy of a rule in `old` with its n-th copy in `new`.
+    var oldPositions: [Int: Int] = [:]  // index in new → index in old
+    var used = Array(repeating: false, count: old.count)
+    var copies: [InventoryDiff.Rule: ArraySlice<Int>] = [:]
+    for (i, rule) in old.enumerated() { copies[rule, default: []].append(i) }
+    for (j, rule) in new.enumerated() {
+      if let i = copies[rule]?.popFirst() {
+        used[i] = true
+        oldPositions[j] = i
+      } else {
+        added.append(rule)
+      }
+    }
+    removed = old.indices.filter { !used[$0] }.map { old[$0] }
+    // Common rules in new order, with their old index; moved = not on a longest increasing run of old indices.
+    let common = new.indices.compactMap { j in oldPositions[j].map { (new: j, old: $0) } }
+    let keep = Self.longestIncreasing(common.map(\.old))
+    for (k, pair) in common.enumerated() where !keep.contains(k) {
+      moved.append(InventoryDiff.Move(rule: new[pair.new], oldIndex: pair.old, newIndex: pair.new))
+    }
+  }
+
+  /// Positions of one longest strictly increasing subsequence (patience sorting, O(n log n)).
+  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+    var tails: [Int] = []  // position in `values` of the smallest tail of each length
+    var previous = Array(repeating: -1, count: values.count)
+    for (i, v) in values.enumerated() {
+      var lo = 0
+      var hi = tails.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+      }
+      if lo > 0 { previous[i] = tails[lo - 1] }
+      if lo == tails.count { tails.append(i) } else { tails[lo] = i }
+    }
+    var out = Set<Int>()
+    var i = tails.last ?? -1
+    while i >= 0 {
+      out.insert(i)
+      i = previous[i]
+    }
+    return out
+  }
+}

@@ -1,0 +1,276 @@
+import Foundation
+import TestServers
+import Testing
+
+/// `inspect` batches, `diff`, `report` and `who-claims` through the built binary, the way auditors run them.
+struct AuditCommandTests {
+  static let aasa = CLI.sample("aasa")
+
+  func scratch() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-audit-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+  }
+
+  func lines(_ text: String) throws -> [[String: Any]] {
+    try text.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+  }
+
+  @Test func batchWritesOneLinePerInputWithAnErrorRecordForTheBadOne() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for name in ["Store.ipa", "Nested.ipa", "Fat.ipa"] {
+      try FileManager.default.copyItem(atPath: CLI.sample(name), toPath: folder.appendingPathComponent(name).path)
+    }
+    try FileManager.default.copyItem(
+      atPath: CLI.fixture("bad/truncated.ipa"), toPath: folder.appendingPathComponent("Broken.ipa").path)
+    let result = try CLI.run([
+      "inspect", folder.path, CLI.sample("Enterprise.ipa"), "--format", "jsonl", "--jobs", "2", "--aasa-dir", Self.aasa,
+    ])
+    #expect(result.status == 1, "one bad input makes the batch partial: \(result.stderr)")
+    let records = try lines(result.stdout)
+    #expect(records.count == 5)
+    let byName = Dictionary(
+      uniqueKeysWithValues: records.map { (URL(fileURLWithPath: $0["input"] as! String).lastPathComponent, $0) })
+    #expect(Set(byName.keys) == ["Store.ipa", "Nested.ipa", "Fat.ipa", "Broken.ipa", "Enterprise.ipa"])
+    #expect(byName["Broken.ipa"]?["status"] as? String == "unreadable")
+    #expect(byName["Store.ipa"]?["status"] as? String == "complete")
+    #expect((byName["Nested.ipa"]?["bundles"] as? [Any])?.count == 5)
+    // stderr: the bad input by name, then the summary; no progress bar because stderr is not a terminal.
+    #expect(result.stderr.contains("Broken.ipa"))
+    #expect(result.stderr.contains("ipalinks: 5 inputs in "))
+    #expect(result.stderr.contains("4 complete, 0 partial, 1 unreadable"))
+    #expect(!result.stderr.contains("\r") && !result.stderr.contains("\u{1B}"))
+  }
+
+  @Test func shardsOfABatchAddUpToTheWholeBatch() throws {
+    var seen: [String] = []
+    for i in 1...3 {
+      let result = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--no-fetch", "--shard", "\(i)/3"])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stderr.contains("(shard \(i)/3 of 6)"))
+      seen += try lines(result.stdout).map { $0["input"] as! String }
+    }
+    #expect(seen.count == 6 && Set(seen).count == 6)
+    let bad = try CLI.run(["inspect", CLI.samples.path, "--shard", "4/3"])
+    #expect(bad.status == 64)
+  }
+
+  /// A file descriptor pair from Linux's pseudo-terminal driver, so `isatty` is true in the child. Glibc hides
+  /// `posix_openpt` and friends from Swift, so this is what they do: open `/dev/ptmx`, unlock, find the number.
+  func openPTY() throws -> (primary: Int32, secondary: Int32) {
+    let primary = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    let (TIOCSPTLCK, TIOCGPTN): (UInt, UInt) = (0x4004_5431, 0x8004_5430)
+    guard primary >= 0, ioctl(primary, TIOCSPTLCK, &unlock) == 0, ioctl(primary, TIOCGPTN, &number) == 0 else {
+      throw POSIXError(.ENOTTY)
+    }
+    let secondary = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+    guard secondary >= 0 else { throw POSIXError(.ENOTTY) }
+    return (primary, secondary)
+  }
+
+  #if os(Linux)
+    @Test func progressBarOnlyWhenStderrIsATerminal() throws {
+      let (primary, secondary) = try openPTY()
+      defer { close(primary) }
+      let out = try scratch().appendingPathComponent("out.jsonl")
+      _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = ["inspect", CLI.samples.path, "--format", "jsonl", "--jobs", "1", "--aasa-dir", Self.aasa]
+      process.standardOutput = try FileHandle(forWritingTo: out)
+      process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+      try process.run()
+      close(secondary)
+      var captured: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let n = read(primary, &buffer, buffer.count)
+        if n <= 0 { break }  // EIO once the child has closed the terminal
+        captured += buffer[0..<n]
+      }
+      process.waitUntilExit()
+      let stderr = String(decoding: captured, as: UTF8.self)
+      #expect(process.terminationStatus == 0, "\(stderr)")
+      #expect(stderr.contains("\r\u{1B}[2K["), "a bar redrawn in place")
+      #expect(stderr.contains("6/6 100%"))
+      #expect(stderr.contains("/s ETA "))
+      #expect(stderr.contains(".ipa"), "the current file")
+      #expect(stderr.contains("ipalinks: 6 inputs in "))
+      let stdout = try String(contentsOf: out, encoding: .utf8)
+      #expect(try lines(stdout).count == 6)
+      #expect(!stdout.contains("\r"))
+    }
+  #endif
+
+  /// Ctrl-C while a later input waits on a stalled server: what was written before is whole.
+  @Test func interruptKeepsTheLinesAlreadyWritten() async throws {
+    let server = try await HTTPSTestServer.start(
+      authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com", "shop.example.com"])
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let pem = folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    server.respond(
+      host: "shop.example.com", path: "/.well-known/apple-app-site-association",
+      with: .json(NetworkCommandTests.json, delay: .seconds(60)))
+    server.respond(path: "/.well-known/apple-app-site-association", with: .json(NetworkCommandTests.json))
+    let out = folder.appendingPathComponent("out.jsonl")
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    let process = Process()
+    process.executableURL = CLI.binary
+    // Sorted, Fat.ipa comes first and finishes; Store.ipa then waits on shop.example.com.
+    process.arguments = [
+      "inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--format", "jsonl", "--jobs", "1",
+      "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to", server.connectToEverything,
+      "--no-cache", "--timeout", "120",
+    ]
+    process.standardOutput = try FileHandle(forWritingTo: out)
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline, server.requests(host: "shop.example.com").isEmpty {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    #expect(!server.requests(host: "shop.example.com").isEmpty, "Store.ipa's fetch started")
+    process.interrupt()
+    process.waitUntilExit()
+    await server.stop()
+    #expect(process.terminationReason == .uncaughtSignal)
+    let written = try String(contentsOf: out, encoding: .utf8)
+    #expect(written.hasSuffix("\n"))
+    let records = try lines(written)
+    #expect(records.map { $0["input"] as? String } == [CLI.sample("Fat.ipa")])
+  }
+
+  /// Version 8.2 of the sample store app, made from the real IPA with Python's zipfile and plistlib.
+  func storeVersion82(in folder: URL) throws -> String {
+    let out = folder.appendingPathComponent("Store-8.2.ipa").path
+    let script = """
+      import plistlib, sys, zipfile
+      src, dst = sys.argv[1], sys.argv[2]
+      with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+          for item in zin.infolist():
+              data = zin.read(item.filename)
+              if item.filename == "Payload/Store.app/Info.plist":
+                  info = plistlib.loads(data)
+                  info["CFBundleShortVersionString"] = "8.2"
+                  info["CFBundleURLTypes"][0]["CFBundleURLSchemes"] = ["storeapp", "storeapp-v2"]
+                  data = plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+              zout.writestr(item, data)
+      """
+    let result = try CLI.run(
+      ["python3", "-c", script, CLI.sample("Store.ipa"), out], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(result.status == 0, "\(result.stderr)")
+    return out
+  }
+
+  @Test func diffOfTwoIPAsAndOfTwoSavedInventories() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let new = try storeVersion82(in: folder)
+    let text = try CLI.run(["diff", CLI.sample("Store.ipa"), new, "--aasa-dir", Self.aasa])
+    #expect(text.status == 1, "differences: \(text.stderr)")
+    #expect(text.stdout.contains("com.example.store (Store Sample)"))
+    #expect(text.stdout.contains("~ version: 1.2.3 → 8.2"))
+    #expect(text.stdout.contains("+ URL scheme storeapp-v2"))
+    #expect(text.stdout.contains("- URL scheme fb1234567890"))
+
+    let same = try CLI.run(["diff", CLI.sample("Store.ipa"), CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa])
+    #expect(same.status == 0)
+    #expect(same.stdout == "No differences.\n")
+
+    // Saved inventories: the old one as JSON Lines, the new one as a pretty object, with a sample URL list.
+    let oldInventory = folder.appendingPathComponent("old.jsonl")
+    let newInventory = folder.appendingPathComponent("new.json")
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--format", "jsonl", "--aasa-dir", Self.aasa])
+    try Data(saved.stdout.utf8).write(to: oldInventory)
+    var object = try #require(try JSONSerialization.jsonObject(with: Data(saved.stdout.utf8)) as? [String: Any])
+    var bundles = try #require(object["bundles"] as? [[String: Any]])
+    var domains = try #require(bundles[0]["associatedDomains"] as? [[String: Any]])
+    let shop = try #require(domains.firstIndex { $0["host"] as? String == "shop.example.com" })
+    var aasa = try #require(domains[shop]["aasa"] as? [String: Any])
+    var rules = try #require(aasa["rules"] as? [[String: Any]])
+    rules.removeFirst()  // the /buy/gift/* exclusion
+    aasa["rules"] = rules
+    domains[shop]["aasa"] = aasa
+    domains.removeAll { $0["service"] as? String == "activitycontinuation" }
+    bundles[0]["associatedDomains"] = domains
+    object["bundles"] = bundles
+    try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted]).write(to: newInventory)
+    let urls = folder.appendingPathComponent("urls.txt")
+    try Data("# samples\nhttps://shop.example.com/buy/gift/1\n\nhttps://shop.example.com/buy/2\n".utf8).write(to: urls)
+
+    let json = try CLI.run(["diff", oldInventory.path, newInventory.path, "--urls", urls.path, "--format", "json"])
+    #expect(json.status == 1, "\(json.stderr)")
+    let diff = try #require(json.json)
+    #expect(diff["differences"] as? Bool == true)
+    #expect(diff["urlsCompared"] as? Int == 2)
+    let verdicts = try #require(diff["verdicts"] as? [[String: Any]])
+    #expect(verdicts.map { $0["url"] as? String } == ["https://shop.example.com/buy/gift/1"])
+    #expect((verdicts.first?["new"] as? [String: Any])?["verdict"] as? String == "match")
+    let change = try #require((diff["bundles"] as? [[String: Any]])?.first)
+    #expect((change["domainsRemoved"] as? [[String: Any]])?.first?["service"] as? String == "activitycontinuation")
+    let removed = try #require((change["domains"] as? [[String: Any]])?.first?["rulesRemoved"] as? [[String: Any]])
+    #expect(removed.first?["exclude"] as? Bool == true)
+
+    let broken = try CLI.run(["diff", oldInventory.path, CLI.fixture("bad/truncated.ipa")])
+    #expect(broken.status == 2)
+    #expect(broken.stderr.contains("truncated.ipa"))
+  }
+
+  @Test func whoClaimsListsAppsThroughWildcardsWithTheirRules() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let inventory = folder.appendingPathComponent("inventory.jsonl")
+    let saved = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--aasa-dir", Self.aasa])
+    try Data(saved.stdout.utf8).write(to: inventory)
+
+    let www = try CLI.run(["who-claims", "https://www.example.com/promo/spring/1", "--inventory", inventory.path])
+    #expect(www.status == 0, "\(www.stderr)")
+    #expect(www.stdout.hasPrefix("https://www.example.com/promo/spring/1: claimed by 1 app\n"))
+    #expect(www.stdout.contains("applinks:*.example.com  (AASA ok, lists the app, decides)"))
+    #expect(www.stdout.contains("1. ✓ include {\"/\": \"/promo/$(campaign)/*\"}"))
+    #expect(www.stdout.contains("verdict: opens this app (/applinks/details/0/components/0)"))
+
+    let nested = try CLI.run([
+      "who-claims", "menu.nested.example.com", "--inventory", inventory.path, "--format", "json",
+    ])
+    #expect(nested.status == 0)
+    let claims = try #require(nested.json?["claims"] as? [[String: Any]])
+    // The café claims it through *.nested.example.com, the store through its broader *.example.com.
+    #expect(claims.map { $0["bundleId"] as? String } == ["com.example.nested.cafe", "com.example.store"])
+    let entries = claims.map { ($0["entries"] as? [[String: Any]] ?? []).map { $0["raw"] as? String } }
+    #expect(entries == [["applinks:*.nested.example.com"], ["applinks:*.example.com"]])
+
+    let nobody = try CLI.run(["who-claims", "nobody.test", "--inventory", inventory.path])
+    #expect(nobody.status == 1)
+    #expect(nobody.stdout.hasPrefix("nobody.test: claimed by 0 apps"))
+    let bad = try CLI.run(["who-claims", "x.test", "--inventory", folder.appendingPathComponent("missing.jsonl").path])
+    #expect(bad.status == 2)
+    #expect(bad.stderr.contains("missing.jsonl"))
+  }
+
+  @Test func reportFromAnInventoryIsOneSelfContainedPage() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let inventory = folder.appendingPathComponent("inventory.jsonl")
+    let saved = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--aasa-dir", Self.aasa])
+    try Data(saved.stdout.utf8).write(to: inventory)
+    let page = folder.appendingPathComponent("report.html")
+    let result = try CLI.run([
+      "report", inventory.path, CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-o", page.path,
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let html = try String(contentsOf: page, encoding: .utf8)
+    #expect(html.hasPrefix("<!DOCTYPE html>") || html.hasPrefix("<!doctype html>"))
+    for name in ["Store Sample", "Café", "Fat Binary", "Enterprise", "shop.example.com"] {
+      #expect(html.contains(name), "\(name)")
+    }
+    #expect(!html.contains("src=\"http") && !html.contains("href=\"http"))
+  }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import IPALinksKit
+import Testing
+import UniversalLinks
+
+/// The HTML report opened from disk in the real WebKit engine (WebKitGTK under Xvfb): hostile strings from the
+/// inspected files must show up as text and never run, the page must load nothing, the CSP must let exactly the
+/// sorting script run, and the page must look like a report (a screenshot is kept for people to check).
+@Suite(.serialized, .enabled(if: Engines.available, "needs xvfb-run and WebKitGTK (make test installs them)"))
+struct ReportEngineTests {
+  static let pageHarness = CLI.repo.appendingPathComponent("Tests/WebKit/page_harness.py")
+  static let artifacts = CLI.repo.appendingPathComponent(".build/test-artifacts")
+
+  /// Markup that would run or load something if it reached the page unescaped; each sets `window.__pwned`.
+  static let payloads = [
+    "<script>window.__pwned=1</script>",
+    "\"><img src=x onerror=\"window.__pwned=1\">",
+    "'onmouseover='window.__pwned=1",
+    "</style><script>window.__pwned=1</script>",
+    "</title><svg onload=window.__pwned=1>",
+    "</td></tr></table><iframe src=\"javascript:window.__pwned=1\"></iframe>",
+    "<a href=\"https://evil.example/x\">x</a><link rel=stylesheet href=\"https://evil.example/s.css\">",
+  ]
+
+  /// Payload `p` in every string of a bundle, with `extra` more plain domains so apps differ in domain count.
+  static func hostileBundle(_ p: String, number: Int, extra: Int) -> BundleReport {
+    var diagnostics: [Diagnostic] = []
+    var bundle = BundleReport(path: "Payload/\(p).app", kind: .app)
+    bundle.name = "App\(number) \(p)"
+    bundle.bundleId = "com.example.app\(number).\(p)"
+    bundle.version = p
+    bundle.build = p
+    bundle.minimumOSVersion = p
+    bundle.executable = p
+    bundle.architectures = [p]
+    bundle.signingIdentifier = p
+    bundle.teamId = p
+    bundle.appId = "TEAM\(number).\(p)"
+    bundle.encrypted = true
+    bundle.distribution = p
+    var source = EntitlementSource(
+      kind: .codeSignature, detail: p,
+      entitlements: ["com.apple.developer.associated-domains": .array([.string("applinks:\(p)")]), p: .string(p)])
+    source.effective = true
+    bundle.entitlementSourceDetails = [source, EntitlementSource(kind: .xcent, detail: p, entitlements: [:])]
+
+    var shared = AssociatedDomain.parse("applinks:shared.example.com", diagnostics: &diagnostics)
+    var aasa = DomainAASA(
+      fetch: AASAFetchResult(
+        host: "shared.example.com", status: .ok, source: .aasaDir, url: p, contentType: p, location: p,
+        appleFailureReason: p, appleFailureDetails: p, appleFrom: p, remoteAddress: p, message: p))
+    aasa.appListed = true
+    aasa.listedApps = [p]
+    aasa.diagnostics = [AASADiagnostic(.invalidAppID, at: "/applinks/\(p)", p)]
+    aasa.appLinks = AppLinkRules(
+      appID: bundle.appId!, detailIndex: 0, substitutionVariables: [SubstitutionVariable(name: p, values: [p])],
+      rules: [
+        EffectiveRule(
+          reference: MatchedRule(
+            detailIndex: 0, componentIndex: 0, kind: .component, pattern: p, exclude: true, pointer: "/\(p)/0"),
+          path: "/\(p)", query: .items([QueryItemPattern(name: p, pattern: p)]), fragment: p, caseSensitive: false),
+        EffectiveRule(
+          reference: MatchedRule(
+            detailIndex: 0, componentIndex: 1, kind: .component, pattern: p, exclude: false, pointer: "/\(p)/1"),
+          path: "/*", query: .string(p)),
+      ])
+    shared.aasa = aasa
+    var hostile = AssociatedDomain.parse("applinks:\(p)", diagnostics: &diagnostics)
+    hostile.aasa = DomainAASA(fetch: AASAFetchResult(host: p, status: .tlsError, source: .cdn, message: p))
+    var missing = AssociatedDomain.parse("webcredentials:app\(number).example.com", diagnostics: &diagnostics)
+    missing.aasa = DomainAASA(
+      fetch: AASAFetchResult(host: "app\(number).example.com", status: .notFound, source: .aasaDir, message: p))
+    bundle.associatedDomains = [shared, hostile, missing]
+    for index in 0..<extra {
+      bundle.associatedDomains.append(
+        AssociatedDomain.parse("activitycontinuation:d\(index).app\(number).example.com", diagnostics: &diagnostics))
+    }
+    bundle.urlSchemes = [p, "app\(number)"]
+    bundle.queriedURLSchemes = [p]
+    bundle.diagnostics = diagnostics + [Diagnostic(.warning, p, p), Diagnostic(.info, "x", p)]
+    return bundle
+  }
+
+  /// Three inputs, the first with two bundles: 12, 3, 3 and 5 domains, so a numeric sort differs from a text sort
+  /// ("12" < "3"). Bundles take payloads 0–3, inputs 4–6, so every payload is on the page.
+  static func hostileBatch() -> [InspectionReport] {
+    let shapes = [[9, 0], [0], [2]]
+    var next = 0
+    return shapes.enumerated().map { index, extras in
+      let bundles = extras.map { extra in
+        next += 1
+        return hostileBundle(payloads[next - 1], number: next, extra: extra)
+      }
+      let p = payloads[4 + index]
+      return InspectionReport(
+        input: "inputs/\(index + 1)/\(p).ipa", inputKind: .ipa,
+        diagnostics: [Diagnostic(.error, "input.\(p)", p)], bundles: bundles)
+    }
+  }
+
+  /// Runs the page harness on `html`, keeping the screenshot under `.build/test-artifacts/<name>`.
+  static func load(_ html: String, name: String, evals: [String]) throws -> (result: [String: Any], png: URL) {
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let page = folder.appendingPathComponent("report.html")
+    let shot = folder.appendingPathComponent("report.png")
+    try Data(html.utf8).write(to: page)
+    let run = try CLI.run(
+      ["-a", "/usr/bin/python3", pageHarness.path, "load", page.path, "--screenshot", shot.path]
+        + evals.flatMap { ["--eval", $0] },
+      executable: URL(fileURLWithPath: "/usr/bin/xvfb-run"))
+    #expect(run.status == 0, "harness: \(run.stderr)")
+    let result = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+    try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+    let kept = artifacts.appendingPathComponent(name)
+    try? FileManager.default.removeItem(at: kept)
+    try FileManager.default.copyItem(at: shot, to: kept)
+    print("ReportEngineTests: screenshot at \(kept.path)")
+    return (result, kept)
+  }
+
+  static func value(_ result: [String: Any], _ expression: String) -> Any? {
+    ((result["evals"] as? [String: Any])?[expression] as? [String: Any])?["value"]
+  }
+
+  static let pwned = "window.__pwned"
+  static let scripts = "document.scripts.length"
+  static let loaders =
+    "document.querySelectorAll('img, iframe, object, embed, link, base, audio, video, source, form, frame').length"
+  /// Event-handler attributes, and attributes whose value is a URL that leaves the page.
+  static let handlers =
+    "Array.from(document.querySelectorAll('*')).flatMap((e) => Array.from(e.attributes))"
+    + ".filter((a) => /^on/i.test(a.name) || /^\\s*(javascript|data|https?):|^\\s*\\/\\//i.test(a.value)).length"
+  static let shown = "document.body.innerText"
+  static let allText = "document.body.textContent"
+  static let badgeColour = "getComputedStyle(document.querySelector('.badge.ok')).backgroundColor"
+  /// Clicks the Domains header twice (a real DOM click event) and reads the `#` column and the counts each time.
+  static let sortByDomains = """
+    (() => {
+      const table = document.getElementById('apps');
+      const heads = Array.from(table.tHead.rows[0].cells);
+      const th = heads.find((h) => h.dataset.col === 'domains');
+      const column = heads.indexOf(th);
+      const read = () => Array.from(table.tBodies[0].rows, (r) => [r.cells[0].textContent, +r.cells[column].textContent]);
+      const before = read();
+      th.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      const ascending = read();
+      const firstSort = th.getAttribute('aria-sort');
+      th.dispatchEvent(new MouseEvent('click', { bubbles: true, cancelable: true }));
+      return { before, ascending, firstSort, descending: read(), secondSort: th.getAttribute('aria-sort') };
+    })()
+    """
+
+  @Test func hostileBatchRendersAsTextLoadsNothingAndSorts() throws {
+    let start = ContinuousClock.now
+    let reports = Self.hostileBatch()
+    let html = HTMLReporter.render(reports, title: "Audit " + Self.payloads[3])
+    let (result, png) = try Self.load(
+      html, name: "report.png",
+      evals: [
+        Self.pwned, Self.scripts, Self.loaders, Self.handlers, Self.shown, Self.allText, Self.badgeColour,
+        Self.sortByDomains, "document.title", "document.querySelectorAll('svg rect').length",
+      ])
+    #expect(result["harnessError"] == nil)
+    #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
+    #expect((result["requests"] as? [Any])?.isEmpty == true, "requests: \(result["requests"] ?? "none")")
+    let evals = try #require(result["evals"] as? [String: [String: Any]])
+    #expect(evals[Self.pwned]?["type"] as? String == "undefined")
+    #expect(Self.value(result, Self.scripts) as? Int == 1)
+    #expect(Self.value(result, Self.loaders) as? Int == 0)
+    #expect(Self.value(result, Self.handlers) as? Int == 0)
+    #expect(Self.value(result, Self.badgeColour) as? String == "rgb(30, 126, 52)")
+    #expect((Self.value(result, "document.querySelectorAll('svg rect').length") as? Int ?? 0) > 4)
+    #expect(Self.value(result, "document.title") as? String == "Audit " + Self.payloads[3])
+
+    // Every payload is on the page as text; the names (in headings) are rendered, not only in the DOM.
+    let text = try #require(Self.value(result, Self.allText) as? String)
+    let visible = try #require(Self.value(result, Self.shown) as? String)
+    let dropped = Self.payloads.filter { !text.contains($0) }
+    #expect(dropped.isEmpty, "payloads missing from the page text: \(dropped)")
+    let hidden = reports.flatMap(\.bundles).compactMap(\.name).filter { !visible.contains($0) }
+    #expect(hidden.isEmpty, "names not displayed: \(hidden)")
+
+    // Numeric sort: "12" after "5", which a text sort would get wrong; then descending on a second click.
+    let sort = try #require(Self.value(result, Self.sortByDomains) as? [String: Any])
+    func rows(_ key: String) -> [(String, Int)] {
+      (sort[key] as? [[Any]] ?? []).map { ($0.first as? String ?? "?", $0.last as? Int ?? -1) }
+    }
+    #expect(rows("before").map(\.0) == ["1", "2", "3", "4"])
+    #expect(rows("ascending").map(\.1) == [3, 3, 5, 12])
+    #expect(rows("ascending").map(\.0) == ["2", "3", "4", "1"])
+    #expect(rows("descending").map(\.0) == ["1", "4", "2", "3"])
+    #expect(sort["firstSort"] as? String == "ascending")
+    #expect(sort["secondSort"] as? String == "descending")
+
+    let size = try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int ?? 0
+    #expect(size > 10_000)
+    let shot = result["screenshotSize"] as? [Int] ?? []
+    #expect(shot.first == 1280 && (shot.last ?? 0) > 900)
+    print("ReportEngineTests: hostile batch checked in \(ContinuousClock.now - start)")
+  }
+
+  /// A benign single input built the way `inspect` builds it: the AASA file is evaluated from real JSON, so the
+  /// rules table shows the matcher's effective rules; excluded rules are struck through.
+  @Test func singleReportFromARealAASAFile() throws {
+    let start = ContinuousClock.now
+    let appID = "ST0REAPP42.com.example.store"
+    let file = """
+      {"applinks": {"substitutionVariables": {"lang": ["en", "fr"]}, "details": [{"appIDs": ["\(appID)",
+        "OTHERTEAM1.com.example.other"], "components": [
+        {"/": "/account/*", "exclude": true},
+        {"/": "/$(lang)/product/*", "?": {"ref": "?*"}, "caseSensitive": false},
+        {"/": "/help/*", "#": "app", "percentEncoded": false},
+        {"/": "/*"}
+      ]}]}}
+      """
+    var diagnostics: [Diagnostic] = []
+    var bundle = BundleReport(path: "Payload/Store.app", kind: .app)
+    bundle.name = "Store"
+    bundle.bundleId = "com.example.store"
+    bundle.teamId = "ST0REAPP42"
+    bundle.appId = appID
+    bundle.version = "2.1"
+    bundle.build = "210"
+    bundle.encrypted = true
+    bundle.distribution = "app-store"
+    bundle.architectures = ["arm64"]
+    let raws = ["applinks:shop.example.com", "applinks:*.example.com", "webcredentials:example.com"]
+    var source = EntitlementSource(
+      kind: .codeSignature, detail: "arm64 der-application16",
+      entitlements: ["com.apple.developer.associated-domains": .array(raws.map { .string($0) })])
+    source.effective = true
+    bundle.entitlementSourceDetails = [
+      source,
+      EntitlementSource(
+        kind: .codeSignature, detail: "arm64 xml",
+        entitlements: ["com.apple.developer.associated-domains": .array(raws.map { .string($0) })]),
+    ]
+    bundle.associatedDomains = raws.map { AssociatedDomain.parse($0, diagnostics: &diagnostics) }
+    bundle.associatedDomains[0].aasa = DomainAASA.evaluate(
+      AASAFetchResult(
+        host: "shop.example.com", status: .ok, source: .aasaDir, url: "aasa/shop.example.com", message: "ok",
+        body: Array(file.utf8)), appID: appID)
+    bundle.associatedDomains[1].aasa = DomainAASA.evaluate(
+      AASAFetchResult(
+        host: "example.com", status: .redirect, source: .cdn, httpStatus: 301, location: "https://www.example.com/",
+        message: "example.com: 301 redirect"), appID: appID)
+    bundle.associatedDomains[2].aasa = DomainAASA.evaluate(
+      AASAFetchResult(host: "example.com", status: .dnsError, source: .cdn, message: "example.com: no such host"),
+      service: "webcredentials", appID: appID)
+    bundle.urlSchemes = ["storeapp", "fb1234567890"]
+    bundle.queriedURLSchemes = ["twitter"]
+    bundle.diagnostics = diagnostics
+    let report = InspectionReport(input: "samples/Store.ipa", inputKind: .ipa, diagnostics: [], bundles: [bundle])
+    let rules = try #require(report.bundles[0].associatedDomains[0].aasa?.rules)
+    #expect(rules.count == 4)
+
+    let html = HTMLReporter.render([report])
+    let strike =
+      "getComputedStyle(document.querySelector('tr.exclude td.pat code')).textDecorationLine"
+    let rows = "Array.from(document.querySelectorAll('table.rules tbody tr'), (r) => r.className)"
+    let (result, png) = try Self.load(
+      html, name: "report-single.png", evals: [Self.scripts, Self.loaders, strike, rows, Self.shown])
+    #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
+    #expect((result["requests"] as? [Any])?.isEmpty == true)
+    #expect(Self.value(result, Self.scripts) as? Int == 1)
+    #expect(Self.value(result, Self.loaders) as? Int == 0)
+    #expect(Self.value(result, strike) as? String == "line-through")
+    #expect(Self.value(result, rows) as? [String] == ["exclude", "include", "include", "include"])
+    let visible = try #require(Self.value(result, Self.shown) as? String)
+    let missing = ["ST0REAPP42.com.example.store", "/account/*", "redirect", "dns-error", "$(lang)", "storeapp"]
+      .filter { !visible.contains($0) }
+    #expect(missing.isEmpty, "not displayed: \(missing)")
+    let size = try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int ?? 0
+    #expect(size > 10_000)
+    print("ReportEngineTests: single report checked in \(ContinuousClock.now - start)")
+  }
+}

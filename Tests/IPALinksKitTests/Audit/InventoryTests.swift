@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+@Suite struct InventoryReaderTests {
+  static let names = ["Store.ipa", "Nested.ipa", "Fat.ipa", "Enterprise.ipa", "Profile.ipa", "XcentOnly.ipa"]
+
+  /// Saved inventories must read back to the same report: encoding what was read gives the same bytes.
+  @Test func savedReportsReadBackToTheSameJSON() async throws {
+    let reports = try await InspectedSamples.reports(Self.names)
+    for report in reports {
+      let saved = JSONReporter.render(report)
+      let read = try InventoryReader.read(Data(saved.utf8), name: "saved.json")
+      #expect(read.count == 1)
+      #expect(JSONReporter.render(read[0]) == saved, "\(report.input)")
+      #expect(read[0].status == report.status)
+    }
+    // The rules come back with the bundle's app id, so the matcher and blocklists work on them.
+    let store = try InventoryReader.read(Data(JSONReporter.render(reports[0]).utf8), name: "s.json")[0]
+    let shop = try #require(store.bundles[0].associatedDomains.first { $0.host == "shop.example.com" }?.aasa?.appLinks)
+    #expect(shop.appID == "ST0REAPP42.com.example.store")
+    #expect(AASAMatcher(rules: shop).verdict(for: "https://shop.example.com/buy/1").verdict == .match)
+  }
+
+  @Test func objectArrayAndJSONLinesAreTheSameInventory() async throws {
+    let reports = try await InspectedSamples.reports(Self.names)
+    let lines = reports.map { JSONReporter.render($0, pretty: false) }.joined(separator: "\n") + "\n\n"
+    let array = JSONReporter.render(reports)
+    let fromLines = try InventoryReader.read(Data(lines.utf8), name: "x.jsonl")
+    let fromArray = try InventoryReader.read(Data(array.utf8), name: "x.json")
+    #expect(fromLines.count == Self.names.count)
+    #expect(JSONReporter.render(fromLines) == array)
+    #expect(JSONReporter.render(fromArray) == array)
+  }
+
+  @Test func aBadLineIsNamedWithItsNumber() {
+    let text = #"{"input":"a.ipa","bundles":[]}"# + "\n" + #"{"input":"b.ipa","bundles":[{"kind":"app"}]}"# + "\n"
+    #expect {
+      try InventoryReader.read(Data(text.utf8), name: "inv.jsonl")
+    } throws: { error in
+      "\(error)" == #"inv.jsonl: line 2 is not an ipalinks inventory: bundles[0]: missing key "path""#
+    }
+    #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("[1]".utf8), name: "x") }
+    #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("\n \n".utf8), name: "x") }
+    #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(path: "/nonexistent/inv.json") }
+  }
+}
+
+@Suite struct RuleSequenceDiffTests {
+  func rule(_ p: String, exclude: Bool = false) -> InventoryDiff.Rule {
+    InventoryDiff.Rule(
+      EffectiveRule(
+        reference: MatchedRule(
+          detailIndex: 0, componentIndex: 0, kind: .component, pattern: p, exclude: exclude, pointer: ""),
+        path: p))
+  }
+
+  @Test func addedRemovedAndMoved() {
+    let (a, b, c, d, e) = (rule("/a"), rule("/b"), rule("/c"), rule("/d"), rule("/e"))
+    let diff = RuleSequenceDiff(old: [a, b, c, d], new: [b, a, c, e])
+    #expect(diff.added == [e])
+    #expect(diff.removed == [d])
+    #expect(diff.moved.count == 1)
+    #expect([a, b].contains(diff.moved[0].rule))
+  }
+
+  @Test func anIncludeAndAnExcludeOfOnePathAreDifferentRules() {
+    let diff = RuleSequenceDiff(old: [rule("/a")], new: [rule("/a", exclude: true)])
+    #expect(diff.added.count == 1 && diff.removed.count == 1 && diff.moved.isEmpty)
+  }
+
+  @Test func repeatedRulesPairUpInOrder() {
+    let (a, b) = (rule("/a"), rule("/b"))
+    let same = RuleSequenceDiff(old: [a, a, b], new: [a, a, b])
+    #expect(same.added.isEmpty && same.removed.isEmpty && same.moved.isEmpty)
+    let moved = RuleSequenceDiff(old: [a, a, b], new: [a, b, a])
+    #expect(moved.added.isEmpty && moved.removed.isEmpty)
+    #expect(moved.moved.count == 1)
+    let dropped = RuleSequenceDiff(old: [a, a, b], new: [a, b])
+    #expect(dropped.removed == [a] && dropped.moved.isEmpty)
+  }
+
+  @Test func reversingManyRulesStaysCheap() {
+    let rules = (0..<20_000).map { rule("/\($0)") }
+    let diff = RuleSequenceDiff(old: rules, new: rules.reversed())
+    #expect(diff.moved.count == 19_999)
+  }
+}
+
+@Suite struct InventoryDiffTests {
+  @Test func identicalInventoriesHaveNoDifferences() async throws {
+    let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
+    let diff = InventoryDiff(old: reports, new: reports, urls: ["https://shop.example.com/buy/1"])
+    #expect(!diff.hasDifferences)
+    #expect(diff.urlsCompared == 1)
+  }
+
+  /// Version 8.2 of the store app: a domain and a scheme added, one of each removed, rules reordered and changed.
+  @Test func changesBetweenVersionsAreReportedPerBundle() async throws {
+    let old = try await InspectedSamples.report("Store.ipa")
+    var new = old
+    new.bundles[0].version = "8.2"
+    new.bundles[0].urlSchemes = ["storeapp", "storeapp-v2"]
+    var diagnostics: [Diagnostic] = []
+    new.bundles[0].associatedDomains.removeAll { $0.service == "webcredentials" }
+    new.bundles[0].associatedDomains.append(
+      AssociatedDomain.parse("applinks:new.example.com", diagnostics: &diagnostics))
+    let shop = try #require(new.bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
+    var rules = try #require(new.bundles[0].associatedDomains[shop].aasa?.appLinks)
+    // The exclusion moves from first to last: /buy/gift/* now opens the app, as the verdicts must show.
+    rules.rules.append(rules.rules.removeFirst())
+    rules.rules.removeAll { $0.path == "/help/*" }
+    new.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
+
+    let diff = InventoryDiff(
+      old: [old], new: [new],
+      urls: [
+        "https://shop.example.com/buy/gift/card", "https://shop.example.com/help/x#app",
+        "https://shop.example.com/buy/1",
+      ])
+    #expect(diff.hasDifferences)
+    let change = try #require(diff.bundles.first)
+    #expect(diff.bundles.count == 1)
+    #expect(change.key == "com.example.store" && change.change == .changed)
+    #expect(change.fields == [InventoryDiff.FieldChange(field: "version", old: "1.2.3", new: "8.2")])
+    #expect(change.domainsAdded == [InventoryDiff.Entry(service: "applinks", domain: "new.example.com")])
+    #expect(change.domainsRemoved == [InventoryDiff.Entry(service: "webcredentials", domain: "example.com")])
+    #expect(change.schemesAdded == ["storeapp-v2"])
+    #expect(change.schemesRemoved == ["fb1234567890"])
+    let domain = try #require(change.domains.first { $0.domain == "shop.example.com" })
+    #expect(domain.rulesRemoved.map(\.pattern).contains { $0.contains("/help/*") })
+    #expect(domain.rulesAdded.isEmpty)
+    #expect(domain.rulesReordered.count == 1)
+    #expect(domain.rulesReordered.first?.rule.exclude == true)
+
+    #expect(
+      diff.verdicts.map(\.url) == ["https://shop.example.com/buy/gift/card", "https://shop.example.com/help/x#app"])
+    #expect(diff.verdicts[0].old.verdict == .exclude && diff.verdicts[0].new.verdict == .match)
+    #expect(diff.verdicts[1].old.verdict == .match && diff.verdicts[1].new.verdict == .noMatch)
+
+    let text = AuditTextReporter(useColor: false).render(diff)
+    #expect(text.contains("~ version: 1.2.3 → 8.2"))
+    #expect(text.contains("+ applinks:new.example.com"))
+    #expect(text.contains("- URL scheme fb1234567890"))
+    #expect(text.contains("~ moved exclude"))
+    #expect(text.contains("URLs that changed verdict (2 of 3)"))
+  }
+
+  @Test func bundlesAddedAndRemovedAndUnknownFilesAreNotCompared() async throws {
+    let old = try await InspectedSamples.reports(["Store.ipa", "Fat.ipa"])
+    var new = try await InspectedSamples.reports(["Store.ipa", "Enterprise.ipa"])
+    let shop = try #require(new[0].bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
+    new[0].bundles[0].associatedDomains[shop].aasa?.fetch.status = .timeout
+    let diff = InventoryDiff(old: old, new: new)
+    #expect(
+      diff.bundles.map { "\($0.change.rawValue) \($0.key)" }.sorted() == [
+        "added com.example.enterprise", "changed com.example.store", "removed com.example.fat",
+      ])
+    let domain = try #require(diff.bundles.first { $0.change == .changed }?.domains.first)
+    // A timeout says nothing about the rules: they are not reported as removed.
+    #expect(domain.oldStatus == "ok" && domain.newStatus == "timeout")
+    #expect(!domain.rulesCompared && domain.rulesRemoved.isEmpty)
+  }
+}
+
+@Suite struct HostClaimsTests {
+  @Test func exactAndWildcardEntriesClaimAHostAndTheRightOneDecides() async throws {
+    let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
+    // shop.example.com is claimed exactly and through *.example.com; the exact entry decides.
+    let shop = try #require(HostClaims(query: "SHOP.example.com", reports: reports))
+    #expect(shop.claims.map(\.bundleId) == ["com.example.store"])
+    let entries = shop.claims[0].entries
+    #expect(entries.map(\.raw) == ["applinks:shop.example.com", "applinks:*.example.com"])
+    #expect(entries.map(\.decides) == [true, false])
+    #expect(shop.claims[0].rules.first?.exclude == true)
+
+    // www.example.com only through the wildcard, whose file is the apex's.
+    let www = try #require(HostClaims(query: "https://www.example.com/promo/summer/1", reports: reports))
+    #expect(www.claims.count == 1)
+    #expect(www.claims[0].verdict?.verdict == .match)
+    #expect(www.claims[0].rules.first?.path == "/promo/$(campaign)/*")
+
+    // The apex is not covered by *.example.com; only webcredentials and activitycontinuation name it.
+    let apex = try #require(HostClaims(query: "example.com", reports: reports))
+    #expect(apex.claims.count == 1)
+    #expect(apex.claims[0].entries.allSatisfy { $0.service != "applinks" })
+    #expect(apex.claims[0].rules.isEmpty)
+
+    let nobody = try #require(HostClaims(query: "unclaimed.test", reports: reports))
+    #expect(nobody.claims.isEmpty)
+    #expect(HostClaims(query: "https://", reports: reports) == nil)
+  }
+}
