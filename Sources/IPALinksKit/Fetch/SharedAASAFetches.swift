@@ -1,11 +1,11 @@
 /// One fetch per host for a whole batch: a host claimed by 40 apps is retrieved once, even when those apps are
 /// inspected at the same time, and every app gets the same answer.
 ///
-/// Results (with their bodies, at most ``AASAFetchOptions/maximumBytes`` each) are kept for the batch, so memory
-/// grows with the number of distinct hosts, not with the number of apps.
+/// Each file is parsed and linted once, as it arrives (``ParsedAASA``), and kept for the batch, so memory grows with
+/// the number of distinct hosts (each file at most ``AASAFetchOptions/maximumBytes``), not with the number of apps.
 public actor SharedAASAFetches {
   let fetcher: AASAFetcher
-  private var started: [AASARequest: Task<[AASARequest: AASAFetchResult], Never>] = [:]
+  private var started: [AASARequest: Task<[AASARequest: ParsedAASA], Never>] = [:]
   /// Requests asked for, counting repeats: what the batch would have fetched without sharing.
   public private(set) var requested = 0
 
@@ -15,15 +15,15 @@ public actor SharedAASAFetches {
   public var fetched: Int { started.count }
 
   /// The results for `requests`; hosts not seen before are fetched together, the rest are awaited or reused.
-  public func results(for requests: [AASARequest]) async -> [AASARequest: AASAFetchResult] {
+  public func results(for requests: [AASARequest]) async -> [AASARequest: ParsedAASA] {
     requested += requests.count
     let new = requests.filter { started[$0] == nil }
     if !new.isEmpty {
       let fetcher = self.fetcher
-      let task = Task { await fetcher.fetch(new) }
+      let task = Task { await fetcher.fetch(new).mapValues(ParsedAASA.init) }
       for request in new { started[request] = task }
     }
-    var out: [AASARequest: AASAFetchResult] = [:]
+    var out: [AASARequest: ParsedAASA] = [:]
     for request in requests {
       guard let task = started[request] else { continue }
       out[request] = await task.value[request]

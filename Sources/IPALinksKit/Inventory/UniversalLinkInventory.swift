@@ -62,18 +62,20 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   /// What a retrieved file means for `appID` on `service`: parsed (PKCS#7 unwrapped), validated, `invalid-json`
   /// when it is not an AASA file, and this app's rules in order. Shared by the inventory and `ipalinks fetch`.
   public static func evaluate(_ result: AASAFetchResult, service: String = "applinks", appID: String?) -> DomainAASA {
-    var aasa = DomainAASA(fetch: result)
-    aasa.fetch.body = nil
-    guard result.status == .ok, let body = result.body else { return aasa }
-    aasa.diagnostics = AASAValidator.validate(body, appID: service == "applinks" ? appID : nil)
-    let file: AASAFile
-    do {
-      file = try AASAFile(bytes: body)
-    } catch {
+    evaluate(ParsedAASA(result), service: service, appID: appID)
+  }
+
+  /// The same from a file parsed once: only the app's part (is it listed, its rules) is done here.
+  public static func evaluate(_ parsed: ParsedAASA, service: String = "applinks", appID: String?) -> DomainAASA {
+    var aasa = DomainAASA(fetch: parsed.result)
+    guard parsed.result.status == .ok, parsed.hadBody else { return aasa }
+    aasa.diagnostics = parsed.fileDiagnostics
+    guard let file = parsed.file else {
       aasa.fetch.status = .invalidJSON
-      aasa.fetch.message = "\(result.host): not a valid AASA file: \(error)"
+      aasa.fetch.message = "\(parsed.result.host): not a valid AASA file: \(parsed.parseError ?? "unreadable")"
       return aasa
     }
+    if service == "applinks", let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
     aasa.signed = file.isSigned
     switch service {
     case "applinks": aasa.listedApps = file.appLinksAppIDs
@@ -92,6 +94,36 @@ public struct DomainAASA: Sendable, Equatable, Codable {
       aasa.appListed = aasa.listedApps.contains(appID)
     }
     return aasa
+  }
+}
+
+/// A retrieved file parsed and linted once, to be evaluated for every app that claims its domain: in a batch, a
+/// host listed by 300 apps is parsed once, not 300 times.
+public struct ParsedAASA: Sendable {
+  /// The retrieval result, without its body.
+  public let result: AASAFetchResult
+  let hadBody: Bool
+  let file: AASAFile?
+  let fileDiagnostics: [AASADiagnostic]
+  let parseError: String?
+
+  public init(_ result: AASAFetchResult) {
+    var stripped = result
+    stripped.body = nil
+    self.result = stripped
+    guard result.status == .ok, let body = result.body else {
+      (hadBody, file, fileDiagnostics, parseError) = (false, nil, [], nil)
+      return
+    }
+    hadBody = true
+    let checked = AASAValidator.check(body)
+    file = checked.file
+    fileDiagnostics = checked.diagnostics
+    if checked.file == nil {
+      // Parse again only to get the error's wording; this happens once per broken file.
+      do { _ = try AASAFile(bytes: body) } catch { parseError = "\(error)"; return }
+    }
+    parseError = nil
   }
 }
 
@@ -126,6 +158,11 @@ public enum UniversalLinkInventory {
   /// Statuses that leave the answer unknown (timeouts, DNS, TLS, connection and 5xx errors, offline) make the
   /// report partial; definite answers iOS would also get (404, redirect, too large, invalid) are warnings.
   public static func attach(_ results: [AASARequest: AASAFetchResult], to report: inout InspectionReport) {
+    attach(results.mapValues(ParsedAASA.init), to: &report)
+  }
+
+  /// The same with files already parsed, as a batch shares them.
+  public static func attach(_ results: [AASARequest: ParsedAASA], to report: inout InspectionReport) {
     for index in report.bundles.indices {
       let appID = report.bundles[index].appId
       for d in report.bundles[index].associatedDomains.indices {

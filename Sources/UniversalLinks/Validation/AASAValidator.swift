@@ -8,6 +8,14 @@ public enum AASAValidator {
   /// - Parameter appID: when given, also reports ``AASADiagnosticCode/appNotListed`` if `applinks` does not
   ///   list that app.
   public static func validate(_ bytes: [UInt8], appID: String? = nil) -> [AASADiagnostic] {
+    let checked = check(bytes)
+    guard let file = checked.file, let appID else { return checked.diagnostics }
+    return checked.diagnostics + appFindings(file, appID: appID)
+  }
+
+  /// Parses once and returns the file with its app-independent findings, so a file claimed by many apps is parsed
+  /// and linted once; ``appFindings(_:appID:)`` adds each app's part. `file` is nil when the bytes do not parse.
+  public static func check(_ bytes: [UInt8]) -> (file: AASAFile?, diagnostics: [AASADiagnostic]) {
     var normalizer = Normalizer()
     let file: AASAFile
     do {
@@ -21,13 +29,28 @@ public enum AASAValidator {
       case .inputTooLarge:
         out.append(AASADiagnostic(.fileTooLarge, at: "", error.description))
       }
-      return out
+      return (nil, out)
     }
-    return normalizer.diagnostics + semanticFindings(file, appID: appID)
+    return (file, normalizer.diagnostics + semanticFindings(file))
+  }
+
+  /// What the file means for one app: ``AASADiagnosticCode/appNotListed`` when `applinks` does not list it.
+  public static func appFindings(_ file: AASAFile, appID: String) -> [AASADiagnostic] {
+    guard file.applinks?.detail(for: appID) == nil else { return [] }
+    let elsewhere = [
+      ("webcredentials", file.webcredentials), ("appclips", file.appclips),
+      ("activitycontinuation", file.activitycontinuation),
+    ].filter { $0.1?.apps.contains(appID) == true }.map(\.0)
+    let note = elsewhere.isEmpty ? "" : " (it is listed in \(elsewhere.joined(separator: ", ")) only)"
+    return [
+      AASADiagnostic(
+        .appNotListed, at: file.applinks == nil ? "" : "/applinks/details",
+        "\(appID) is not listed in applinks, so no universal link on this domain opens it\(note)")
+    ]
   }
 
   /// Findings that need the normalized model: details and rules that can never take effect.
-  static func semanticFindings(_ file: AASAFile, appID: String?) -> [AASADiagnostic] {
+  static func semanticFindings(_ file: AASAFile) -> [AASADiagnostic] {
     var out: [AASADiagnostic] = []
     if let links = file.applinks {
       var claimed = Set<String>()
@@ -36,17 +59,6 @@ public enum AASAValidator {
         claimed.formUnion(detail.appIDs)
       }
       for rule in unencodedPatterns(links) { out.append(rule) }
-    }
-    if let appID, file.applinks?.detail(for: appID) == nil {
-      let elsewhere = [
-        ("webcredentials", file.webcredentials), ("appclips", file.appclips),
-        ("activitycontinuation", file.activitycontinuation),
-      ].filter { $0.1?.apps.contains(appID) == true }.map(\.0)
-      let note = elsewhere.isEmpty ? "" : " (it is listed in \(elsewhere.joined(separator: ", ")) only)"
-      out.append(
-        AASADiagnostic(
-          .appNotListed, at: file.applinks == nil ? "" : "/applinks/details",
-          "\(appID) is not listed in applinks, so no universal link on this domain opens it\(note)"))
     }
     return out
   }

@@ -139,7 +139,7 @@ import Testing
           group.addTask {
             let shared = AASARequest(host: "shared.example.test")
             let got = await fetches.results(for: [shared, AASARequest(host: "own\(i).example.test")])
-            return got[shared]
+            return got[shared]?.result
           }
         }
         return await group.reduce(into: [AASAFetchResult?]()) { $0.append($1) }
