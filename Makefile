@@ -6,9 +6,11 @@ APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webk
 # The real engines the blocklist tests drive on Linux: WebKitGTK through PyGObject, under Xvfb.
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
 BREW_PACKAGES := libzip libplist pkg-config
+# Suites that drive real engines (WebKitGTK under Xvfb, swiftc); `make test` runs them after the rest.
+ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests
 TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
 
-.PHONY: setup build demo test lint format bench bench-match bench-fetch samples clean
+.PHONY: setup build demo test lint format bench bench-match bench-fetch bench-batch samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -38,15 +40,16 @@ demo: build
 	$(BIN) inspect samples/Store.ipa --aasa-dir samples/aasa
 	$(BIN) inspect samples/Nested.ipa --aasa-dir samples/aasa
 	$(BIN) blocklist samples/Store.ipa samples/Nested.ipa --aasa-dir samples/aasa --format patterns
+	$(BIN) who-claims https://shop.example.com/buy/1 samples --aasa-dir samples/aasa
 
 ## Every test: unit, end-to-end on the built binary, bad inputs, plus the sample generator check.
 test: build lint
 	python3 scripts/make-samples.py --check
-	set -o pipefail; $(SWIFT) test --skip BlocklistEngineTests 2>&1 | $(TEST_FILTER)
-	@# The real-engine suite (WebKitGTK under Xvfb, swiftc) runs on its own: it loads both cores, and the fetcher's
-	@# timeout tests beside it would measure the starvation instead of the timeouts.
+	set -o pipefail; $(SWIFT) test --skip '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
+	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them
+	@# would measure the starvation instead of the timeouts.
 	set -o pipefail; IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1) \
-	  $(SWIFT) test --skip-build --filter BlocklistEngineTests 2>&1 | $(TEST_FILTER)
+	  $(SWIFT) test --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
 
 lint:
 	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
@@ -70,6 +73,11 @@ bench-match: setup
 ## 200 loopback domains with 200 ms latency each: sequential vs concurrent fetching, against the ideal.
 bench-fetch: setup
 	$(SWIFT) run -c release FetchBenchmark
+
+## 1,000 generated IPAs through `inspect --format jsonl --aasa-dir`: throughput at --jobs 1 and 2, peak memory.
+bench-batch: setup
+	$(SWIFT) build -c release --product ipalinks
+	python3 scripts/bench-batch.py
 
 clean:
 	rm -rf .build bench-out
