@@ -80,7 +80,10 @@ public struct HostClaims: Sendable, Encodable {
         claims.append(claim)
       }
     }
-    self.claims = claims
+    // Batches save reports in the order they finished; sorting keeps the answer the same from run to run.
+    self.claims = claims.enumerated().sorted { a, b in
+      (a.element.input, a.element.path, a.offset) < (b.element.input, b.element.path, b.offset)
+    }.map(\.element)
   }
 
   static func covers(_ d: AssociatedDomain, _ host: String) -> Bool {

@@ -33,7 +33,10 @@ struct LoadedInventory {
       loaded.failed += 1
     }
     let toInspect = collected.inputs
-    guard !toInspect.isEmpty else { return loaded }
+    guard !toInspect.isEmpty else {
+      loaded.sortByInput()
+      return loaded
+    }
     let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try AASARetrieval.makeFetcher(fetch))
     await BatchInspector(jobs: jobs, fetches: fetches).run(toInspect) { report in
       if let line = Inspect.problemLine(report) { Terminal.printError(line) }
@@ -41,8 +44,14 @@ struct LoadedInventory {
       if report.status == .unreadable { loaded.failed += 1 }
       loaded.reports.append(report)
     }
-    // Inputs finish in any order; reports are sorted so output does not depend on timing.
-    loaded.reports.sort { $0.input < $1.input }
+    loaded.sortByInput()
     return loaded
+  }
+
+  /// Batches (and inventories saved from them) hold reports in the order inputs finished; sorting, stably, makes
+  /// every output independent of that timing.
+  mutating func sortByInput() {
+    reports = reports.enumerated().sorted { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }.map(
+      \.element)
   }
 }

@@ -188,6 +188,12 @@ import UniversalLinks
     #expect(apex.claims[0].entries.allSatisfy { $0.service != "applinks" })
     #expect(apex.claims[0].rules.isEmpty)
 
+    // A batch saves reports in the order they finished; the answer must not depend on it.
+    let forward = try #require(HostClaims(query: "menu.nested.example.com", reports: reports))
+    let backward = try #require(HostClaims(query: "menu.nested.example.com", reports: reports.reversed()))
+    #expect(forward.claims.count == 2)
+    #expect(forward.claims.map(\.bundleId) == backward.claims.map(\.bundleId))
+
     let nobody = try #require(HostClaims(query: "unclaimed.test", reports: reports))
     #expect(nobody.claims.isEmpty)
     #expect(HostClaims(query: "https://", reports: reports) == nil)
