@@ -215,25 +215,13 @@ public struct Blocklist: Sendable {
   }
 }
 
-extension Blocklist {
-  /// Reads inventories saved by `ipalinks inspect --format json` (one object, an array of them, or JSON Lines).
-  public init(inventory data: Data, name: String) throws(BlocklistError) {
-    do {
-      self.init(reports: try InventoryReader.read(data, name: name))
-    } catch {
-      throw BlocklistError.badInventory(error.description)
-    }
-  }
-}
-
 /// Why a blocklist could not be made.
 public enum BlocklistError: Error, Sendable, Equatable, CustomStringConvertible {
-  case badInventory(String)
   case tooManyRules(String)
 
   public var description: String {
     switch self {
-    case .badInventory(let m), .tooManyRules(let m): return m
+    case .tooManyRules(let m): return m
     }
   }
 }

@@ -8,9 +8,8 @@ public enum InventoryReader {
     public var description: String
   }
 
-  /// Inventories larger than this are refused before reading: the file is the user's, but a typo in a path can
-  /// point at anything.
-  public static let maximumBytes = 2 << 30
+  /// Inventories of whole corpora are large, but still bounded: the path may name anything, even an endless pipe.
+  public static let maximumBytes = 1 << 30
 
   /// Accepts one report object, an array of them, or JSON Lines (one report per line, blank lines ignored).
   public static func read(_ data: Data, name: String) throws(Failure) -> [InspectionReport] {
@@ -35,24 +34,21 @@ public enum InventoryReader {
     return reports
   }
 
-  /// Reads a file; `-` is standard input.
+  /// Reads a file; `-` is standard input. Reading stops one chunk past ``maximumBytes``, so a FIFO or `/dev/zero`
+  /// cannot make it allocate more.
   public static func read(path: String) throws(Failure) -> [InspectionReport] {
-    let data: Data
+    var data = Data()
     do {
-      if path == "-" {
-        data = FileHandle.standardInput.readDataToEndOfFile()
-      } else {
-        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= maximumBytes else {
-          throw Failure(
-            description: "\(path): \(size) bytes is more than the \(maximumBytes >> 30) GiB an inventory may have")
-        }
-        data = try Data(contentsOf: URL(fileURLWithPath: path))
+      let handle =
+        path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      while data.count <= maximumBytes, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        data += chunk
       }
-    } catch let failure as Failure {
-      throw failure
     } catch {
       throw Failure(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
+    }
+    guard data.count <= maximumBytes else {
+      throw Failure(description: "\(path): larger than the \(maximumBytes >> 20) MiB an inventory may have")
     }
     return try read(data, name: path)
   }

@@ -173,11 +173,7 @@ public enum HTMLReporter {
         self = .notFetched
         return
       }
-      switch aasa.status {
-      case .ok: self = .ok
-      case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: self = .definite
-      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline: self = .unknown
-      }
+      self = aasa.status == .ok ? .ok : aasa.status.isDefinite ? .definite : .unknown
     }
 
     var cssClass: String {

@@ -79,8 +79,7 @@ struct BlocklistCommand: AsyncParsableCommand {
     var blocklist = Blocklist(reports: reports)
     for path in inventories {
       do {
-        let data = try Self.readInventory(path)
-        let saved = try Blocklist(inventory: data, name: path)
+        let saved = Blocklist(reports: try InventoryReader.read(path: path))
         blocklist.apps += saved.apps
         blocklist.notes += saved.notes
         readable += 1
@@ -135,21 +134,6 @@ struct BlocklistCommand: AsyncParsableCommand {
     }
     if notes.contains(where: { $0.kind == .uncovered }) { partial = true }
     throw ExitCode(partial ? 1 : 0)
-  }
-
-  /// Inventories of whole corpora are large, but still bounded: the file may be anything, even an endless pipe.
-  static let maximumInventoryBytes = 1 << 30
-
-  static func readInventory(_ path: String) throws -> Data {
-    let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-    var data = Data()
-    while data.count <= maximumInventoryBytes, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      data += chunk
-    }
-    guard data.count <= maximumInventoryBytes else {
-      throw BlocklistError.badInventory("\(path): larger than the \(maximumInventoryBytes >> 20) MiB read limit")
-    }
-    return data
   }
 
   /// `rules.json` + `-2` → `rules-2.json`.
