@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "IPALinksKit", targets: ["IPALinksKit"]),
     // The matcher is its own product so iOS/macOS apps can embed it in a web view's navigation policy.
     .library(name: "UniversalLinks", targets: ["UniversalLinks"]),
+    // The fuzz harness bodies, for the libFuzzer executables in Fuzz/ and the regression tests here.
+    .library(name: "IPALinksFuzzing", targets: ["IPALinksFuzzing"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -47,6 +49,7 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ]
     ),
+    .target(name: "IPALinksFuzzing", dependencies: ["IPALinksKit", "UniversalLinks"]),
     .executableTarget(
       name: "ipalinks",
       dependencies: [
@@ -83,7 +86,7 @@ let package = Package(
       ],
       path: "Tests/TestServers"
     ),
-    .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit", "TestServers"]),
+    .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit", "IPALinksFuzzing", "TestServers"]),
     .testTarget(name: "EndToEndTests", dependencies: ["IPALinksKit", "TestServers"], exclude: ["Snapshots"]),
   ]
 )

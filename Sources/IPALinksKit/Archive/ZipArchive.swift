@@ -8,6 +8,11 @@ import Foundation
 public final class ZipArchive: FileContainer {
   /// An IPA with more entries than this is refused rather than listed (real apps have tens of thousands).
   public static let maximumEntries = 1_000_000
+  /// The most bytes one entry is inflated to: executables are streamed, never held, but inflating a 4 GiB zip
+  /// bomb to reach its last bytes would still cost minutes. The largest real app executables are a few hundred MB.
+  public static let maximumInflatedBytes: UInt64 = 2 << 30
+  /// This archive's cap on inflated bytes per entry (``maximumInflatedBytes`` unless a test lowers it).
+  public let inflatedLimit: UInt64
 
   public let name: String
   public private(set) var paths: [String] = []
@@ -15,40 +20,80 @@ public final class ZipArchive: FileContainer {
   fileprivate let handle: OpaquePointer
   private var indexByPath: [String: UInt64] = [:]
 
-  /// Opens the archive at `path`; fails with ``ArchiveError/notAZip(file:detail:)`` for anything libzip rejects.
-  public init(path: String) throws(ArchiveError) {
+  /// The bytes behind an in-memory archive; libzip reads them in place, so they live as long as the handle.
+  private let buffer: UnsafeMutableRawBufferPointer?
+
+  /// Opens the archive at `path`; fails with ``ArchiveError/notAZip(file:detail:)`` for anything libzip rejects,
+  /// and with ``ArchiveError/tooManyEntries(file:count:limit:)`` past `maximumEntries`.
+  public init(
+    path: String, maximumEntries: Int = ZipArchive.maximumEntries,
+    maximumInflatedBytes: UInt64 = ZipArchive.maximumInflatedBytes
+  ) throws(ArchiveError) {
     name = path
+    inflatedLimit = maximumInflatedBytes
+    buffer = nil
     var code: Int32 = 0
     guard let h = zip_open(path, ZIP_RDONLY, &code) else {
-      var error = zip_error_t()
-      zip_error_init_with_code(&error, code)
-      defer { zip_error_fini(&error) }
-      let detail = String(cString: zip_error_strerror(&error))
-      if code == ZIP_ER_NOENT || code == ZIP_ER_OPEN || code == ZIP_ER_READ {
-        throw .unreadable(file: path, detail: detail)
-      }
-      if code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS {
-        // A local file header at the start means a zip whose end (the central directory) is missing.
-        let head = (try? FileByteSource(path: path).read(at: 0, count: 4)) ?? []
-        if head == [0x50, 0x4B, 0x03, 0x04] {
-          throw .corrupt(
-            file: path, detail: code == ZIP_ER_NOZIP ? "no central directory; the file may be cut off" : detail)
-        }
-        throw .notAZip(file: path, detail: code == ZIP_ER_NOZIP ? "" : detail)
-      }
-      throw .notAZip(file: path, detail: detail)
+      let head = (try? FileByteSource(path: path).read(at: 0, count: 4)) ?? []
+      throw Self.openError(code: code, file: path, head: head)
     }
     handle = h
-    try loadNames()
+    try loadNames(limit: maximumEntries)
   }
 
-  deinit { zip_discard(handle) }
+  /// Opens an archive held in memory (an IPA received over a pipe, or a fuzzer's input) without touching disk.
+  public init(bytes: [UInt8], name: String = "<memory>") throws(ArchiveError) {
+    self.name = name
+    inflatedLimit = Self.maximumInflatedBytes
+    let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+    copy.copyBytes(from: bytes)
+    var error = zip_error_t()
+    zip_error_init(&error)
+    defer { zip_error_fini(&error) }
+    guard let source = zip_source_buffer_create(copy.baseAddress, UInt64(bytes.count), 0, &error) else {
+      copy.deallocate()
+      throw .unreadable(file: name, detail: String(cString: zip_error_strerror(&error)))
+    }
+    guard let h = zip_open_from_source(source, ZIP_RDONLY, &error) else {
+      // On failure the source still belongs to us.
+      zip_source_free(source)
+      copy.deallocate()
+      throw Self.openError(code: zip_error_code_zip(&error), file: name, head: Array(bytes.prefix(4)))
+    }
+    buffer = copy
+    handle = h
+    try loadNames(limit: Self.maximumEntries)
+  }
 
-  private func loadNames() throws(ArchiveError) {
+  /// Maps libzip's open error to ours; `head` tells a cut-off zip (it starts with a local header) from a non-zip.
+  private static func openError(code: Int32, file: String, head: [UInt8]) -> ArchiveError {
+    var error = zip_error_t()
+    zip_error_init_with_code(&error, code)
+    defer { zip_error_fini(&error) }
+    let detail = String(cString: zip_error_strerror(&error))
+    if code == ZIP_ER_NOENT || code == ZIP_ER_OPEN || code == ZIP_ER_READ {
+      return .unreadable(file: file, detail: detail)
+    }
+    if code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS {
+      if head == [0x50, 0x4B, 0x03, 0x04] {
+        return .corrupt(
+          file: file, detail: code == ZIP_ER_NOZIP ? "no central directory; the file may be cut off" : detail)
+      }
+      return .notAZip(file: file, detail: code == ZIP_ER_NOZIP ? "" : detail)
+    }
+    return .notAZip(file: file, detail: detail)
+  }
+
+  deinit {
+    zip_discard(handle)
+    buffer?.deallocate()
+  }
+
+  private func loadNames(limit: Int) throws(ArchiveError) {
     let count = zip_get_num_entries(handle, 0)
     guard count >= 0 else { throw .notAZip(file: name, detail: "cannot count entries") }
-    guard count <= Self.maximumEntries else {
-      throw .tooManyEntries(file: name, count: Int(count), limit: Self.maximumEntries)
+    guard count <= limit else {
+      throw .tooManyEntries(file: name, count: Int(count), limit: limit)
     }
     for index in 0..<UInt64(count) {
       // ZIP_FL_ENC_GUESS decodes UTF-8 names (flag bit 11) and CP437 ones alike into UTF-8.
@@ -191,6 +236,9 @@ final class ZipEntrySource: ByteSource {
   func read(at offset: UInt64, count: Int) throws(ArchiveError) -> [UInt8] {
     guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
       throw .outOfBounds(entry: name, offset: offset, count: count, size: size)
+    }
+    if !stored, offset + UInt64(count) > archive.inflatedLimit {
+      throw .entryTooLarge(entry: name, limit: Int(clamping: archive.inflatedLimit))
     }
     if offset >= windowStart, offset + UInt64(count) <= windowStart + UInt64(window.count) {
       let from = Int(offset - windowStart)

@@ -61,6 +61,7 @@ extension PlistError: CodedError {
     case .tooDeep: "plist.too-deep"
     case .tooLarge: "plist.too-large"
     case .notADictionary: "plist.not-a-dictionary"
+    case .nulCharacter: "plist.nul-character"
     }
   }
 }

@@ -49,6 +49,17 @@ public struct Inspector: Sendable {
     return report
   }
 
+  /// Inspects an IPA held in memory, as ``inspect(path:)`` does a file; fuzzing and piped input use it.
+  public func inspect(ipaBytes bytes: [UInt8], name: String = "<memory>") -> InspectionReport {
+    var report = InspectionReport(input: name, inputKind: .ipa, diagnostics: [], bundles: [])
+    do {
+      try inspectContainer(try ZipArchive(bytes: bytes, name: name), into: &report)
+    } catch {
+      report.diagnostics.append(Diagnostic(error, fallbackCode: "input.unreadable"))
+    }
+    return report
+  }
+
   private func folderContainer(_ path: String) throws(ArchiveError) -> DirectoryContainer {
     let url = URL(fileURLWithPath: path)
     let name = url.standardizedFileURL.lastPathComponent

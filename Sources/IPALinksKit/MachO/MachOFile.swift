@@ -26,6 +26,20 @@ public struct MachOSlice: Sendable, Equatable {
   /// `cryptid` of `LC_ENCRYPTION_INFO(_64)`: 1 means FairPlay-encrypted text (the signature stays readable).
   public var cryptID: UInt32?
 
+  /// Creates a slice; a signature can then be read from any byte source, as the fuzz harness does.
+  public init(
+    offset: UInt64, size: UInt64, cpuType: Int32, cpuSubtype: Int32, is64Bit: Bool,
+    codeSignature: (offset: UInt32, size: UInt32)? = nil, cryptID: UInt32? = nil
+  ) {
+    self.offset = offset
+    self.size = size
+    self.cpuType = cpuType
+    self.cpuSubtype = cpuSubtype
+    self.is64Bit = is64Bit
+    self.codeSignature = codeSignature
+    self.cryptID = cryptID
+  }
+
   /// A readable architecture name ("arm64", "armv7", "x86_64").
   public var architecture: String { MachOFile.architectureName(cpuType: cpuType, subtype: cpuSubtype) }
 

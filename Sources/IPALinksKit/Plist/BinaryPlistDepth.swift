@@ -11,6 +11,8 @@ enum BinaryPlistDepth {
     case tooDeep
     /// Not a structurally valid binary plist; libplist will reject it with its own error.
     case malformed
+    /// A string object holds U+0000, on which libplist's accessors assert and abort.
+    case nulCharacter
   }
 
   static func check(_ bytes: [UInt8], limit: Int) -> Verdict {
@@ -57,6 +59,29 @@ enum BinaryPlistDepth {
         out.append(Int(r))
       }
       return out
+    }
+
+    // ASCII (0x5) and UTF-16 (0x6) strings: libplist aborts on a NUL inside one, keys included.
+    for object in 0..<count {
+      guard let start = offset(of: object) else { return .malformed }
+      let kind = bytes[start] >> 4
+      guard kind == 0x5 || kind == 0x6 else { continue }
+      var length = Int(bytes[start] & 0x0F)
+      var cursor = start + 1
+      if length == 0x0F {
+        guard cursor < n, bytes[cursor] >> 4 == 0x1 else { return .malformed }
+        let width = 1 << Int(bytes[cursor] & 0x0F)
+        guard width <= 8, let value = uint(bytes, cursor + 1, width), value <= UInt64(n) else { return .malformed }
+        length = Int(value)
+        cursor += 1 + width
+      }
+      let unit = kind == 0x6 ? 2 : 1
+      guard length <= (n - cursor) / unit else { return .malformed }
+      if unit == 1 {
+        if bytes[cursor..<cursor + length].contains(0) { return .nulCharacter }
+      } else {
+        for i in 0..<length where bytes[cursor + 2 * i] == 0 && bytes[cursor + 2 * i + 1] == 0 { return .nulCharacter }
+      }
     }
 
     // 0 = unseen, 1 = on the current path, 2 = fully explored.

@@ -7,6 +7,8 @@ public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
   case tooDeep(file: String, limit: Int)
   case tooLarge(file: String, size: Int, limit: Int)
   case notADictionary(file: String)
+  /// A string holds U+0000: no real plist does, and libplist aborts the process on such a string.
+  case nulCharacter(file: String)
 
   public var description: String {
     switch self {
@@ -15,6 +17,7 @@ public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
     case .tooLarge(let file, let size, let limit):
       "\(file): property list is \(size) bytes, over the \(limit)-byte limit"
     case .notADictionary(let file): "\(file): property list top level is not a dictionary"
+    case .nulCharacter(let file): "\(file): property list has a NUL character inside a string; refused"
     }
   }
 }
@@ -36,9 +39,12 @@ public enum PropertyList {
       case .withinLimit: break
       case .tooDeep: throw .tooDeep(file: file, limit: maximumDepth)
       case .malformed: throw .malformed(file: file)
+      case .nulCharacter: throw .nulCharacter(file: file)
       }
     } else {
       guard xmlNestingDepth(bytes) <= maximumDepth else { throw .tooDeep(file: file, limit: maximumDepth) }
+      // libplist 2.2 asserts that a string has no NUL inside, and the assertion aborts: refuse those first.
+      guard !xmlHasNulCharacter(bytes) else { throw .nulCharacter(file: file) }
     }
     guard let handle = PlistHandle(bytes: bytes, binary: isBinary) else { throw .malformed(file: file) }
     guard let value = handle.value(maxDepth: maximumDepth) else { throw .tooDeep(file: file, limit: maximumDepth) }
@@ -86,6 +92,28 @@ public enum PropertyList {
       i += 1
     }
     return deepest
+  }
+
+  /// A raw NUL byte, or a character reference to U+0000 (`&#0;`, `&#x00;`).
+  static func xmlHasNulCharacter(_ bytes: [UInt8]) -> Bool {
+    if bytes.contains(0) { return true }
+    var i = 0
+    let n = bytes.count
+    while i + 3 < n {
+      defer { i += 1 }
+      guard bytes[i] == UInt8(ascii: "&"), bytes[i + 1] == UInt8(ascii: "#") else { continue }
+      var j = i + 2
+      let hex = bytes[j] | 0x20 == UInt8(ascii: "x")
+      if hex { j += 1 }
+      let digitsStart = j
+      var allZero = true
+      while j < n, bytes[j] != UInt8(ascii: ";"), j - digitsStart < 16 {
+        if bytes[j] != UInt8(ascii: "0") { allZero = false }
+        j += 1
+      }
+      if j < n, bytes[j] == UInt8(ascii: ";"), j > digitsStart, allZero { return true }
+    }
+    return false
   }
 
   private static func matches(_ bytes: [UInt8], at index: Int, _ word: String) -> Bool {
@@ -144,9 +172,10 @@ final class PlistHandle {
       plist_get_real_val(node, &r)
       return .real(r)
     case PLIST_STRING:
-      var p: UnsafeMutablePointer<CChar>? = nil
-      plist_get_string_val(node, &p)
-      return .string(takeString(p) ?? "")
+      // The pointer form, with its length: `plist_get_string_val` asserts (and aborts) on an inner NUL.
+      var length: UInt64 = 0
+      guard let p = plist_get_string_ptr(node, &length) else { return .string("") }
+      return .string(String(decoding: UnsafeRawBufferPointer(start: p, count: Int(length)), as: UTF8.self))
     case PLIST_KEY:
       var p: UnsafeMutablePointer<CChar>? = nil
       plist_get_key_val(node, &p)

@@ -1,0 +1,8 @@
+import IPALinksFuzzing
+
+/// libFuzzer's entry point; the harness body is `FuzzHarness.inspect` in the main package.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  FuzzHarness.inspect.run(Array(UnsafeBufferPointer(start: data, count: size)))
+  return 0
+}
