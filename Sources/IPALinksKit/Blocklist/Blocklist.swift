@@ -183,7 +183,7 @@ public struct Blocklist: Sendable {
           }
         case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
           break
-        case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline:
+        case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit:
           notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: answer.message))
         }
       }

@@ -23,6 +23,9 @@ public enum DEREntitlements {
     case bareSet = "der-set"
   }
 
+  /// swift-asn1 stops parsing past this depth; real entitlements nest three or four levels.
+  public static let maximumDepth = 50
+
   static let application16 = ASN1Identifier(tagWithNumber: 16, tagClass: .application)
   static let context16 = ASN1Identifier(tagWithNumber: 16, tagClass: .contextSpecific)
 
@@ -55,6 +58,8 @@ public enum DEREntitlements {
     switch asn1.code {
     case .truncatedASN1Field: return "a length runs past the end of the blob"
     case .unsupportedFieldLength: return "a length field is too large"
+    case .invalidASN1Object where "\(asn1)".contains("depth"):
+      return "nests deeper than \(maximumDepth) levels (swift-asn1's limit); refused"
     default: return "invalid DER (\(asn1.code))"
     }
   }

@@ -21,12 +21,15 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     case invalidJSON = "invalid-json"
     case refusedPrivateAddress = "refused-private-address"
     case skippedOffline = "skipped-offline"
+    /// Set by callers that parse the body: past a limit of ours (patterns, `$(…)` expansion) that iOS may not
+    /// share, so what opens stays unknown and blocklists say so instead of dropping the domain.
+    case overLimit = "over-limit"
 
     /// An answer iOS would get too, so it says what opens (nothing, unless `ok`); the others leave the file unknown.
     public var isDefinite: Bool {
       switch self {
       case .ok, .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: true
-      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline: false
+      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit: false
       }
     }
   }

@@ -71,8 +71,10 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     guard parsed.result.status == .ok, parsed.hadBody else { return aasa }
     aasa.diagnostics = parsed.fileDiagnostics
     guard let file = parsed.file else {
-      aasa.fetch.status = .invalidJSON
-      aasa.fetch.message = "\(parsed.result.host): not a valid AASA file: \(parsed.parseError ?? "unreadable")"
+      aasa.fetch.status = parsed.overLimit ? .overLimit : .invalidJSON
+      aasa.fetch.message =
+        "\(parsed.result.host): \(parsed.overLimit ? "AASA file refused" : "not a valid AASA file"): "
+        + (parsed.parseError ?? "unreadable")
       return aasa
     }
     if service == "applinks", let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
@@ -106,6 +108,10 @@ public struct ParsedAASA: Sendable {
   let file: AASAFile?
   let fileDiagnostics: [AASADiagnostic]
   let parseError: String?
+  /// Refused by one of our limits rather than malformed.
+  var overLimit: Bool {
+    fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
+  }
 
   public init(_ result: AASAFetchResult) {
     var stripped = result
@@ -192,7 +198,7 @@ public enum UniversalLinkInventory {
         .warning, "aasa.app-not-listed", "\(name): \(aasa.servedBy)'s AASA file does not list \(appID ?? "this app")")
     case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
       return Diagnostic(.warning, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
-    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline:
+    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit:
       return Diagnostic(.error, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
     }
   }

@@ -11,6 +11,10 @@ public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidEnvelope(CMSEnvelope.Error)
   /// The input is larger than ``AASAError/maximumInputSize``; refused before reading it.
   case inputTooLarge(byteCount: Int)
+  /// More patterns than ``AASAFile/maximumPatterns``.
+  case tooManyPatterns(count: Int)
+  /// `$(…)` references would expand to more than ``AASAFile/maximumExpansion`` alternatives.
+  case expansionTooLarge(alternatives: Int)
 
   /// The largest input the parser reads, far above what iOS accepts, so hostile input stays bounded.
   public static let maximumInputSize = 8 << 20
@@ -21,6 +25,11 @@ public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
     case .notAnObject(let found): "the top level is \(found), not an object"
     case .invalidEnvelope(let error): "\(error)"
     case .inputTooLarge(let count): "input is \(count) bytes, over the \(Self.maximumInputSize)-byte reading limit"
+    case .tooManyPatterns(let count):
+      "the file has \(count) patterns, over the limit of \(AASAFile.maximumPatterns); refused as hostile"
+    case .expansionTooLarge(let alternatives):
+      "its $(…) variables expand to \(alternatives) alternatives, over the limit of \(AASAFile.maximumExpansion); "
+        + "refused as hostile"
     }
   }
 }

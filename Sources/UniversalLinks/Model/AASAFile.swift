@@ -4,6 +4,12 @@
 /// them); all three `details` shapes end up as the same ``AppLinksDetail`` list.
 public struct AASAFile: Sendable, Equatable, Codable {
   /// The largest body a device accepts; iOS aborts the download past 128 KB.
+  /// The most patterns (`/`, `?`, `#`, query items, legacy paths) one file may hold. A file within the 128 KB
+  /// devices accept holds at most about 43,000, so only an oversized local file or a hostile one reaches this.
+  public static let maximumPatterns = 100_000
+  /// The most alternatives `$(…)` references may add up to in one file: each reference counts its variable's
+  /// values (`$(lang)` alone has about a thousand). Matching and the generated guards grow with this number.
+  public static let maximumExpansion = 1_000_000
   public static let deviceSizeLimit = 131_072
 
   /// The universal links service, if the file has one.

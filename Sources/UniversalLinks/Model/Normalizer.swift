@@ -6,6 +6,12 @@ struct Normalizer {
   var diagnostics: [AASADiagnostic] = []
   /// Names usable in `$(…)`: custom ones plus built-ins; filled before patterns are read.
   private var definedVariables: Set<String> = []
+  /// How many values each custom variable has, for the expansion count.
+  private var customSizes: [String: Int] = [:]
+  /// Patterns read so far, against ``AASAFile/maximumPatterns``.
+  private var patternCount = 0
+  /// Alternatives `$(…)` references add up to, against ``AASAFile/maximumExpansion``.
+  private var expansion = 0
 
   private mutating func report(_ code: AASADiagnosticCode, _ pointer: String, _ message: String) {
     diagnostics.append(AASADiagnostic(code, at: pointer, message))
@@ -46,6 +52,9 @@ struct Normalizer {
     if file.applinks == nil {
       report(.missingApplinks, "", "no \"applinks\" section: no universal link on this domain opens any app")
     }
+    // Checked once at the end: the walk itself is linear in the input, which is already capped.
+    if patternCount > AASAFile.maximumPatterns { throw .tooManyPatterns(count: patternCount) }
+    if expansion > AASAFile.maximumExpansion { throw .expansionTooLarge(alternatives: expansion) }
     return file
   }
 
@@ -117,6 +126,7 @@ struct Normalizer {
       links.substitutionVariables = variables(vars, JSONPointer.join(pointer, "substitutionVariables"))
     }
     definedVariables = Set(BuiltinVariables.names).union(links.substitutionVariables.map(\.name))
+    for variable in links.substitutionVariables { customSizes[variable.name] = variable.values.count }
     for member in members {
       let p = JSONPointer.join(pointer, member.key)
       switch member.key {
@@ -338,6 +348,10 @@ struct Normalizer {
   }
 
   private mutating func checkVariables(_ pattern: String, _ pointer: String) {
+    patternCount += 1
+    for name in PatternToken.variableNames(in: pattern) {
+      expansion += customSizes[name] ?? BuiltinVariables.values(of: name)?.count ?? 0
+    }
     for name in PatternToken.variableNames(in: pattern) where !definedVariables.contains(name) {
       report(
         .undefinedVariable, pointer,

@@ -84,12 +84,16 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
   case unencodedPattern = "unencoded-pattern"
   /// A key that no iOS version reads; often a typo such as `path` for `paths`.
   case unknownKey = "unknown-key"
+  /// More patterns than ``AASAFile/maximumPatterns``; the file is refused.
+  case tooManyPatterns = "too-many-patterns"
+  /// `$(…)` references expand past ``AASAFile/maximumExpansion`` alternatives; the file is refused.
+  case expansionTooLarge = "expansion-too-large"
 
   /// The fixed severity of this code.
   public var severity: AASADiagnostic.Severity {
     switch self {
     case .invalidJSON, .notAnObject, .fileTooLarge, .invalidEnvelope, .invalidType, .invalidAppID, .invalidPattern,
-      .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed:
+      .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed, .tooManyPatterns, .expansionTooLarge:
       .error
     case .duplicateKey, .missingApplinks, .pathsWithComponents, .detailNeverMatches, .unreachablePattern,
       .unencodedPattern:

@@ -28,6 +28,8 @@ public enum AASAValidator {
       case .invalidEnvelope: out.append(AASADiagnostic(.invalidEnvelope, at: "", error.description))
       case .inputTooLarge:
         out.append(AASADiagnostic(.fileTooLarge, at: "", error.description))
+      case .tooManyPatterns: out.append(AASADiagnostic(.tooManyPatterns, at: "", error.description))
+      case .expansionTooLarge: out.append(AASADiagnostic(.expansionTooLarge, at: "", error.description))
       }
       return (nil, out)
     }

@@ -87,6 +87,8 @@ struct AASAValidatorTests {
     CodeCase(code: .signedEnvelope, json: "", pointer: ""),
     CodeCase(code: .invalidEnvelope, json: "", pointer: ""),
     CodeCase(code: .fileTooLarge, json: "", pointer: ""),
+    CodeCase(code: .tooManyPatterns, json: "", pointer: ""),
+    CodeCase(code: .expansionTooLarge, json: "", pointer: ""),
   ]
 
   @Test(arguments: cases)
@@ -97,6 +99,10 @@ struct AASAValidatorTests {
     case .invalidEnvelope: bytes = Array(CMSEnvelopeTests.envelope(Array("{}".utf8)).dropLast(3))
     case .fileTooLarge:
       bytes = Array((##"{"applinks": {"details": []}}"## + String(repeating: " ", count: 131_072)).utf8)
+    case .tooManyPatterns:
+      bytes = AASALimitsTests.file(paths: Array(repeating: "/a", count: AASAFile.maximumPatterns + 1))
+    case .expansionTooLarge:
+      bytes = AASALimitsTests.file(paths: Array(repeating: "/$(lang)", count: AASAFile.maximumExpansion / 100))
     default: bytes = Array(c.json.utf8)
     }
     let found = AASAValidator.validate(bytes, appID: c.appID)

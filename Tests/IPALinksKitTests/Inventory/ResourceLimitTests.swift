@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+/// The limits SECURITY.md lists that are not covered where their parser is tested: each one exceeded gives a clear
+/// error naming the file, and the rest of the inventory survives.
+struct ResourceLimitTests {
+  @Test func entriesPerArchive() throws {
+    let zip = try ZipTool()
+    for i in 0..<11 { try zip.write("Payload/A.app/f\(i)", [UInt8(i)]) }
+    let path = try zip.zip("many.ipa", flags: ["-D"])  // no directory entries: exactly 11
+    #expect(throws: ArchiveError.tooManyEntries(file: path, count: 11, limit: 10)) {
+      try ZipArchive(path: path, maximumEntries: 10)
+    }
+    #expect(
+      ArchiveError.tooManyEntries(file: "a.ipa", count: 11, limit: 10).description
+        == "a.ipa: 11 entries, over the limit of 10")
+    #expect(try ZipArchive(path: path, maximumEntries: 11).paths.count == 11)
+  }
+
+  /// A deflated 3 MiB executable read near its end under a 1 MiB cap: refused before inflating that far.
+  @Test func bytesInflatedPerEntry() throws {
+    let zip = try ZipTool()
+    try zip.write("Payload/A.app/A", [UInt8](repeating: 0x41, count: 3 << 20))
+    let archive = try ZipArchive(path: try zip.zip("big.ipa"), maximumInflatedBytes: 1 << 20)
+    let source = try archive.byteSource(for: "Payload/A.app/A")
+    #expect(try source.read(at: 0, count: 16) == [UInt8](repeating: 0x41, count: 16))
+    #expect(throws: ArchiveError.entryTooLarge(entry: "Payload/A.app/A", limit: 1 << 20)) {
+      try source.read(at: 2 << 20, count: 16)
+    }
+    #expect(
+      ArchiveError.entryTooLarge(entry: "Payload/A.app/A", limit: 1 << 20).description
+        == "Payload/A.app/A: entry inflates past the 1 MiB limit; refused (possible zip bomb)")
+  }
+
+  /// 60 nested SETs: swift-asn1 stops at 50 levels, and the message says so in words.
+  @Test func derNestingDepth() throws {
+    var der: [UInt8] = [0x0C, 0x01, 0x61]
+    for _ in 0..<60 {
+      precondition(der.count < 128)
+      der = [0x31, UInt8(der.count)] + der
+    }
+    #expect(throws: DEREntitlementsError.self) { try DEREntitlements.decode(der) }
+    do {
+      _ = try DEREntitlements.decode(der)
+    } catch {
+      #expect(error.description == "DER entitlements: nests deeper than 50 levels (swift-asn1's limit); refused")
+    }
+  }
+
+  @Test func domainsPerBundle() throws {
+    let domains = (0...Inspector.maximumDomainsPerBundle).map { "<string>applinks:d\($0).example.com</string>" }
+    let xcent = """
+      <?xml version="1.0"?><plist version="1.0"><dict>
+      <key>application-identifier</key><string>ABCDE12345.com.example.a</string>
+      <key>com.apple.developer.associated-domains</key><array>\(domains.joined())</array></dict></plist>
+      """
+    let zip = try ZipTool()
+    try zip.write(
+      "Payload/A.app/Info.plist",
+      Array(
+        #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.a</string></dict></plist>"#
+          .utf8))
+    try zip.write("Payload/A.app/archived-expanded-entitlements.xcent", Array(xcent.utf8))
+    let report = Inspector().inspect(path: try zip.zip("domains.ipa"))
+    let bundle = try #require(report.bundles.first)
+    #expect(bundle.associatedDomains.count == Inspector.maximumDomainsPerBundle)
+    let finding = try #require(bundle.diagnostics.first { $0.code == "domain.too-many" })
+    #expect(finding.message == "Payload/A.app: 1001 associated domains; only the first 1000 are reported")
+  }
+
+  /// A file refused by our pattern limit is not "invalid JSON" (iOS might read it): the domain is unknown, and a
+  /// blocklist says it is not covered instead of dropping it.
+  @Test func aasaOverALimitLeavesTheDomainUncovered() throws {
+    let paths = Array(repeating: "/a", count: AASAFile.maximumPatterns + 1)
+    let body = [UInt8](
+      try JSONSerialization.data(withJSONObject: [
+        "applinks": ["details": [["appIDs": ["ABCDE12345.com.example.a"], "paths": paths]]]
+      ]))
+    let result = AASAFetchResult(host: "big.example.com", status: .ok, source: .aasaDir, message: "", body: body)
+    let aasa = DomainAASA.evaluate(result, appID: "ABCDE12345.com.example.a")
+    #expect(aasa.status == .overLimit)
+    #expect(!aasa.status.isDefinite)
+    #expect(aasa.fetch.message.contains("AASA file refused: the file has 100001 patterns"))
+    let blocklist = Blocklist(
+      collecting: [
+        .init(
+          appID: "ABCDE12345.com.example.a", name: "A", input: "a.ipa",
+          domains: [.init(host: "big.example.com", wildcard: false, answer: (aasa.status, aasa.fetch.message, nil))])
+      ])
+    #expect(blocklist.apps.isEmpty)
+    #expect(blocklist.notes.map(\.kind) == [.uncovered])
+  }
+}
