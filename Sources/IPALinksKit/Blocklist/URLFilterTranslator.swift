@@ -25,8 +25,18 @@ struct URLFilterTranslator {
   static let maxFiltersPerRule = 256
 
   /// The regex for the scheme, user info, host and port of a URL an entry covers.
+  ///
+  /// WebKit refuses a whole list over one non-ASCII pattern, and the URLs it matches carry hosts in printable ASCII
+  /// (punycode), so a host character outside printable ASCII is written as its `%XX` escapes: the list compiles,
+  /// and the entry matches no URL, as no host holds a `%`.
   static func hostPrefix(_ scope: BlockScope) -> String {
-    let host = escape(scope.host)
+    var host = ""
+    for c in scope.host.unicodeScalars {
+      host +=
+        isHostASCII(c)
+        ? escape(String(c))
+        : UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
+    }
     return "^https?://([^/@]*@)?" + (scope.wildcard ? "[^/:@]+\\." : "") + host + "(:[0-9]+)?"
   }
 
@@ -35,6 +45,12 @@ struct URLFilterTranslator {
     let folded = !rule.caseSensitive
     let rules = scope.rules
     func note(_ kind: BlocklistNote.Kind, _ message: String) { out.notes.append((kind, message)) }
+
+    if !scope.host.unicodeScalars.allSatisfy(Self.isHostASCII) {
+      note(
+        direction == .wider ? .narrower : .wider,
+        "the host is not printable ASCII (internationalized hosts must be punycode); WebKit matches no URL to it")
+    }
 
     // Fragments never reach content rules: WebKit strips them before matching.
     if let fragment = rule.fragment, rules.prepare(fragment, folded: folded, isPath: false) != [.star] {
@@ -300,6 +316,8 @@ struct URLFilterTranslator {
     }
     return escape(String(c))
   }
+
+  static func isHostASCII(_ c: Unicode.Scalar) -> Bool { c.value > 0x20 && c.value < 0x7F }
 
   static func escape(_ text: String) -> String {
     var out = ""

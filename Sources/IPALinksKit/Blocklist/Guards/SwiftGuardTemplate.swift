@@ -8,15 +8,34 @@ enum SwiftGuardTemplate {
   /// The complete Swift source: `header` (comment lines, verbatim), `import Foundation`, the guard, then
   /// `rulesJSON` embedded in a raw string literal that nothing inside the JSON can close or interpolate into.
   static func render(rulesJSON: String, header: String) -> String {
-    let hashes = String(repeating: "#", count: rawStringHashCount(for: rulesJSON))
+    let json = sourceSafe(rulesJSON)
+    let hashes = String(repeating: "#", count: rawStringHashCount(for: json))
     var out = header
     if !out.isEmpty && !out.hasSuffix("\n") { out += "\n" }
     if !out.isEmpty { out += "\n" }
     out += "import Foundation\n\n"
     out += body
     out += embeddingOpening
-    out += " " + hashes + "\"\"\"\n" + indented(rulesJSON) + "\n    \"\"\"" + hashes + "\n"
+    out += " " + hashes + "\"\"\"\n" + indented(json) + "\n    \"\"\"" + hashes + "\n"
     out += embeddingClosing
+    return out
+  }
+
+  /// JSON text with DEL and every non-ASCII character written as `\u` escapes, which mean the same inside JSON
+  /// strings (the only place they occur). Swift refuses a raw DEL in source, and bidi controls or line separators
+  /// from untrusted names would make the file read differently from what it does.
+  static func sourceSafe(_ json: String) -> String {
+    var out = ""
+    for c in json.unicodeScalars {
+      if c.value < 0x7F {
+        out.unicodeScalars.append(c)
+      } else {
+        for unit in String(c).utf16 {
+          let digits = String(unit, radix: 16)
+          out += #"\u"# + String(repeating: "0", count: 4 - digits.count) + digits
+        }
+      }
+    }
     return out
   }
 
