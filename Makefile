@@ -7,10 +7,16 @@ APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webk
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
 BREW_PACKAGES := libzip libplist pkg-config
 # Suites that drive real engines (WebKitGTK under Xvfb, swiftc); `make test` runs them after the rest.
-ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests
+ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests
+# The concurrent code ThreadSanitizer checks: the fetcher, shared fetches across a batch, batches, the progress bar.
+TSAN_SUITES := AASAFetcherTests|SharedAASAFetchesTests|BatchInspectorTests|AuditCommandTests|NetworkCommandTests
+# Sanitized code runs TLS handshakes several times slower; timing tests scale their timeouts and bounds by this.
+SANITIZED_ENV := IPALINKS_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no
+# Seconds each libFuzzer harness runs in `make fuzz`.
+FUZZ_SECONDS ?= 60
 TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
 
-.PHONY: setup build demo test lint format bench bench-match bench-fetch bench-batch samples clean
+.PHONY: setup build demo test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -51,11 +57,29 @@ test: build lint
 	set -o pipefail; IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1) \
 	  $(SWIFT) test --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
 
+## The whole suite under AddressSanitizer (its own build folder), then the concurrent suites under ThreadSanitizer.
+## Leak checking is off: the Swift runtime and Foundation keep caches for the process's life, which LSan reports.
+test-asan: setup
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan \
+	  --skip '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1) \
+	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip-build --filter '$(ENGINE_SUITES)' 2>&1 \
+	  | $(TEST_FILTER)
+	$(MAKE) test-tsan
+
+test-tsan: setup
+	set -o pipefail; $(SANITIZED_ENV) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+	  --filter '$(TSAN_SUITES)' 2>&1 | $(TEST_FILTER)
+
+## libFuzzer on every parser that reads untrusted bytes, FUZZ_SECONDS each (scripts/fuzz.sh; harnesses in Fuzz/).
+fuzz: setup
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
+
 lint:
-	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
 
 format:
-	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Package.swift
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
 
 ## Regenerate the committed samples and fixtures (deterministic).
 samples:

@@ -227,7 +227,10 @@ enum Terminal {
     isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
 
+  /// Error lines carry hosts, names and messages from untrusted input: escape sequences in them must not reach the
+  /// terminal, so control characters other than line breaks and tabs are written as escapes.
   static func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    let safe = TextReporter(useColor: false).clean(line, keepingNewlines: true)
+    FileHandle.standardError.write(Data((safe + "\n").utf8))
   }
 }

@@ -147,15 +147,16 @@ struct AASAFetcherTests {
         host: "example.test", path: H.wellKnown,
         with: TestResponse(body: .stall(prefix: Array("{\"applinks\":".utf8), declaredLength: 1000)))
       let start = ContinuousClock.now
-      let result = try await h.fetch("example.test", h.options(timeout: .seconds(1)))
+      let result = try await h.fetch("example.test", h.options(timeout: TestTiming.seconds(1)))
       let elapsed = (ContinuousClock.now - start).inSeconds
       #expect(result.status == .timeout)
       #expect(result.message.contains("example.test"))
       let request = try #require(await h.server.firstRequestAfterClose())
       let lifetime = (try #require(request.connectionClosedAt) - request.receivedAt).inSeconds
-      #expect(lifetime < 3, "the client held the stalled connection \(lifetime) s with a 1 s timeout")
+      #expect(
+        lifetime < 3 * TestTiming.scale, "the client held the stalled connection \(lifetime) s with a 1 s timeout")
       // Alone this takes about 1 s; the loose bound allows for other suites starving this process's threads.
-      #expect(elapsed < 10, "took \(elapsed) s with a 1 s timeout")
+      #expect(elapsed < 10 * TestTiming.scale, "took \(elapsed) s with a 1 s timeout")
     }
   }
 
@@ -163,14 +164,14 @@ struct AASAFetcherTests {
     try await H.run { h in
       h.server.respond(host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON, delay: .seconds(30)))
       let start = ContinuousClock.now
-      let result = try await h.fetch("example.test", h.options(timeout: .seconds(1)))
+      let result = try await h.fetch("example.test", h.options(timeout: TestTiming.seconds(1)))
       let elapsed = (ContinuousClock.now - start).inSeconds
       #expect(result.status == .timeout)
       let request = try #require(await h.server.firstRequestAfterClose())
       let lifetime = (try #require(request.connectionClosedAt) - request.receivedAt).inSeconds
-      #expect(lifetime < 3, "the client waited \(lifetime) s for headers with a 1 s timeout")
+      #expect(lifetime < 3 * TestTiming.scale, "the client waited \(lifetime) s for headers with a 1 s timeout")
       // Alone this takes about 1 s; the loose bound allows for other suites starving this process's threads.
-      #expect(elapsed < 10, "took \(elapsed) s with a 1 s timeout")
+      #expect(elapsed < 10 * TestTiming.scale, "took \(elapsed) s with a 1 s timeout")
     }
   }
 
@@ -369,7 +370,7 @@ struct AASAFetcherTests {
     try await H.run { h in
       let hosts = (0..<10).map { "d\($0).example.test" }
       for host in hosts {
-        h.server.respond(host: host, path: H.wellKnown, with: .json(H.sampleJSON, delay: .seconds(1)))
+        h.server.respond(host: host, path: H.wellKnown, with: .json(H.sampleJSON, delay: TestTiming.seconds(1)))
       }
       let fetcher = try AASAFetcher(options: h.options(concurrency: 10))
       let requests = (hosts + hosts).map { AASARequest(host: $0) }
@@ -382,8 +383,8 @@ struct AASAFetcherTests {
       // All ten were in flight together, by the server's clock; one at a time would space them 1 s apart.
       let arrivals = h.server.requests.map(\.receivedAt)
       let spread = (try #require(arrivals.max()) - (try #require(arrivals.min()))).inSeconds
-      #expect(spread < 0.9, "arrivals spread over \(spread) s")
-      #expect(elapsed < 10, "10 × 1 s in parallel took \(elapsed) s")
+      #expect(spread < 0.9 * TestTiming.scale, "arrivals spread over \(spread) s")
+      #expect(elapsed < 10 * TestTiming.scale, "10 × 1 s in parallel took \(elapsed) s")
     }
   }
 
