@@ -35,7 +35,7 @@ struct FetchHarness {
   /// lives there (the address guard has its own tests). The system roots are left out unless asked for: loading them
   /// is most of a debug build's CPU time, and the tests run in parallel.
   func options(
-    source: AASAFetchOptions.Source = .direct, timeout: Duration = .seconds(5), cache: Bool = false,
+    source: AASAFetchOptions.Source = .direct, timeout: Duration = TestTiming.seconds(5), cache: Bool = false,
     offline: Bool = false, concurrency: Int = 8, systemRoots: Bool = false
   ) -> AASAFetchOptions {
     var options = AASAFetchOptions(
