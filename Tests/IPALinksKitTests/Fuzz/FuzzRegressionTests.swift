@@ -51,12 +51,7 @@ struct FuzzRegressionTests {
   @Test func nulCharacterInEntitlementsOfAnIPAIsADiagnostic() throws {
     let plist = try Fixtures.bytes("fuzz/plist/xml-string-raw-nul.plist")
     let zip = try ZipTool()
-    try zip.write(
-      "Payload/A.app/Info.plist",
-      Array(
-        #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.a</string><key>CFBundleExecutable</key><string>A</string></dict></plist>"#
-          .utf8))
-    try zip.write("Payload/A.app/archived-expanded-entitlements.xcent", plist)
+    try zip.writeApp(xcent: plist)
     let ipa = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try zip.zip("nul.ipa"))))
     let report = Inspector().inspect(ipaBytes: ipa, name: "nul.ipa")
     let bundle = try #require(report.bundles.first)

@@ -58,12 +58,7 @@ struct ResourceLimitTests {
       <key>com.apple.developer.associated-domains</key><array>\(domains.joined())</array></dict></plist>
       """
     let zip = try ZipTool()
-    try zip.write(
-      "Payload/A.app/Info.plist",
-      Array(
-        #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>com.example.a</string></dict></plist>"#
-          .utf8))
-    try zip.write("Payload/A.app/archived-expanded-entitlements.xcent", Array(xcent.utf8))
+    try zip.writeApp(xcent: Array(xcent.utf8))
     let report = Inspector().inspect(path: try zip.zip("domains.ipa"))
     let bundle = try #require(report.bundles.first)
     #expect(bundle.associatedDomains.count == Inspector.maximumDomainsPerBundle)

@@ -16,6 +16,15 @@ struct ZipTool {
     try Data(bytes).write(to: url)
   }
 
+  /// `Payload/A.app` with a minimal Info.plist and `xcent` as its entitlements: an app around one file under test.
+  func writeApp(bundleID: String = "com.example.a", xcent: [UInt8]) throws {
+    let info =
+      #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>"#
+      + bundleID + #"</string></dict></plist>"#
+    try write("Payload/A.app/Info.plist", Array(info.utf8))
+    try write("Payload/A.app/archived-expanded-entitlements.xcent", xcent)
+  }
+
   /// Zips everything written so far into `name`, with extra `zip` flags (e.g. `-0` to store).
   func zip(_ name: String, flags: [String] = []) throws -> String {
     let out = folder.appendingPathComponent(name).path
