@@ -98,7 +98,9 @@ public enum DEREntitlements {
       for byte in b { v = (v << 8) | Int64(byte) }
       return .integer(v)
     case .utf8String:
-      return .string(string(node)!)
+      // A constructed UTF8String (tag 0x2C) is not a string here; it crashed this force-unwrap (found by fuzzing).
+      guard let s = string(node) else { throw .malformed("constructed UTF8String") }
+      return .string(s)
     case .octetString:
       guard case .primitive(let b) = node.content else { throw .malformed("constructed OCTET STRING") }
       return .data(Array(b))

@@ -25,7 +25,7 @@ struct FuzzRegressionTests {
 
   @Test func everyCommittedFindingReplaysCleanly() throws {
     let all = try Self.inputs()
-    #expect(all.count >= 6)
+    #expect(all.count >= 8)
     for input in all { input.harness.run(input.bytes) }
   }
 
@@ -45,6 +45,19 @@ struct FuzzRegressionTests {
     let xml =
       #"<?xml version="1.0"?><plist version="1.0"><dict><key>a</key><string>&#48;&#x41;&#x100;</string></dict></plist>"#
     #expect(try PropertyList.decodeDictionary(Array(xml.utf8), file: "t.plist")["a"] == .string("0AĀ"))
+  }
+
+  /// A DER entitlement value tagged UTF8String but constructed (0x2C) hit a force-unwrap and trapped (found by
+  /// FuzzCodeSignature in 60 s). Now it is a clear DER error, in the blob alone and inside a SuperBlob.
+  @Test func constructedUTF8StringInDEREntitlementsIsAnError() throws {
+    let der = try Fixtures.bytes("fuzz/der/constructed-utf8string-value.der")
+    #expect(throws: DEREntitlementsError.malformed("constructed UTF8String")) { try DEREntitlements.decode(der) }
+    let superBlob = try Fixtures.bytes("fuzz/codesignature/der-constructed-utf8string.bin")
+    let slice = MachOSlice(
+      offset: 0, size: UInt64(superBlob.count), cpuType: 12, cpuSubtype: 0, is64Bit: true,
+      codeSignature: (0, UInt32(superBlob.count)))
+    let signature = try #require(try CodeSignatureReader.read(MemoryByteSource(superBlob), slice: slice))
+    #expect(signature.derEntitlements == der)
   }
 
   /// The same input inside a profile and inside an IPA: the rest of the inventory is still reported.
