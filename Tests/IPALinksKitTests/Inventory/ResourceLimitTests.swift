@@ -50,6 +50,19 @@ struct ResourceLimitTests {
     }
   }
 
+  @Test func bundlesPerArchive() throws {
+    let zip = try ZipTool()
+    try zip.writeApp(xcent: Array("<plist><dict/></plist>".utf8))
+    for i in 0..<BundleLocator.maximumBundles {
+      try zip.write("Payload/A.app/PlugIns/E\(i).appex/Info.plist", Array("<plist><dict/></plist>".utf8))
+    }
+    let path = try zip.zip("bundles.ipa")
+    let report = Inspector().inspect(path: path)
+    #expect(report.bundles.count == BundleLocator.maximumBundles)
+    let finding = try #require(report.diagnostics.first { $0.code == "archive.too-many-bundles" })
+    #expect(finding.message == "\(path): more than 256 bundles; the rest are not inspected")
+  }
+
   @Test func domainsPerBundle() throws {
     let domains = (0...Inspector.maximumDomainsPerBundle).map { "<string>applinks:d\($0).example.com</string>" }
     let xcent = """
