@@ -35,12 +35,11 @@ enum BinaryPlistDepth {
       }
       return Int(o)
     }
-    /// The object references held by a container, or [] for scalars.
-    func children(of object: Int) -> [Int]? {
+    /// An object's kind (the marker's high nibble), its length in elements, and where its elements start; a length
+    /// of 15 means an integer object follows with the real length.
+    func header(of object: Int) -> (kind: UInt8, length: Int, cursor: Int)? {
       guard let start = offset(of: object) else { return nil }
       let marker = bytes[start]
-      let kind = marker >> 4
-      guard kind == 0xA || kind == 0xC || kind == 0xD else { return [] }
       var length = Int(marker & 0x0F)
       var cursor = start + 1
       if length == 0x0F {
@@ -50,6 +49,14 @@ enum BinaryPlistDepth {
         length = Int(value)
         cursor += 1 + width
       }
+      return (marker >> 4, length, cursor)
+    }
+    /// The object references held by a container, or [] for scalars.
+    func children(of object: Int) -> [Int]? {
+      guard let start = offset(of: object) else { return nil }
+      let kind = bytes[start] >> 4
+      guard kind == 0xA || kind == 0xC || kind == 0xD else { return [] }
+      guard let (_, length, cursor) = header(of: object) else { return nil }
       let refs = kind == 0xD ? length * 2 : length
       guard refs <= (n - cursor) / refSize else { return nil }
       var out: [Int] = []
@@ -66,15 +73,7 @@ enum BinaryPlistDepth {
       guard let start = offset(of: object) else { return .malformed }
       let kind = bytes[start] >> 4
       guard kind == 0x5 || kind == 0x6 else { continue }
-      var length = Int(bytes[start] & 0x0F)
-      var cursor = start + 1
-      if length == 0x0F {
-        guard cursor < n, bytes[cursor] >> 4 == 0x1 else { return .malformed }
-        let width = 1 << Int(bytes[cursor] & 0x0F)
-        guard width <= 8, let value = uint(bytes, cursor + 1, width), value <= UInt64(n) else { return .malformed }
-        length = Int(value)
-        cursor += 1 + width
-      }
+      guard let (_, length, cursor) = header(of: object) else { return .malformed }
       let unit = kind == 0x6 ? 2 : 1
       guard length <= (n - cursor) / unit else { return .malformed }
       if unit == 1 {

@@ -351,11 +351,11 @@ struct Normalizer {
     patternCount += 1
     for name in PatternToken.variableNames(in: pattern) {
       expansion += customSizes[name] ?? BuiltinVariables.values(of: name)?.count ?? 0
-    }
-    for name in PatternToken.variableNames(in: pattern) where !definedVariables.contains(name) {
-      report(
-        .undefinedVariable, pointer,
-        "$(\(name)) is not defined in substitutionVariables nor built in; this pattern never matches")
+      if !definedVariables.contains(name) {
+        report(
+          .undefinedVariable, pointer,
+          "$(\(name)) is not defined in substitutionVariables nor built in; this pattern never matches")
+      }
     }
   }
 }
