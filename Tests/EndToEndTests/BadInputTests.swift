@@ -69,6 +69,25 @@ struct BadInputTests {
     #expect(!FileManager.default.fileExists(atPath: "/abs/path.txt"))
   }
 
+  /// A file name is as hostile as the file: a line break in it must not forge a second stderr line for the scripts
+  /// that read one problem per line, and an escape sequence must not reach the terminal, alone or in a batch.
+  @Test func hostileFileNamesStayOnOneEscapedLine() throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("names-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let name = "evil\nipalinks: forged\u{1B}[2J\u{2028}.ipa"
+    let file = scratch.appendingPathComponent(name)
+    try Data("not a zip".utf8).write(to: file)
+    for arguments in [[file.path], [scratch.path, "--format", "jsonl", "--no-progress"]] {
+      let result = try CLI.run(["inspect", "--no-fetch"] + arguments)
+      #expect(result.exited && result.status == 2, "\(arguments): \(result.status)")
+      #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\u{2028}"))
+      #expect(!result.stderr.contains("\nipalinks: forged"), "a forged line: \(result.stderr)")
+      #expect(result.stderr.contains("evil\\u{a}ipalinks: forged\\u{1b}[2J\\u{2028}.ipa: not a zip archive"))
+      #expect(result.stderr.split(separator: "\n").allSatisfy { $0.hasPrefix("ipalinks: ") })
+    }
+  }
+
   @Test func missingInputAndUsageErrors() throws {
     let missing = try CLI.run(["inspect", "--no-fetch", "/nonexistent/app.ipa"])
     #expect(missing.status == 2)

@@ -228,9 +228,10 @@ enum Terminal {
   }
 
   /// Error lines carry hosts, names and messages from untrusted input: escape sequences in them must not reach the
-  /// terminal, so control characters other than line breaks and tabs are written as escapes.
+  /// terminal, and a line break in a file name or host must not forge a second `ipalinks:` line for the scripts
+  /// that read one problem per line, so every control character, line breaks included, is written as an escape.
   static func printError(_ line: String) {
-    let safe = TextReporter(useColor: false).clean(line, keepingNewlines: true)
+    let safe = TextReporter(useColor: false).clean(line)
     FileHandle.standardError.write(Data((safe + "\n").utf8))
   }
 }
