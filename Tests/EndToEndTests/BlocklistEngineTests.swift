@@ -97,6 +97,45 @@ struct BlocklistEngineTests {
     #expect(blocked > 15 && blocked < Self.corpus.count - 15)
   }
 
+  /// An app whose `$(…)` references need more rules than one list holds has its hosts blocked whole, and WebKit,
+  /// not just our JSON, must agree: every URL on its hosts is blocked, the other app keeps its exact rules.
+  @Test func anAppTooBigForOneListHasItsHostsBlockedWhole() throws {
+    let components = (0..<40).map { #"{"/": "/$(v)/p\#($0)/*"}"# }.joined(separator: ",")
+    let values = (0..<10).map { "\"v\($0)\"" }.joined(separator: ",")
+    let hostileID = "HHHHHHHHHH.com.example.hostile"
+    let hostile = try AASAFile(
+      json: """
+        {"applinks": {"substitutionVariables": {"v": [\(values)]},
+          "details": [{"appIDs": ["\(hostileID)"], "components": [\(components)]}]}}
+        """)
+    let beta = Self.blocklist.apps[2]
+    let list = Blocklist(apps: [
+      BlocklistApp(
+        appID: hostileID, name: "Hostile", input: "hostile.ipa",
+        scopes: [
+          BlockScope(host: "hostile.example", wildcard: true, rules: AppLinkRules(file: hostile, appID: hostileID))
+        ]
+      ),
+      beta,
+    ])
+    let (lists, notes) = BlocklistRenderer(list).contentRules(maxRules: 100)
+    #expect(lists.count == 1 && lists[0].count < 10)
+    #expect(notes.contains { $0.appID == hostileID && $0.kind == .wider })
+    let urls = [
+      "https://www.hostile.example/", "https://a.b.hostile.example/v3/p7/x", "https://m.hostile.example/anything?q=1",
+      "https://hostile.example/v3/p7/x", "https://hostile.example.evil.example/x", "https://beta.example/any/thing",
+      "https://beta.example/private/x",
+    ]
+    let expected = [true, true, true, false, false, true, false]
+    let results = try Engines.harness(["rules", Engines.write(BlocklistRenderer.json(lists[0])), Engines.write(urls)])
+    let rows = try #require(results["results"] as? [[String: Any]])
+    #expect(rows.count == urls.count)
+    for (row, (url, blocked)) in zip(rows, zip(urls, expected)) {
+      #expect(row["url"] as? String == url)
+      #expect((row["blocked"] as? Bool == true) == blocked, "\(url): WebKit \(blocked ? "allowed" : "blocked") it")
+    }
+  }
+
   @Test func javascriptGuardGivesTheMatchersVerdicts() throws {
     let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
     let results = try Engines.harness(["eval", Engines.write(script), Engines.write(Self.corpus)])

@@ -39,18 +39,21 @@ public struct BlocklistRenderer: Sendable {
   /// reset for its hosts, so the entry iOS uses for a host decides. Within an entry the AASA rules go in reverse:
   /// WebKit lets the last match win, AASA the first. A reset (or exclude) also cancels other apps' blocks for the
   /// same URL, so apps that need resets go first and apps that need none after them; when two apps needing
-  /// resets share hosts, the later one loses its resets (it blocks more) and a note says so.
+  /// resets share hosts, the later one loses its resets (it blocks more) and a note says so. An app whose own rules
+  /// need more than `maxRules` has its hosts blocked whole, so a big AASA file cannot take its app out of the list.
   public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
     var notes = blocklist.notes
     var groups: [(app: BlocklistApp, rules: [ContentRule], resets: Bool)] = []
     let translator = URLFilterTranslator()
     for app in blocklist.apps {
       var rules: [ContentRule] = []
+      var appNotes: [BlocklistNote] = []
+      var overflow = false
       let ordered = app.scopes.enumerated().sorted { a, b in
         let (ka, kb) = (Self.specificity(a.element), Self.specificity(b.element))
         return ka != kb ? ka < kb : a.offset < b.offset
       }.map(\.element)
-      for (position, scope) in ordered.enumerated() {
+      scopes: for (position, scope) in ordered.enumerated() {
         if ordered[..<position].contains(where: { $0.overlaps(scope) }) {
           rules.append(
             ContentRule(
@@ -60,7 +63,7 @@ public struct BlocklistRenderer: Sendable {
         for rule in scope.rules.rules.reversed() {
           let translation = translator.translate(rule, in: scope, direction: rule.exclude ? .narrower : .wider)
           for (kind, message) in translation.notes {
-            notes.append(
+            appNotes.append(
               BlocklistNote(
                 kind, format: "wkcontentrules", appID: app.appID, host: scope.label, pointer: rule.reference.pointer,
                 message: message))
@@ -69,8 +72,29 @@ public struct BlocklistRenderer: Sendable {
           rules += translation.filters.map {
             ContentRule(urlFilter: $0, caseSensitive: rule.caseSensitive, action: action)
           }
+          // Stop as soon as the app cannot fit one list: a 90 KB AASA file of `$(…)` references can ask for a
+          // million filters, and building them all only to leave the app out cost seconds and hundreds of MB.
+          if rules.count > maxRules {
+            overflow = true
+            break scopes
+          }
         }
       }
+      if overflow {
+        // Leaving the app out would let the file's author escape the list by making it big; blocking every host
+        // it claims errs the safe way for a blocklist.
+        rules = ordered.map {
+          ContentRule(urlFilter: URLFilterTranslator.hostPrefix($0) + "/", caseSensitive: false, action: .block)
+        }
+        appNotes = [
+          BlocklistNote(
+            .wider, format: "wkcontentrules", appID: app.appID, host: app.scopes.map(\.label).joined(separator: ","),
+            message:
+              "its rules need more than \(maxRules) WebKit rules, the most one list holds; every URL of its hosts is "
+              + "blocked instead")
+        ]
+      }
+      notes += appNotes
       groups.append((app, rules, rules.contains { $0.action == .ignorePreviousRules }))
     }
     // Apps with resets first, ordered so that no app's resets reach hosts of an app before it: built from the
@@ -199,7 +223,13 @@ public struct BlocklistRenderer: Sendable {
 
   /// The rules document the Swift and JavaScript guards embed: prepared patterns, so the generated matchers need
   /// no variables, defaults or normalization of their own.
+  ///
+  /// A multi-valued variable's alternatives are written once, in `choices`, and each reference is
+  /// `{"choice": index}`: written inline at every reference, a 90 KB AASA file of references (within the expansion
+  /// limit) made a 9 MB guard.
   public func guardDocument(generator: String) -> String {
+    var choices: [Any] = []
+    var choiceIndex: [[[PatternPiece]]: Int] = [:]
     func pattern(_ source: String?, _ rules: AppLinkRules, folded: Bool, isPath: Bool) -> Any? {
       guard let source else { return nil }
       guard let pieces = rules.prepare(source, folded: folded, isPath: isPath) else { return false }
@@ -210,7 +240,11 @@ public struct BlocklistRenderer: Sendable {
       case .literal(let text): return text
       case .any: return 0
       case .star: return 1
-      case .choice(let alternatives): return alternatives.map { $0.map(piece) }
+      case .choice(let alternatives):
+        if let index = choiceIndex[alternatives] { return ["choice": index] }
+        choiceIndex[alternatives] = choices.count
+        choices.append(alternatives.map { $0.map(piece) })
+        return ["choice": choices.count - 1]
       }
     }
     var apps: [[String: Any]] = []
@@ -255,7 +289,7 @@ public struct BlocklistRenderer: Sendable {
       }
       apps.append(["appID": app.appID, "scopes": scopes])
     }
-    let document: [String: Any] = ["generator": generator, "apps": apps]
+    let document: [String: Any] = ["generator": generator, "apps": apps, "choices": choices]
     let data =
       (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
       ?? Data("{}".utf8)

@@ -84,8 +84,10 @@ enum JSGuardTemplate {
       // ---- Patterns ---------------------------------------------------------------------------------------------
       //
       // A pattern must match the whole text. Pieces: a string (literal text), 0 (`?`: one Unicode code point),
-      // 1 (`*`: any run of code points) or an array of alternatives (a multi-valued `$(variable)`), each itself an
-      // array of pieces. Compiled once: literals become arrays of code points.
+      // 1 (`*`: any run of code points) or a multi-valued `$(variable)`: {choice: n}, the document's choices[n]
+      // (each variable's values are written once), or an inline array of alternatives; each alternative is itself
+      // an array of pieces. Compiled once: literals become arrays of code points, and every reference to the same
+      // choice shares one compiled copy.
 
       var ANY = 0;
       var STAR = 1;
@@ -107,10 +109,22 @@ enum JSGuardTemplate {
           if (typeof piece === "string") return { literal: codePoints(piece) };
           if (piece === 0) return ANY;
           if (piece === 1) return STAR;
-          if (Array.isArray(piece)) return { choice: piece.map(compilePattern) };
+          if (Array.isArray(piece)) return { choice: piece.map(compileAlternative) };
+          if (piece !== null && typeof piece === "object" && typeof piece.choice === "number") {
+            return Object.prototype.hasOwnProperty.call(CHOICES, piece.choice) ? CHOICES[piece.choice] : NEVER;
+          }
           return NEVER;
         });
       }
+
+      function compileAlternative(alternative) {
+        return compilePattern(alternative) || [NEVER];
+      }
+
+      var CHOICES = [];
+      (Array.isArray(RULES.choices) ? RULES.choices : []).forEach(function (alternatives, index) {
+        CHOICES[index] = Array.isArray(alternatives) ? { choice: alternatives.map(compileAlternative) } : NEVER;
+      });
 
       function matches(pieces, text) {
         var start = new Uint8Array(text.length + 1);

@@ -156,7 +156,12 @@ enum SwiftGuardTemplate {
       /// A guard for another rules document in the same format (for tests; apps use ``shared``).
       init(rulesJSON: String) {
         do {
-          apps = try JSONDecoder().decode(RulesDocument.self, from: Data(rulesJSON.utf8)).apps
+          let data = Data(rulesJSON.utf8)
+          // Two passes: references to a variable's alternatives (`{"choice": n}`) read the shared table while the
+          // rules decode, so each variable's values are held once however many rules use it.
+          let decoder = JSONDecoder()
+          decoder.userInfo[Pattern.choicesKey] = try JSONDecoder().decode(ChoiceTable.self, from: data).choices
+          apps = try decoder.decode(RulesDocument.self, from: data).apps
         } catch {
           // The document is written by ipalinks, so this is a bug; without rules every URL stays allowed.
           assertionFailure("UniversalLinkGuard: the embedded rules do not decode: \(error)")
@@ -199,6 +204,18 @@ enum SwiftGuardTemplate {
     extension UniversalLinkGuard {
       private struct RulesDocument: Decodable {
         let apps: [App]
+      }
+
+      /// The document's shared alternatives: `choices[n]` is what `{"choice": n}` in a pattern stands for.
+      private struct ChoiceTable: Decodable {
+        let choices: [[[Pattern.Piece]]]
+
+        init(from decoder: any Decoder) throws {
+          let c = try decoder.container(keyedBy: CodingKeys.self)
+          choices = try c.decodeIfPresent([[[Pattern.Piece]]].self, forKey: .choices) ?? []
+        }
+
+        private enum CodingKeys: String, CodingKey { case choices }
       }
 
       /// One app and the hosts it claims (`applinks:` entries of its entitlements).
@@ -289,8 +306,15 @@ enum SwiftGuardTemplate {
       /// A prepared AASA pattern; it must match the whole text.
       ///
       /// JSON: an array of pieces, each a string (literal text), 0 (`?`, one Unicode scalar), 1 (`*`, any run of
-      /// scalars) or an array of alternatives (a multi-valued `$(variable)`), each an array of pieces.
+      /// scalars), or a multi-valued `$(variable)`: `{"choice": n}`, the document's `choices[n]`, or an inline array
+      /// of alternatives; each alternative is an array of pieces.
       fileprivate struct Pattern: Decodable, Sendable {
+        static let choicesKey = CodingUserInfoKey(rawValue: "UniversalLinkGuard.choices")!
+
+        private struct ChoiceReference: Decodable {
+          let choice: Int
+        }
+
         enum Piece: Decodable, Sendable {
           case literal([Unicode.Scalar])
           case any
@@ -307,6 +331,9 @@ enum SwiftGuardTemplate {
               self = code == 0 ? .any : code == 1 ? .star : .never
             } else if let alternatives = try? c.decode([[Piece]].self) {
               self = .choice(alternatives)
+            } else if let reference = try? c.decode(ChoiceReference.self) {
+              let table = decoder.userInfo[Pattern.choicesKey] as? [[[Piece]]] ?? []
+              self = table.indices.contains(reference.choice) ? .choice(table[reference.choice]) : .never
             } else {
               self = .never
             }
