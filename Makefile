@@ -16,7 +16,7 @@ SANITIZED_ENV := IPALINKS_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no
 FUZZ_SECONDS ?= 60
 TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
 
-.PHONY: setup build demo test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch samples clean
+.PHONY: setup build demo test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch bench-expansion samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -93,6 +93,11 @@ bench: setup
 ## URLs per second of the matcher against a naive NSRegularExpression baseline.
 bench-match: setup
 	$(SWIFT) run -c release MatchBenchmark
+
+## Peak memory, time and size of every blocklist format for AASA files at the $(…) expansion limit, against literal rules.
+bench-expansion: setup
+	$(SWIFT) build -c release --product ipalinks
+	python3 scripts/bench-expansion.py
 
 ## 200 loopback domains with 200 ms latency each: sequential vs concurrent fetching, against the ideal.
 bench-fetch: setup
