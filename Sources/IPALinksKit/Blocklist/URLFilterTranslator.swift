@@ -234,12 +234,25 @@ struct URLFilterTranslator {
           readings = readings.map { $0 + [token] }
         }
       }
-      for reading in readings {
+      for reading in readings.flatMap(Self.anchored) {
         if let regex = rawPath(reading, decoded: decoded) { out.append(regex) }
       }
       if out.count > Self.maxFiltersPerRule { return nil }
     }
     return Array(Set(out)).sorted()
+  }
+
+  /// The readings of `tokens` that start with the `/` every path starts with. The regex follows the host and port
+  /// directly, so without this a leading `*` could match anything there, and `example.com`'s rules blocked
+  /// `example.community` and `example.com.evil.example`. A leading `*` either covers that `/` (and maybe more) or
+  /// is empty; a leading `?` is the `/`; any other first character never matches.
+  static func anchored(_ tokens: [Token]) -> [[Token]] {
+    switch tokens.first {
+    case .literal("/")?: return [tokens]
+    case .star?: return [[.literal("/"), .star] + tokens.dropFirst()] + anchored(Array(tokens.dropFirst()))
+    case .any?: return [[.literal("/")] + tokens.dropFirst()]
+    default: return []
+    }
   }
 
   /// The raw-path regex whose normalization matches `tokens`; nil when no normalized path can (`//`, or a

@@ -26,7 +26,8 @@ import UniversalLinks
     (#"{"/": "/buy/*"}"#, "/+buy(/[^?#]*)?"),
     (#"{"/": "/a/b"}"#, "/+a/+b/*"),
     (#"{"/": "/a/*/c"}"#, "/+a/+[^/?#]([^?#]*[^/?#])?/+c/*"),
-    (#"{"/": "*"}"#, "[^?#]*"),
+    (#"{"/": "*"}"#, "(/[^?#]*)?"),
+    (#"{"/": "*.html"}"#, "/+[^?#]*\\.html/*"),
     (#"{"/": "/"}"#, "/+"),
   ])
   func pathsAllowWhatNormalizationCollapses(component: String, path: String) {
@@ -68,9 +69,28 @@ import UniversalLinks
       ])
   }
 
+  /// The path regex follows the host directly, so it must begin with the path's `/`: a leading `*` is either empty
+  /// or covers that `/`, two readings, and neither lets `h.example`'s rules reach `h.examplex` or `h.example.evil`.
+  @Test func aLeadingStarStartsAtThePathsSlash() {
+    let t = Self.filters(#"{"/": "*/t/*.html"}"#)
+    #expect(
+      t.filters.sorted()
+        == [
+          Self.prefix + "/+[^/?#]([^?#]*[^/?#])?/+t/+[^?#]*\\.html/*" + Self.tail,
+          Self.prefix + "/+t/+[^?#]*\\.html/*" + Self.tail,
+        ].sorted(), "\(t.filters)")
+    let whole = Self.filters(#"{"/": "*"}"#).filters
+    for url in ["https://h.examplex/t/a.html", "https://h.example.evil/t/a.html", "https://h.example.com/"] {
+      for filter in t.filters + whole {
+        #expect(url.range(of: filter, options: .regularExpression) == nil, "\(filter) matches \(url)")
+      }
+    }
+    #expect("https://h.example/x/t/a.html".range(of: t.filters.sorted()[0], options: .regularExpression) != nil)
+  }
+
   @Test func wildcardEntriesCoverSubdomainsOnly() {
     let t = Self.filters(#"{"/": "*"}"#, wildcard: true)
-    #expect(t.filters == ["^https?://([^/@]*@)?[^/:@]+\\.h\\.example(:[0-9]+)?[^?#]*" + Self.tail])
+    #expect(t.filters == ["^https?://([^/@]*@)?[^/:@]+\\.h\\.example(:[0-9]+)?(/[^?#]*)?" + Self.tail])
   }
 
   @Test func effectiveRulesSurviveJSON() throws {
