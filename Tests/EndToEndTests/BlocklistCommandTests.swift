@@ -99,6 +99,33 @@ import Testing
     #expect(result.stderr.contains("uncovered: ST0REAPP42.com.example.store shop.example.com"))
   }
 
+  /// `--uncovered block` fails closed: a domain whose file could not be read is blocked whole in every format,
+  /// still named on stderr and still a partial exit, so a server that stalls keeps nothing out of the list.
+  @Test func uncoveredDomainsCanBeBlockedWhole() throws {
+    let cache = try Engines.folder().path
+    let offline = ["blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", cache, "--uncovered", "block"]
+    let domains = try CLI.run(offline + ["--format", "domains"])
+    #expect(domains.status == 1)
+    #expect(domains.stdout == "*.example.com\nshop.example.com\n")
+    #expect(
+      domains.stderr.contains(
+        "uncovered: ST0REAPP42.com.example.store shop.example.com: "),
+      "\(domains.stderr)")
+    #expect(domains.stderr.contains("every URL of the host is blocked instead"))
+    let rules = try CLI.run(offline)
+    #expect(rules.status == 1)
+    let list = try #require(try JSONSerialization.jsonObject(with: Data(rules.stdout.utf8)) as? [[String: Any]])
+    // One block per entry, any path, query and fragment (the exact entry also resets the wildcard's rules first).
+    let blocks = list.filter { ($0["action"] as? [String: Any])?["type"] as? String == "block" }
+    let filters = blocks.compactMap { ($0["trigger"] as? [String: Any])?["url-filter"] as? String }
+    #expect(
+      filters.count == 2 && filters.allSatisfy { $0.hasSuffix("(:[0-9]+)?(/[^?#]*)?(\\?[^#]*)?(#.*)?$") }, "\(filters)")
+    #expect(filters.contains { $0.contains("shop\\.example\\.com") })
+    let skipped = try CLI.run(Array(offline.dropLast(2)) + ["--format", "domains"])
+    #expect(skipped.status == 1 && skipped.stdout.isEmpty)
+    #expect(try CLI.run(offline + ["--uncovered", "maybe"]).status == 64)
+  }
+
   @Test func usageErrors() throws {
     #expect(try CLI.run(["blocklist"]).status == 64)
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--format", "pdf"]).status == 64)

@@ -27,7 +27,9 @@ struct BlocklistEngineTests {
           {"/": "/a/*/c"},
           {"/": "/x?y"},
           {"/": "/d/$(digit)*"},
-          {"/": "/Case/*"}
+          {"/": "/Case/*"},
+          {"/": "*.pdf"},
+          {"/": "*/t/*.html"}
         ]}]}}
       """
     let wild = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/*"}]}]}}"#
@@ -74,6 +76,10 @@ struct BlocklistEngineTests {
     "https://beta.example/any/thing",
     "https://beta.example/private/x", "https://beta.example/private", "https://beta.example/Private/x",
     "https://gamma.example/gamma/1",
+    // Patterns that start with `*`: the path's own `/` must follow the host, so look-alike hosts stay allowed.
+    "https://alpha.example/a/b.pdf", "https://alpha.example/b.pdf", "https://alpha.examplex/doc.pdf",
+    "https://alpha.example.evil.example/doc.pdf", "https://alpha.example/t/a.html", "https://alpha.example/x/t/a.html",
+    "https://alpha.examplet/t/a.html", "https://alpha.example/xt/a.html",
   ]
 
   @Test func contentRulesBlockExactlyWhatOpensTheApp() throws {
@@ -128,6 +134,29 @@ struct BlocklistEngineTests {
     ]
     let expected = [true, true, true, false, false, true, false]
     let results = try Engines.harness(["rules", Engines.write(BlocklistRenderer.json(lists[0])), Engines.write(urls)])
+    let rows = try #require(results["results"] as? [[String: Any]])
+    #expect(rows.count == urls.count)
+    for (row, (url, blocked)) in zip(rows, zip(urls, expected)) {
+      #expect(row["url"] as? String == url)
+      #expect((row["blocked"] as? Bool == true) == blocked, "\(url): WebKit \(blocked ? "allowed" : "blocked") it")
+    }
+  }
+
+  /// `--uncovered block` through the whole pipeline, as a user runs it offline with no cached files: WebKit blocks
+  /// every URL of the Store's hosts (both the exact and the wildcard entry) and nothing else.
+  @Test func uncoveredDomainsBlockedWholeInWebKit() throws {
+    let result = try CLI.run([
+      "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", try Engines.folder().path, "--uncovered",
+      "block",
+    ])
+    #expect(result.status == 1, "\(result.stderr)")
+    let urls = [
+      "https://shop.example.com/", "https://shop.example.com/any/path?q=1#f", "https://www.example.com/x",
+      "https://a.b.example.com/", "https://example.com/x", "https://shop.example.com.evil.example/",
+      "https://other.example/shop.example.com/",
+    ]
+    let expected = [true, true, true, true, false, false, false]
+    let results = try Engines.harness(["rules", Engines.write(result.stdout), Engines.write(urls)])
     let rows = try #require(results["results"] as? [[String: Any]])
     #expect(rows.count == urls.count)
     for (row, (url, blocked)) in zip(rows, zip(urls, expected)) {

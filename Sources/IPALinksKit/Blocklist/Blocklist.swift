@@ -12,7 +12,8 @@ public struct BlocklistNote: Sendable, Equatable, Codable {
     case narrower
     /// The rule is left out of this format; `message` says which way that errs.
     case dropped
-    /// A domain whose AASA file is unknown (fetch failed), so none of its URLs are in the list.
+    /// A domain whose AASA file is unknown (fetch failed), so none of its URLs are in the list, or, with
+    /// ``UncoveredDomains/block``, all of them.
     case uncovered
   }
 
@@ -116,6 +117,29 @@ public struct BlocklistVerdict: Sendable, Equatable, Codable {
   }
 }
 
+/// What a blocklist does with a domain whose AASA file is unknown: a timeout, a TLS or DNS failure, `--offline`
+/// without a cached copy, or a file over our limits. iOS may still have (or later get) that file. Either way an
+/// `uncovered` note names the domain and the exit code says the inventory was partial.
+public enum UncoveredDomains: String, Sendable, CaseIterable {
+  /// Leave the domain out: the list blocks only what is known to open an app.
+  case skip
+  /// Block every URL of the host: fail closed, for web views that must never hand a page to
+  /// an app, and so that a server that stalls or sends too much cannot keep its app's links out of the list.
+  case block
+}
+
+extension AppLinkRules {
+  /// One rule opening every URL, standing in for an unknown file under ``UncoveredDomains/block``. Its pointer is
+  /// "" (the whole file), as no rule of the file decided.
+  static func everyURL(appID: String) -> AppLinkRules {
+    let reference = MatchedRule(
+      detailIndex: 0, componentIndex: 0, kind: .component, pattern: "every URL (AASA file unknown)", exclude: false,
+      pointer: "")
+    return AppLinkRules(
+      appID: appID, detailIndex: 0, rules: [EffectiveRule(reference: reference, path: "*", caseSensitive: false)])
+  }
+}
+
 /// Every app, domain and rule a blocklist is made from, whatever the output format.
 public struct Blocklist: Sendable {
   public var apps: [BlocklistApp]
@@ -130,10 +154,11 @@ public struct Blocklist: Sendable {
   /// The apps of inspected inputs: every bundle with an app id and active `applinks` entries.
   ///
   /// A file that lists the app gives a scope; a definite answer iOS also gets (404, redirect, too large, not
-  /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, not fetched) is noted
-  /// as uncovered.
-  public init(reports: [InspectionReport]) {
+  /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, over our limits, not
+  /// fetched) is noted as uncovered, or blocked whole when `uncovered` is ``UncoveredDomains/block``.
+  public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
     self.init(
+      uncovered: uncovered,
       collecting: reports.flatMap { report in
         report.bundles.map { bundle in
           Collected(
@@ -164,7 +189,7 @@ public struct Blocklist: Sendable {
   /// A file that lists the app gives a scope; a definite answer iOS also gets (404, redirect, too large, not
   /// listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline, not fetched) is noted
   /// as uncovered.
-  init(collecting bundles: [Collected]) {
+  init(uncovered: UncoveredDomains = .skip, collecting bundles: [Collected]) {
     var apps: [BlocklistApp] = []
     var notes: [BlocklistNote] = []
     for bundle in bundles {
@@ -172,8 +197,19 @@ public struct Blocklist: Sendable {
       var scopes: [BlockScope] = []
       for domain in bundle.domains {
         let label = (domain.wildcard ? "*." : "") + domain.host
+        func unknown(_ message: String) {
+          switch uncovered {
+          case .skip:
+            notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: message))
+          case .block:
+            scopes.append(BlockScope(host: domain.host, wildcard: domain.wildcard, rules: .everyURL(appID: appID)))
+            notes.append(
+              BlocklistNote(
+                .uncovered, appID: appID, host: label, message: "\(message); every URL of the host is blocked instead"))
+          }
+        }
         guard let answer = domain.answer else {
-          notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: "AASA file not fetched"))
+          unknown("AASA file not fetched")
           continue
         }
         switch answer.status {
@@ -184,7 +220,7 @@ public struct Blocklist: Sendable {
         case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
           break
         case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit:
-          notes.append(BlocklistNote(.uncovered, appID: appID, host: label, message: answer.message))
+          unknown(answer.message)
         }
       }
       if !scopes.isEmpty {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import IPALinksKit
 
+extension UncoveredDomains: ExpressibleByArgument {}
+
 /// `ipalinks blocklist`: the inventory of one or more apps as lists and guards that keep web views from opening
 /// those apps.
 struct BlocklistCommand: AsyncParsableCommand {
@@ -53,6 +55,12 @@ struct BlocklistCommand: AsyncParsableCommand {
   @Option(name: .customLong("max-rules"), help: "Most rules per WebKit list; more are split into several lists.")
   var maxRules = 150_000
 
+  @Option(
+    help: ArgumentHelp(
+      "Domains whose AASA file could not be read (timeout, TLS, offline, over a limit): skip them with a note, or "
+        + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
+  var uncovered: UncoveredDomains = .skip
+
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
@@ -76,10 +84,10 @@ struct BlocklistCommand: AsyncParsableCommand {
         Terminal.printError("ipalinks: \(d.message.hasPrefix(report.input) ? "" : report.input + ": ")\(d.message)")
       }
     }
-    var blocklist = Blocklist(reports: reports)
+    var blocklist = Blocklist(reports: reports, uncovered: uncovered)
     for path in inventories {
       do {
-        let saved = Blocklist(reports: try InventoryReader.read(path: path))
+        let saved = Blocklist(reports: try InventoryReader.read(path: path), uncovered: uncovered)
         blocklist.apps += saved.apps
         blocklist.notes += saved.notes
         readable += 1
