@@ -127,19 +127,14 @@ struct BlocklistEngineTests {
     let (lists, notes) = BlocklistRenderer(list).contentRules(maxRules: 100)
     #expect(lists.count == 1 && lists[0].count < 10)
     #expect(notes.contains { $0.appID == hostileID && $0.kind == .wider })
-    let urls = [
-      "https://www.hostile.example/", "https://a.b.hostile.example/v3/p7/x", "https://m.hostile.example/anything?q=1",
-      "https://hostile.example/v3/p7/x", "https://hostile.example.evil.example/x", "https://beta.example/any/thing",
-      "https://beta.example/private/x",
-    ]
-    let expected = [true, true, true, false, false, true, false]
-    let results = try Engines.harness(["rules", Engines.write(BlocklistRenderer.json(lists[0])), Engines.write(urls)])
-    let rows = try #require(results["results"] as? [[String: Any]])
-    #expect(rows.count == urls.count)
-    for (row, (url, blocked)) in zip(rows, zip(urls, expected)) {
-      #expect(row["url"] as? String == url)
-      #expect((row["blocked"] as? Bool == true) == blocked, "\(url): WebKit \(blocked ? "allowed" : "blocked") it")
-    }
+    try Engines.expectWebKit(
+      BlocklistRenderer.json(lists[0]),
+      blocking: [
+        ("https://www.hostile.example/", true), ("https://a.b.hostile.example/v3/p7/x", true),
+        ("https://m.hostile.example/anything?q=1", true), ("https://hostile.example/v3/p7/x", false),
+        ("https://hostile.example.evil.example/x", false), ("https://beta.example/any/thing", true),
+        ("https://beta.example/private/x", false),
+      ])
   }
 
   /// `--uncovered block` through the whole pipeline, as a user runs it offline with no cached files: WebKit blocks
@@ -150,19 +145,13 @@ struct BlocklistEngineTests {
       "block",
     ])
     #expect(result.status == 1, "\(result.stderr)")
-    let urls = [
-      "https://shop.example.com/", "https://shop.example.com/any/path?q=1#f", "https://www.example.com/x",
-      "https://a.b.example.com/", "https://example.com/x", "https://shop.example.com.evil.example/",
-      "https://other.example/shop.example.com/",
-    ]
-    let expected = [true, true, true, true, false, false, false]
-    let results = try Engines.harness(["rules", Engines.write(result.stdout), Engines.write(urls)])
-    let rows = try #require(results["results"] as? [[String: Any]])
-    #expect(rows.count == urls.count)
-    for (row, (url, blocked)) in zip(rows, zip(urls, expected)) {
-      #expect(row["url"] as? String == url)
-      #expect((row["blocked"] as? Bool == true) == blocked, "\(url): WebKit \(blocked ? "allowed" : "blocked") it")
-    }
+    try Engines.expectWebKit(
+      result.stdout,
+      blocking: [
+        ("https://shop.example.com/", true), ("https://shop.example.com/any/path?q=1#f", true),
+        ("https://www.example.com/x", true), ("https://a.b.example.com/", true), ("https://example.com/x", false),
+        ("https://shop.example.com.evil.example/", false), ("https://other.example/shop.example.com/", false),
+      ])
   }
 
   @Test func javascriptGuardGivesTheMatchersVerdicts() throws {
@@ -289,6 +278,18 @@ enum Engines {
 
   static func write(_ urls: [String]) throws -> String {
     try write(String(decoding: try JSONSerialization.data(withJSONObject: urls), as: UTF8.self), ext: "json")
+  }
+
+  /// Loads the content-rule list `json` in WebKit and expects each URL blocked exactly when its case says so.
+  static func expectWebKit(_ json: String, blocking cases: [(url: String, blocked: Bool)]) throws {
+    let results = try harness(["rules", write(json), write(cases.map(\.url))])
+    let rows = try #require(results["results"] as? [[String: Any]])
+    #expect(rows.count == cases.count)
+    for (row, c) in zip(rows, cases) {
+      #expect(row["url"] as? String == c.url)
+      #expect(
+        (row["blocked"] as? Bool == true) == c.blocked, "\(c.url): WebKit \(c.blocked ? "allowed" : "blocked") it")
+    }
   }
 
   static func harness(_ arguments: [String]) throws -> [String: Any] {
