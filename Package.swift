@@ -9,6 +9,8 @@ let package = Package(
     .library(name: "IPALinksKit", targets: ["IPALinksKit"]),
     // The matcher is its own product so iOS/macOS apps can embed it in a web view's navigation policy.
     .library(name: "UniversalLinks", targets: ["UniversalLinks"]),
+    // The web-view guard that `blocklist --format swift` writes, as a library that reads a rules document at run time.
+    .library(name: "UniversalLinkGuard", targets: ["UniversalLinkGuard"]),
     // The fuzz harness bodies, for the libFuzzer executables in Fuzz/ and the regression tests here.
     .library(name: "IPALinksFuzzing", targets: ["IPALinksFuzzing"]),
   ],
@@ -37,6 +39,15 @@ let package = Package(
       name: "UniversalLinks",
       dependencies: [.product(name: "SwiftASN1", package: "swift-asn1")]
     ),
+    // The guard's front (Foundation, WebKit where it exists) over the runtime core in UniversalLinks/Runtime. The
+    // generated guard is this file and the core's files, verbatim; the define is what imports the core here.
+    .target(
+      name: "UniversalLinkGuard",
+      dependencies: ["UniversalLinks"],
+      swiftSettings: [.define("UNIVERSAL_LINK_GUARD_PACKAGE")]
+    ),
+    // Embeds the guard's sources and Resources/ into IPALinksKit at build time (see Plugins/EmbedSources).
+    .plugin(name: "EmbedSources", capability: .buildTool(), path: "Plugins/EmbedSources"),
     .target(
       name: "IPALinksKit",
       dependencies: [
@@ -47,7 +58,9 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
-      ]
+      ],
+      exclude: ["Resources"],
+      plugins: ["EmbedSources"]
     ),
     .target(name: "IPALinksFuzzing", dependencies: ["IPALinksKit", "UniversalLinks"]),
     .executableTarget(
@@ -63,6 +76,8 @@ let package = Package(
       path: "Benchmarks/MatchBenchmark"
     ),
     .testTarget(name: "UniversalLinksTests", dependencies: ["UniversalLinks"]),
+    .testTarget(
+      name: "UniversalLinkGuardTests", dependencies: ["UniversalLinkGuard", "UniversalLinks", "IPALinksKit"]),
     .executableTarget(
       name: "FetchBenchmark",
       dependencies: [

@@ -62,6 +62,13 @@ public struct BlockScope: Sendable, Equatable {
   /// `host` or `*.host`, as entitlements write it.
   public var label: String { (wildcard ? "*." : "") + host }
 
+  /// The rules iOS applies on this entry, prepared for the runtime core: none when the file does not list the app
+  /// or is too large for devices; rules that can never match are left out.
+  var runtimeRules: [LinkRuntime.Rule] {
+    guard rules.detailIndex != nil, !rules.exceedsDeviceSizeLimit else { return [] }
+    return rules.runtimeRules(keepingNever: false)
+  }
+
   /// Whether the entry covers a URL host.
   public func covers(_ urlHost: String) -> Bool {
     wildcard ? urlHost.hasSuffix("." + host) : urlHost == host
@@ -95,12 +102,6 @@ public struct BlocklistApp: Sendable, Equatable {
     self.scopes = scopes
   }
 
-  /// The entry iOS uses for a URL host: an exact entry, else the longest wildcard (Apple matches "against the
-  /// longer entry"), else none.
-  public func scope(for urlHost: String) -> BlockScope? {
-    if let exact = scopes.first(where: { !$0.wildcard && $0.host == urlHost }) { return exact }
-    return scopes.filter { $0.wildcard && $0.covers(urlHost) }.max { $0.host.count < $1.host.count }
-  }
 }
 
 /// The verdict a blocklist must reproduce for one URL: the matcher's, over every app in the list.
@@ -230,24 +231,26 @@ public struct Blocklist: Sendable {
     self.init(apps: apps, notes: notes)
   }
 
+  /// The rules of every app as the runtime core evaluates them: the matcher's code, and what the Swift and
+  /// JavaScript guards embed. A scope whose file does not list the app, or is over the size devices accept, has
+  /// no rules.
+  public func table() -> LinkRuntime.Table {
+    LinkRuntime.Table(
+      apps: apps.map { app in
+        LinkRuntime.Table.App(
+          appID: app.appID,
+          scopes: app.scopes.map { scope in
+            LinkRuntime.Table.Scope(
+              host: scope.host, wildcard: scope.wildcard, program: LinkRuntime.RuleProgram(rules: scope.runtimeRules))
+          })
+      })
+  }
+
   /// What iOS decides for a URL over all apps, with the library's matcher: the reference every generated format
-  /// is tested against.
+  /// is tested against. To decide many URLs, build ``table()`` once instead.
   public func verdict(for url: String) -> BlocklistVerdict {
-    guard let parsed = UniversalLinkURL(string: url) else { return BlocklistVerdict(verdict: .noMatch) }
-    var excluded: BlocklistVerdict?
-    for app in apps {
-      guard let scope = app.scope(for: parsed.host) else { continue }
-      let result = AASAMatcher(rules: scope.rules).verdict(for: parsed)
-      switch result.verdict {
-      case .match: return BlocklistVerdict(verdict: .match, appID: app.appID, pointer: result.rule?.pointer)
-      case .exclude:
-        if excluded == nil {
-          excluded = BlocklistVerdict(verdict: .exclude, appID: app.appID, pointer: result.rule?.pointer)
-        }
-      case .noMatch: break
-      }
-    }
-    return excluded ?? BlocklistVerdict(verdict: .noMatch)
+    let decision = table().decide(url)
+    return BlocklistVerdict(verdict: decision.verdict, appID: decision.appID, pointer: decision.pointer)
   }
 }
 

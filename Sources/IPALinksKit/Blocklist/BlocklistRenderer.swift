@@ -230,11 +230,7 @@ public struct BlocklistRenderer: Sendable {
   public func guardDocument(generator: String) -> String {
     var choices: [Any] = []
     var choiceIndex: [[[PatternPiece]]: Int] = [:]
-    func pattern(_ source: String?, _ rules: AppLinkRules, folded: Bool, isPath: Bool) -> Any? {
-      guard let source else { return nil }
-      guard let pieces = rules.prepare(source, folded: folded, isPath: isPath) else { return false }
-      return pieces.map(piece)
-    }
+    func pattern(_ pieces: [PatternPiece]?) -> Any { pieces.map { $0.map(piece) } ?? NSNull() }
     func piece(_ p: PatternPiece) -> Any {
       switch p {
       case .literal(let text): return text
@@ -247,47 +243,21 @@ public struct BlocklistRenderer: Sendable {
         return ["choice": choices.count - 1]
       }
     }
-    var apps: [[String: Any]] = []
-    for app in blocklist.apps {
-      var scopes: [[String: Any]] = []
-      for scope in app.scopes {
-        var rules: [[String: Any]] = []
-        for rule in scope.rules.rules {
-          let folded = !rule.caseSensitive
-          var entry: [String: Any] = [
-            "pointer": rule.reference.pointer, "exclude": rule.exclude, "caseSensitive": rule.caseSensitive,
-            "percentEncoded": rule.percentEncoded,
+    let apps = blocklist.apps.map { app -> [String: Any] in
+      let scopes = app.scopes.map { scope -> [String: Any] in
+        // The same prepared rules the library's verdicts come from (see `Blocklist.table()`).
+        let rules = scope.runtimeRules.map { rule -> [String: Any] in
+          [
+            "pointer": rule.pointer, "exclude": rule.exclude, "caseSensitive": rule.caseSensitive,
+            "percentEncoded": rule.percentEncoded, "path": pattern(rule.path), "query": pattern(rule.query),
+            "fragment": pattern(rule.fragment),
+            "items": rule.items.map { items in items.map { ["name": $0.name, "value": pattern($0.value)] } }
+              ?? NSNull(),
           ]
-          var never = false
-          func set(_ key: String, _ value: Any?) {
-            guard let value else { return entry[key] = NSNull() }
-            if value as? Bool == false { never = true }
-            entry[key] = value
-          }
-          set("path", pattern(rule.path, scope.rules, folded: folded, isPath: true))
-          set("fragment", pattern(rule.fragment, scope.rules, folded: folded, isPath: false))
-          entry["query"] = NSNull()
-          entry["items"] = NSNull()
-          switch rule.query {
-          case .string(let s)?: set("query", pattern(s, scope.rules, folded: folded, isPath: false))
-          case .items(let items)?:
-            var list: [[String: Any]] = []
-            for item in items {
-              guard let value = pattern(item.pattern, scope.rules, folded: folded, isPath: false) as? [Any] else {
-                never = true
-                break
-              }
-              list.append(["name": folded ? item.name.lowercased() : item.name, "value": value])
-            }
-            entry["items"] = list
-          case nil: break
-          }
-          // A rule with an undefined variable never matches: the matcher skips it, so the guard need not carry it.
-          if !never { rules.append(entry) }
         }
-        scopes.append(["host": scope.host, "wildcard": scope.wildcard, "rules": rules])
+        return ["host": scope.host, "wildcard": scope.wildcard, "rules": rules]
       }
-      apps.append(["appID": app.appID, "scopes": scopes])
+      return ["appID": app.appID, "scopes": scopes]
     }
     let document: [String: Any] = ["generator": generator, "apps": apps, "choices": choices]
     let data =
@@ -296,9 +266,9 @@ public struct BlocklistRenderer: Sendable {
     return String(decoding: data, as: UTF8.self)
   }
 
-  /// One self-contained Swift file: `UniversalLinkGuard` with the rules and a port of the matcher.
+  /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
   public func swiftGuard(generator: String) -> String {
-    SwiftGuardTemplate.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+    SwiftGuardWriter.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
   }
 
   /// The click guard to inject in pages, with the rules and a port of the matcher.

@@ -220,7 +220,7 @@ struct JSONReader {
     guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
     var value: UInt32 = 0
     for _ in 0..<4 {
-      guard let digit = hexValue(bytes[index]) else { throw error("invalid hex digit in \\u escape") }
+      guard let digit = LinkRuntime.hexValue(bytes[index]) else { throw error("invalid hex digit in \\u escape") }
       value = value << 4 | UInt32(digit)
       index += 1
     }
@@ -284,25 +284,5 @@ struct JSONReader {
   }
 
   /// Strict UTF-8 decoding: nil for overlong forms, surrogates or truncated sequences.
-  static func decodeUTF8(_ bytes: some Collection<UInt8>) -> String? {
-    var iterator = bytes.makeIterator()
-    var decoder = UTF8()
-    var scalars = String.UnicodeScalarView()
-    while true {
-      switch decoder.decode(&iterator) {
-      case .scalarValue(let s): scalars.append(s)
-      case .emptyInput: return String(scalars)
-      case .error: return nil
-      }
-    }
-  }
-}
-
-func hexValue(_ byte: UInt8) -> UInt8? {
-  switch byte {
-  case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-  case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-  case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-  default: nil
-  }
+  static func decodeUTF8(_ bytes: some Collection<UInt8>) -> String? { LinkRuntime.decodeUTF8(bytes) }
 }

@@ -95,15 +95,17 @@ public enum AASAValidator {
       return out
     default: break
     }
-    if matcher.rules.allSatisfy({ $0.reference.exclude || $0.neverMatches }) {
+    let compiled = matcher.program.compiled
+    let references = matcher.ruleReferences
+    if zip(references, compiled).allSatisfy({ $0.exclude || $1.neverMatches }) {
       never("every rule either excludes or can never match, so no URL opens the app")
     }
-    if let catchAll = matcher.rules.firstIndex(where: { $0.matchesEverything }) {
-      let shadow = matcher.rules[catchAll].reference
-      for rule in matcher.rules[(catchAll + 1)...] {
+    if let catchAll = compiled.firstIndex(where: { $0.matchesEverything }) {
+      let shadow = references[catchAll]
+      for rule in references[(catchAll + 1)...] {
         out.append(
           AASADiagnostic(
-            .unreachablePattern, at: rule.reference.pointer,
+            .unreachablePattern, at: rule.pointer,
             "never tried: \(shadow.kind == .path ? "paths" : "components")[\(shadow.componentIndex)] "
               + "\(shadow.pattern) matches every URL first"))
       }

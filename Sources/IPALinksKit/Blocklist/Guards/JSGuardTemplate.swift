@@ -1,7 +1,7 @@
 /// Writes `ipalinks-guard.js`: a self-contained script that embeds a rules document and a port of the
 /// `UniversalLinks` matcher, and keeps link taps that would open an app inside the web view.
 ///
-/// Its matcher must stay in step with `Sources/UniversalLinks/Match` and with ``SwiftGuardTemplate``.
+/// Its matcher must stay in step with `Sources/UniversalLinks/Match` and with ``SwiftGuardWriter``.
 enum JSGuardTemplate {
   /// The complete script: `header` (comment lines, verbatim), then an IIFE with `rulesJSON` embedded as an object
   /// literal, escaped so that it is safe inside an inline `<script>` and in any JavaScript parser.

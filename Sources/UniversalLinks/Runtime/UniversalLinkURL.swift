@@ -116,8 +116,8 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
     out.reserveCapacity(bytes.count)
     var i = 0
     while i < bytes.count {
-      if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = hexValue(bytes[i + 1]),
-        let lo = hexValue(bytes[i + 2])
+      if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = LinkRuntime.hexValue(bytes[i + 1]),
+        let lo = LinkRuntime.hexValue(bytes[i + 2])
       {
         out.append(hi << 4 | lo)
         i += 3
@@ -126,6 +126,6 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
         i += 1
       }
     }
-    return JSONReader.decodeUTF8(out) ?? text
+    return LinkRuntime.decodeUTF8(out) ?? text
   }
 }

@@ -134,82 +134,42 @@ public struct AppLinkRules: Sendable, Equatable, Codable {
   ///
   /// Generators that translate rules into other languages start from this, so they cannot drift from the matcher.
   public func prepare(_ source: String, folded: Bool, isPath: Bool) -> [PatternPiece]? {
-    PatternCompiler(variables: substitutionVariables).pieces(source, folded: folded, isPath: isPath)
+    var preparer = PatternPreparer(variables: substitutionVariables)
+    return preparer.pieces(source, folded: folded, isPath: isPath)
+  }
+
+  /// The rules as the runtime core evaluates them, in order. A rule that can never match (it uses an undefined
+  /// or empty variable) is kept as one whose pattern matches nothing when `keepingNever`, so indices stay those
+  /// of ``rules``, and dropped otherwise.
+  public func runtimeRules(keepingNever: Bool) -> [LinkRuntime.Rule] {
+    var preparer = PatternPreparer(variables: substitutionVariables)
+    return rules.compactMap { rule in
+      let folded = !rule.caseSensitive
+      var never = false
+      func prepared(_ source: String?, isPath: Bool = false) -> [PatternPiece]? {
+        guard let source else { return nil }
+        guard let pieces = preparer.pieces(source, folded: folded, isPath: isPath) else {
+          never = true
+          return [.choice([])]
+        }
+        return pieces
+      }
+      var out = LinkRuntime.Rule(
+        pointer: rule.reference.pointer, exclude: rule.exclude, caseSensitive: rule.caseSensitive,
+        percentEncoded: rule.percentEncoded, path: prepared(rule.path, isPath: true), fragment: prepared(rule.fragment))
+      switch rule.query {
+      case .string(let source)?: out.query = prepared(source)
+      case .items(let items)?:
+        out.items = items.map { item in
+          LinkRuntime.Rule.QueryItem(
+            name: folded ? item.name.lowercased() : item.name, value: prepared(item.pattern) ?? [])
+        }
+      case nil: break
+      }
+      return never && !keepingNever ? nil : out
+    }
   }
 }
 
-/// One element of a prepared pattern.
-public indirect enum PatternPiece: Sendable, Equatable, Hashable {
-  /// Text that must appear as is.
-  case literal(String)
-  /// `?`: exactly one Unicode scalar.
-  case any
-  /// `*`: zero or more scalars.
-  case star
-  /// A multi-valued substitution variable: any one alternative; alternatives hold no choices.
-  case choice([[PatternPiece]])
-}
-
-extension PatternCompiler {
-  /// The same expansion ``build(_:folded:isPath:)`` compiles, as plain pieces.
-  func pieces(_ source: String, folded: Bool, isPath: Bool) -> [PatternPiece]? {
-    var tokens = PatternToken.tokenize(source)
-    if isPath { tokens = PatternToken.normalizePath(tokens) }
-    var out: [PatternPiece] = []
-    var literal = String.UnicodeScalarView()
-    func append(_ piece: PatternPiece, to list: inout [PatternPiece]) {
-      switch piece {
-      case .literal(let text):
-        if case .literal(let before)? = list.last {
-          list[list.count - 1] = .literal(before + text)
-        } else if !text.isEmpty {
-          list.append(piece)
-        }
-      case .star:
-        if list.last != .star { list.append(.star) }
-      default:
-        list.append(piece)
-      }
-    }
-    func flush() {
-      guard !literal.isEmpty else { return }
-      append(.literal(folded ? String(literal).lowercased() : String(literal)), to: &out)
-      literal = String.UnicodeScalarView()
-    }
-    func plain(_ value: [PatternToken]) -> [PatternPiece] {
-      var list: [PatternPiece] = []
-      for token in value {
-        switch token {
-        case .literal(let c): append(.literal(String(c)), to: &list)
-        case .any: list.append(.any)
-        case .star: append(.star, to: &list)
-        case .variable: break
-        }
-      }
-      return list
-    }
-    for token in tokens {
-      switch token {
-      case .literal(let c):
-        literal.append(c)
-      case .any:
-        flush()
-        out.append(.any)
-      case .star:
-        flush()
-        append(.star, to: &out)
-      case .variable(let name):
-        flush()
-        guard let raw = values(of: name), !raw.isEmpty else { return nil }
-        let values = raw.map { plain(PatternToken.tokenize(folded ? $0.lowercased() : $0, variables: false)) }
-        if values.count == 1 {
-          for piece in values[0] { append(piece, to: &out) }
-        } else {
-          out.append(.choice(values))
-        }
-      }
-    }
-    flush()
-    return out
-  }
-}
+/// One element of a prepared pattern (see ``LinkRuntime/Piece``).
+public typealias PatternPiece = LinkRuntime.Piece

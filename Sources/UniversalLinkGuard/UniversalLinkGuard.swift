@@ -1,0 +1,148 @@
+// The front of the web-view guard. `ipalinks blocklist --format swift` writes this file, verbatim, followed by the
+// runtime core (`Sources/UniversalLinks/Runtime`) and the rules, so an app gets one self-contained file that
+// depends on Foundation only (and WebKit where it exists). In this package it compiles as the `UniversalLinkGuard`
+// library, which reads a rules document at run time and imports the core from `UniversalLinks`.
+
+import Foundation
+
+#if UNIVERSAL_LINK_GUARD_PACKAGE
+  import UniversalLinks
+#endif
+
+// MARK: - How to use
+//
+// UniversalLinkGuard answers one question: would iOS hand this URL to one of the apps below instead of loading
+// it? In a WKWebView such a link leaves your app for the other app. Ask before a navigation and keep it here.
+//
+//     let linkGuard = UniversalLinkGuard.shared          // decodes the embedded rules on first use
+//     switch linkGuard.verdict(for: url) {
+//     case .opensApp(let appID, let rule): print("would open \(appID), rule \(rule)")
+//     case .excluded(let appID, let rule): print("\(appID) excludes it, rule \(rule)")
+//     case .staysInWebView: break
+//     }
+//     linkGuard.opensApp(url)                             // the same as a Bool
+//     linkGuard.verdict(for: "https://example.com/buy/42") // strings too; unparsable ones stay in the web view
+//
+// In your WKNavigationDelegate (Apple platforms, where WebKit exists):
+//
+//     func webView(
+//       _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
+//       decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
+//     ) {
+//       UniversalLinkGuard.shared.decidePolicy(for: navigationAction, decisionHandler: decisionHandler)
+//     }
+//
+//     // or, with the async form of the delegate method:
+//     func webView(
+//       _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction
+//     ) async -> WKNavigationActionPolicy {
+//       UniversalLinkGuard.shared.navigationPolicy(for: navigationAction)
+//     }
+//
+// How a URL is decided (rules match as in `ipalinks match`, by the same code): only http and https URLs; for each
+// app, the entry for the URL's exact host, else the longest wildcard (`*.example.com`) entry covering it; in that
+// entry the rules are tried in order and the first that matches decides (exclude or open). The first app that
+// opens the URL wins; an exclusion only reports which app excluded it.
+
+/// Tells whether iOS would open an app, rather than the web view, for a URL, from a rules document written by
+/// `ipalinks blocklist`.
+public struct UniversalLinkGuard: Sendable {
+  /// What iOS would do with a URL.
+  public enum Verdict: Equatable, Sendable {
+    /// The URL opens `appID`; `rule` is the JSON pointer of the deciding rule in the domain's AASA file.
+    case opensApp(appID: String, rule: String)
+    /// A rule of `appID` excludes the URL (and no app opens it); `rule` is that rule's JSON pointer.
+    case excluded(appID: String, rule: String)
+    /// No app claims the URL, or it is not an http(s) URL.
+    case staysInWebView
+  }
+
+  /// The compiled rules of every app.
+  public let table: LinkRuntime.Table
+
+  /// A guard for compiled rules.
+  public init(table: LinkRuntime.Table) { self.table = table }
+
+  /// A guard for a rules document, the JSON that `ipalinks blocklist --format swift` embeds in the file it writes.
+  public init(rulesJSON: String) throws {
+    let data = Data(rulesJSON.utf8)
+    // Two passes: references to a variable's alternatives (`{"choice": n}`) read the shared table while the rules
+    // decode, so each variable's values are held once however many rules use it.
+    let decoder = JSONDecoder()
+    decoder.userInfo[LinkRuntime.choicesKey] = try JSONDecoder().decode(LinkRuntime.ChoiceTable.self, from: data)
+      .choices
+    table = try decoder.decode(LinkRuntime.Table.self, from: data)
+  }
+
+  /// What iOS would do with `url`.
+  public func verdict(for url: URL) -> Verdict { verdict(for: url.absoluteString) }
+
+  /// What iOS would do with the URL `string`; a string that is not an absolute URL stays in the web view.
+  ///
+  /// The string is split the way `ipalinks match` splits it (not with `URL(string:)`, which re-encodes every `%`
+  /// of a part that also holds a character needing encoding), so both give the same verdict.
+  public func verdict(for string: String) -> Verdict {
+    let decision = table.decide(string)
+    switch decision.verdict {
+    case .match: return .opensApp(appID: decision.appID ?? "", rule: decision.pointer ?? "")
+    case .exclude: return .excluded(appID: decision.appID ?? "", rule: decision.pointer ?? "")
+    case .noMatch: return .staysInWebView
+    }
+  }
+
+  /// Whether iOS would open an app for `url`.
+  public func opensApp(_ url: URL) -> Bool {
+    if case .opensApp = verdict(for: url) { return true }
+    return false
+  }
+}
+
+// MARK: - WebKit
+
+#if canImport(WebKit)
+  import WebKit
+
+  /// How ``UniversalLinkGuard/decidePolicy(for:policy:decisionHandler:)`` keeps a universal link in the web view.
+  public enum UniversalLinkPolicy: Sendable {
+    /// Cancel the navigation: nothing loads. If you want the page, load it yourself with
+    /// `webView.load(URLRequest(url: url))`: WebKit does not try app links for loads started from code. That load
+    /// comes back through your delegate, so answer `.allow` for it (remember the URL you loaded).
+    case cancel
+    /// Let the page load in the web view but tell WebKit not to try app links for it. This is WebKit's private
+    /// policy `_WKNavigationActionPolicyAllowWithoutTryingAppLink` (`.allow` + 2): undocumented SPI, so a future iOS
+    /// may change it and App Review could object. It keeps the navigation as the page made it (method, body,
+    /// referrer); if the SPI worries you, use `.cancel` and load the URL yourself.
+    case allowWithoutOpeningApp
+  }
+
+  extension UniversalLinkGuard {
+    /// WebKit's private "allow, but do not try app links" value (`WKNavigationActionPolicyAllow + 2`).
+    private static var allowWithoutTryingAppLinks: WKNavigationActionPolicy {
+      WKNavigationActionPolicy(rawValue: WKNavigationActionPolicy.allow.rawValue + 2) ?? .cancel
+    }
+
+    /// The policy for a navigation: `.allow` unless its URL would open an app, then the one `policy` picks.
+    ///
+    /// Every navigation is checked, whatever its type or frame: iOS opens apps mainly for main-frame,
+    /// link-activated navigations, but page scripts and form submissions can reach a universal link too.
+    @MainActor
+    public func navigationPolicy(
+      for action: WKNavigationAction, policy: UniversalLinkPolicy = .allowWithoutOpeningApp
+    ) -> WKNavigationActionPolicy {
+      guard let url = action.request.url, opensApp(url) else { return .allow }
+      switch policy {
+      case .cancel: return .cancel
+      case .allowWithoutOpeningApp: return Self.allowWithoutTryingAppLinks
+      }
+    }
+
+    /// Answers `webView(_:decidePolicyFor:decisionHandler:)` for you; see ``navigationPolicy(for:policy:)``.
+    @MainActor
+    public func decidePolicy(
+      for action: WKNavigationAction, policy: UniversalLinkPolicy = .allowWithoutOpeningApp,
+      decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
+    ) {
+      decisionHandler(navigationPolicy(for: action, policy: policy))
+    }
+  }
+#endif

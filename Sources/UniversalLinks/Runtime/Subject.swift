@@ -1,0 +1,191 @@
+extension LinkRuntime {
+  /// One URL prepared for matching, with the four readings rules can ask for (encoded or decoded, case kept or
+  /// folded) computed on first use and then shared by every pattern.
+  struct Subject {
+    final class Reading {
+      /// Normalized per rule 5: `//` collapsed, leading and trailing `/` added, empty is `/`.
+      let path: SubjectText
+      let query: SubjectText
+      let fragment: SubjectText
+      /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`.
+      let items: [(name: String, value: SubjectText)]
+
+      init(path: SubjectText, query: SubjectText, fragment: SubjectText, items: [(name: String, value: SubjectText)]) {
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+        self.items = items
+      }
+    }
+
+    let url: UniversalLinkURL
+    private var readings: [Reading?] = [nil, nil, nil, nil]
+
+    init(_ url: UniversalLinkURL) { self.url = url }
+
+    static func slot(percentEncoded: Bool, caseSensitive: Bool) -> Int {
+      (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2)
+    }
+
+    mutating func reading(_ slot: Int) -> Reading {
+      let percentEncoded = slot & 1 == 0
+      let caseSensitive = slot & 2 == 0
+      if let cached = readings[slot] { return cached }
+      func prepare(_ encoded: String) -> String {
+        let text = percentEncoded ? encoded : UniversalLinkURL.percentDecode(encoded)
+        return caseSensitive ? text : text.lowercased()
+      }
+      let query = url.percentEncodedQuery ?? ""
+      var items: [(name: String, value: SubjectText)] = []
+      if !query.isEmpty {
+        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
+          if let eq = item.firstIndex(of: "=") {
+            items.append((prepare(String(item[..<eq])), SubjectText(prepare(String(item[item.index(after: eq)...])))))
+          } else {
+            items.append((prepare(String(item)), SubjectText.empty))
+          }
+        }
+      }
+      let reading = Reading(
+        path: SubjectText(Self.normalizePath(prepare(url.percentEncodedPath))),
+        query: SubjectText(prepare(query)),
+        fragment: SubjectText(prepare(url.percentEncodedFragment ?? "")),
+        items: items)
+      readings[slot] = reading
+      return reading
+    }
+
+    static func normalizePath(_ path: String) -> [UInt32] {
+      let slash: UInt32 = 0x2F
+      var out: [UInt32] = [slash]
+      for c in path.unicodeScalars where !(c.value == slash && out.last == slash) {
+        out.append(c.value)
+      }
+      if out.last != slash { out.append(slash) }
+      return out
+    }
+  }
+
+  /// A set of ASCII characters as two 64-bit words; used as a cheap necessary condition before matching.
+  struct ASCIIMask: Sendable, Equatable {
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+
+    mutating func insert(_ c: UInt32) {
+      if c < 64 {
+        low |= 1 << UInt64(c)
+      } else if c < 128 {
+        high |= 1 << UInt64(c - 64)
+      }
+    }
+
+    func contains(_ c: UInt32) -> Bool {
+      c < 64 ? low & (1 << UInt64(c)) != 0 : c < 128 ? high & (1 << UInt64(c - 64)) != 0 : false
+    }
+
+    func isSubset(of other: ASCIIMask) -> Bool { low & ~other.low == 0 && high & ~other.high == 0 }
+  }
+
+  /// A 64-bit Bloom filter of adjacent ASCII character pairs: a second cheap necessary condition, like the
+  /// n-gram indexes of code search engines. A pattern's literal pairs must all appear in the subject's filter.
+  enum PairFilter {
+    @inline(__always)
+    static func bit(_ a: UInt32, _ b: UInt32) -> UInt64 { 1 << UInt64(((a << 7 | b) &* 0x9E37_79B1) >> 26) }
+
+    static func of(_ scalars: some Collection<UInt32>) -> UInt64 {
+      var bits: UInt64 = 0
+      var previous: UInt32 = 0xFFFF_FFFF
+      for c in scalars {
+        if previous < 128 && c < 128 { bits |= bit(previous, c) }
+        previous = c
+      }
+      return bits
+    }
+  }
+
+  /// A URL part ready for matching: Unicode scalar values plus the ASCII characters it contains.
+  ///
+  /// A class because it carries a lazily built next-occurrence index, shared by every pattern tried on the same
+  /// URL: once many patterns have searched it, finding a piece costs one lookup per candidate instead of a scan,
+  /// which keeps thousands of star-heavy patterns cheap on one URL. Instances live for one verdict and are never
+  /// shared between threads.
+  final class SubjectText {
+    let scalars: [UInt32]
+    let mask: ASCIIMask
+    /// ``PairFilter`` bits of the text.
+    let pairs: UInt64
+    @exclusivity(unchecked) private var searches = 0
+    /// Dense column per ASCII character present; 0 means absent.
+    @exclusivity(unchecked) private var columns: [UInt8] = []
+    @exclusivity(unchecked) private var width = 0
+    /// `next[i * width + column - 1]`: the first position ≥ i holding that character, or `count`.
+    @exclusivity(unchecked) private var next: [Int32] = []
+
+    init(_ scalars: [UInt32]) {
+      self.scalars = scalars
+      var mask = ASCIIMask()
+      for c in scalars where c < 128 { mask.insert(c) }
+      self.mask = mask
+      pairs = PairFilter.of(scalars)
+    }
+
+    convenience init(_ string: String) { self.init(string.unicodeScalars.map(\.value)) }
+
+    static var empty: SubjectText { SubjectText([UInt32]()) }
+
+    /// Whether the index is worth building: after a few searches on the same text.
+    func wantsIndex() -> Bool {
+      if !next.isEmpty { return true }
+      searches += 1
+      guard searches > 8 else { return false }
+      buildIndex()
+      return true
+    }
+
+    private func buildIndex() {
+      columns = [UInt8](repeating: 0, count: 128)
+      for c in scalars where c < 128 && columns[Int(c)] == 0 {
+        width += 1
+        columns[Int(c)] = UInt8(width)
+      }
+      let n = scalars.count
+      next = [Int32](repeating: Int32(n), count: (n + 1) * max(width, 1))
+      guard width > 0 else { return }
+      var i = n - 1
+      while i >= 0 {
+        for k in 0..<width { next[i * width + k] = next[(i + 1) * width + k] }
+        let c = scalars[i]
+        if c < 128 { next[i * width + Int(columns[Int(c)]) - 1] = Int32(i) }
+        i -= 1
+      }
+    }
+
+    /// The first position ≥ `from` holding ASCII character `c`, or nil. Requires the index.
+    @inline(__always)
+    func nextIndex(of c: UInt32, from: Int) -> Int? {
+      guard from < scalars.count else { return nil }
+      let column = Int(columns[Int(c)])
+      guard column > 0 else { return nil }
+      let j = Int(next[from * width + column - 1])
+      return j < scalars.count ? j : nil
+    }
+
+    /// The first position ≥ `from` holding any ASCII character of `set`, or nil. Requires the index.
+    func nextIndex(ofAny set: ASCIIMask, from: Int) -> Int? {
+      guard from < scalars.count else { return nil }
+      var best = scalars.count
+      let row = from * width - 1
+      var word = set.low & mask.low
+      while word != 0 {
+        best = min(best, Int(next[row + Int(columns[word.trailingZeroBitCount])]))
+        word &= word - 1
+      }
+      word = set.high & mask.high
+      while word != 0 {
+        best = min(best, Int(next[row + Int(columns[64 + word.trailingZeroBitCount])]))
+        word &= word - 1
+      }
+      return best < scalars.count ? best : nil
+    }
+  }
+}

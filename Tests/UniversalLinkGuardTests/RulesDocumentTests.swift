@@ -1,0 +1,66 @@
+import Foundation
+import IPALinksKit
+import Testing
+import UniversalLinkGuard
+import UniversalLinks
+
+/// The rules document that `blocklist` writes, read back by the guard's front: the guard must give the library's
+/// verdicts for every URL, on hand-picked rules and on random AASA files.
+struct RulesDocumentTests {
+  static func blocklist(_ files: [(appID: String, host: String, wildcard: Bool, json: String)]) throws -> Blocklist {
+    var apps: [BlocklistApp] = []
+    for (index, file) in files.enumerated() {
+      let rules = AppLinkRules(file: try AASAFile(json: file.json), appID: file.appID)
+      let scope = BlockScope(host: file.host, wildcard: file.wildcard, rules: rules)
+      if let last = apps.last, last.appID == file.appID {
+        apps[apps.count - 1].scopes.append(scope)
+      } else {
+        apps.append(BlocklistApp(appID: file.appID, name: "App \(index)", input: "app\(index).ipa", scopes: [scope]))
+      }
+    }
+    return Blocklist(apps: apps)
+  }
+
+  static func expectSameVerdicts(_ blocklist: Blocklist, _ urls: [String]) throws {
+    let document = BlocklistRenderer(blocklist).guardDocument(generator: "test")
+    let linkGuard = try UniversalLinkGuard(rulesJSON: document)
+    for url in urls {
+      let expected = blocklist.verdict(for: url)
+      let got: BlocklistVerdict
+      switch linkGuard.verdict(for: url) {
+      case .opensApp(let app, let rule): got = BlocklistVerdict(verdict: .match, appID: app, pointer: rule)
+      case .excluded(let app, let rule): got = BlocklistVerdict(verdict: .exclude, appID: app, pointer: rule)
+      case .staysInWebView: got = BlocklistVerdict(verdict: .noMatch)
+      }
+      #expect(got == expected, "\(url)")
+    }
+  }
+
+  @Test func handPickedRules() throws {
+    let app = "AAAAAAAAAA.com.example.alpha"
+    let json = """
+      {"applinks": {"substitutionVariables": {"campaign": ["spring", "summer-sale"]},
+        "details": [{"appIDs": ["\(app)"], "components": [
+          {"/": "/buy/gift/*", "exclude": true, "caseSensitive": false},
+          {"/": "/buy/*", "caseSensitive": false},
+          {"/": "/p/???", "?": {"ref": "?*"}},
+          {"/": "/help/*", "#": "app"},
+          {"/": "/promo/$(campaign)/*"},
+          {"/": "/d/$(digit)*"},
+          {"/": "/l/$(lang)/*"},
+          {"/": "/u/$(undefined)"},
+          {"/": "*.pdf", "percentEncoded": false}
+        ]}]}}
+      """
+    let blocklist = try Self.blocklist([(app, "alpha.example", false, json), (app, "alpha.example", true, json)])
+    let urls = [
+      "https://alpha.example/buy/x", "https://alpha.example/BUY/Gift/1", "https://alpha.example/p/abc?ref=1",
+      "https://alpha.example/p/abc?ref=", "https://alpha.example/help/1#app", "https://alpha.example/promo/spring/1",
+      "https://alpha.example/promo/winter/1", "https://alpha.example/d/7x", "https://alpha.example/l/en/x",
+      "https://alpha.example/l/xx/x", "https://alpha.example/u/x", "https://alpha.example/a%20b.pdf",
+      "https://www.alpha.example/buy/x", "https://alpha.example.evil/buy/x", "ftp://alpha.example/buy/x",
+      "not a url",
+    ]
+    try Self.expectSameVerdicts(blocklist, urls)
+  }
+}
