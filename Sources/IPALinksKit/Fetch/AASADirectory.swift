@@ -4,20 +4,23 @@ import Foundation
 enum AASADirectory {
   /// Reads `<directory>/<host>`, else `<directory>/<host>.json`. The host must already be validated, so the name
   /// cannot climb out of the folder; the size cap applies as for downloads, and only regular files are read.
+  /// Messages name files as the user gave the folder (relative stays relative), so output does not depend on where
+  /// the command runs.
   static func read(host: String, directory: URL, maximumBytes: Int) -> AASAFetchResult {
     for name in [host, host + ".json"] {
       let file = directory.appendingPathComponent(name, isDirectory: false)
+      let shown = file.relativePath
       var info = stat()
       guard stat(file.path, &info) == 0 else { continue }
       guard info.st_mode & S_IFMT == S_IFREG else {
         return AASAFetchResult(
-          host: host, status: .notFound, source: .aasaDir, url: file.path,
-          message: "\(host): \(file.path) is not a regular file")
+          host: host, status: .notFound, source: .aasaDir, url: shown,
+          message: "\(host): \(shown) is not a regular file")
       }
       guard Int(info.st_size) <= maximumBytes else {
         return AASAFetchResult(
-          host: host, status: .tooLarge, source: .aasaDir, url: file.path, bytes: Int(info.st_size),
-          message: "\(host): \(file.path) is \(Int(info.st_size)) bytes, over the \(maximumBytes.byteCount) cap")
+          host: host, status: .tooLarge, source: .aasaDir, url: shown, bytes: Int(info.st_size),
+          message: "\(host): \(shown) is \(Int(info.st_size)) bytes, over the \(maximumBytes.byteCount) cap")
       }
       do {
         let handle = try FileHandle(forReadingFrom: file)
@@ -26,20 +29,20 @@ enum AASADirectory {
         let data = try handle.read(upToCount: maximumBytes + 1) ?? Data()
         guard data.count <= maximumBytes else {
           return AASAFetchResult(
-            host: host, status: .tooLarge, source: .aasaDir, url: file.path, bytes: data.count,
-            message: "\(host): \(file.path) is over the \(maximumBytes.byteCount) cap")
+            host: host, status: .tooLarge, source: .aasaDir, url: shown, bytes: data.count,
+            message: "\(host): \(shown) is over the \(maximumBytes.byteCount) cap")
         }
         return AASAFetchResult(
-          host: host, status: .ok, source: .aasaDir, url: file.path, bytes: data.count,
-          message: "\(host): read \(data.count) bytes from \(file.path)", body: [UInt8](data))
+          host: host, status: .ok, source: .aasaDir, url: shown, bytes: data.count,
+          message: "\(host): read \(data.count) bytes from \(shown)", body: [UInt8](data))
       } catch {
         return AASAFetchResult(
-          host: host, status: .notFound, source: .aasaDir, url: file.path,
-          message: "\(host): \(file.path) cannot be read (\(error.localizedDescription))")
+          host: host, status: .notFound, source: .aasaDir, url: shown,
+          message: "\(host): \(shown) cannot be read (\(error.localizedDescription))")
       }
     }
     return AASAFetchResult(
       host: host, status: .notFound, source: .aasaDir,
-      message: "\(host): no \(host) or \(host).json in \(directory.path)")
+      message: "\(host): no \(host) or \(host).json in \(directory.relativePath)")
   }
 }
