@@ -115,6 +115,39 @@ struct Normalizer {
   private mutating func checkAppID(_ id: String, _ pointer: String) {
     if let problem = AppIDFormat.problem(id) {
       report(.invalidAppID, pointer, "\(JSONPointer.quote(id)) is not TEAMID.bundle.id: \(problem)")
+    } else if id.utf8.prefix(10).allSatisfy(AppIDFormat.isDigit) {
+      report(
+        .numericTeamID, pointer,
+        "\(JSONPointer.quote(id)) starts with ten digits: that is usually an App Store id, not a team ID "
+          + "(team IDs have letters, as in Developer › Membership)")
+    }
+  }
+
+  /// A path pattern that starts with a scheme or a host: iOS compares it with the URL's path only, so it never
+  /// matches what its author meant.
+  private mutating func checkPathHasNoHost(_ pattern: String, _ pointer: String) {
+    let body = pattern.hasPrefix("/") ? Substring(pattern.dropFirst()) : Substring(pattern)
+    if body.lowercased().hasPrefix("http://") || body.lowercased().hasPrefix("https://") {
+      report(
+        .patternHasHost, pointer,
+        "\(JSONPointer.quote(pattern)) starts with a scheme, but \"/\" patterns are matched against the path only")
+      return
+    }
+    // `github.com/…` without a leading slash: a first segment made of dotted labels ending in letters.
+    guard !pattern.hasPrefix("/"), let slash = body.firstIndex(of: "/") else { return }
+    let labels = body[..<slash].split(separator: ".", omittingEmptySubsequences: false)
+    let looksLikeHost =
+      labels.count >= 2
+      && labels.allSatisfy { label in
+        !label.isEmpty
+          && label.utf8.allSatisfy { AppIDFormat.isLower($0 | 0x20) || AppIDFormat.isDigit($0) || $0 == 0x2D }
+      }
+      && labels.last!.utf8.allSatisfy { AppIDFormat.isLower($0 | 0x20) } && labels.last!.count >= 2
+    if looksLikeHost {
+      report(
+        .patternHasHost, pointer,
+        "\(JSONPointer.quote(pattern)) starts with a host name, but \"/\" patterns are matched against the path "
+          + "only; the domain comes from the associated-domains entitlement")
     }
   }
 
@@ -133,6 +166,12 @@ struct Normalizer {
       case "apps":
         if case .array(let items) = member.value {
           links.apps = items.compactMap(\.stringValue)
+          if !items.isEmpty {
+            report(
+              .legacyAppsNotEmpty, p,
+              "legacy \"apps\" should be an empty array: iOS ignores its contents, and apps are listed in "
+                + "\"details\"")
+          }
         } else {
           report(.invalidType, p, "legacy \"apps\" must be an array (iOS ignores it)")
         }
@@ -140,6 +179,11 @@ struct Normalizer {
       case "defaults":
         if let d = object(member.value, p, "\"defaults\"") { links.defaults = component(d, p, index: 0) }
       case "substitutionVariables": break
+      case "webcredentials", "appclips", "activitycontinuation":
+        report(
+          .misplacedSection, p,
+          "\(JSONPointer.quote(member.key)) belongs at the top level of the file, beside \"applinks\"; inside it, "
+            + "it is ignored")
       default: report(.unknownKey, p, "unknown key \(JSONPointer.quote(member.key)) in \"applinks\" is ignored")
       }
     }
@@ -278,6 +322,7 @@ struct Normalizer {
       let exclude = s.hasPrefix("NOT ")
       let pattern = exclude ? String(s.dropFirst(4)) : s
       checkVariables(pattern, p)
+      checkPathHasNoHost(pattern, p)
       out.append(LegacyPath(index: i, pattern: pattern, exclude: exclude))
     }
     return out
@@ -289,7 +334,9 @@ struct Normalizer {
       let p = JSONPointer.join(pointer, member.key)
       let v = member.value
       switch member.key {
-      case "/": c.path = pattern(v, p, "\"/\"")
+      case "/":
+        c.path = pattern(v, p, "\"/\"")
+        if let path = c.path { checkPathHasNoHost(path, p) }
       case "#": c.fragment = pattern(v, p, "\"#\"")
       case "?": c.query = query(v, p)
       case "exclude": c.exclude = flag(v, p, "exclude")
@@ -378,7 +425,8 @@ enum AppIDFormat {
   }
 
   private static func isUpperAlnum(_ b: UInt8) -> Bool {
-    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b)
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(b) || isDigit(b)
   }
-  private static func isLower(_ b: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) }
+  static func isLower(_ b: UInt8) -> Bool { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b) }
+  static func isDigit(_ b: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) }
 }

@@ -88,6 +88,16 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
   case tooManyPatterns = "too-many-patterns"
   /// `$(…)` references expand past ``AASAFile/maximumExpansion`` alternatives; the file is refused.
   case expansionTooLarge = "expansion-too-large"
+  /// A path pattern starts with a scheme or a host (`https://…`, `github.com/…`): paths are matched without them.
+  case patternHasHost = "pattern-has-host"
+  /// An app ID's team prefix is ten digits: usually an App Store id, not a team ID.
+  case numericTeamID = "numeric-team-id"
+  /// The legacy `apps` array of `applinks` is not empty; iOS ignores its contents.
+  case legacyAppsNotEmpty = "legacy-apps-not-empty"
+  /// `webcredentials`, `appclips` or `activitycontinuation` sits inside `applinks`, where it is ignored.
+  case misplacedSection = "misplaced-section"
+  /// An app is listed by two `details` entries; iOS uses the first, so the later one never applies to it.
+  case appListedTwice = "app-listed-twice"
 
   /// The fixed severity of this code.
   public var severity: AASADiagnostic.Severity {
@@ -96,7 +106,7 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
       .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed, .tooManyPatterns, .expansionTooLarge:
       .error
     case .duplicateKey, .missingApplinks, .pathsWithComponents, .detailNeverMatches, .unreachablePattern,
-      .unencodedPattern:
+      .unencodedPattern, .patternHasHost, .numericTeamID, .legacyAppsNotEmpty, .misplacedSection, .appListedTwice:
       .warning
     case .signedEnvelope, .unknownKey:
       .info

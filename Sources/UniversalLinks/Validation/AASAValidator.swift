@@ -56,8 +56,19 @@ public enum AASAValidator {
     var out: [AASADiagnostic] = []
     if let links = file.applinks {
       var claimed = Set<String>()
+      var firstListing: [String: AppLinksDetail] = [:]
       for detail in links.details {
         out += findings(for: detail, in: file, claimed: claimed)
+        for (i, app) in detail.appIDs.enumerated() {
+          if let first = firstListing[app] {
+            out.append(
+              AASADiagnostic(
+                .appListedTwice, at: detail.key == nil ? detail.pointer + "/appIDs/" + String(i) : detail.pointer,
+                "\(app) is already listed at \(first.pointer), and iOS uses only the first entry listing an app"))
+          } else {
+            firstListing[app] = detail
+          }
+        }
         claimed.formUnion(detail.appIDs)
       }
       for rule in unencodedPatterns(links) { out.append(rule) }

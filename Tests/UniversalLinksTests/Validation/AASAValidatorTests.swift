@@ -89,7 +89,42 @@ struct AASAValidatorTests {
     CodeCase(code: .fileTooLarge, json: "", pointer: ""),
     CodeCase(code: .tooManyPatterns, json: "", pointer: ""),
     CodeCase(code: .expansionTooLarge, json: "", pointer: ""),
+    CodeCase(
+      code: .patternHasHost, json: detailHead + ##"[{"/": "https://example.com/buy/*"}]}]}}"##,
+      pointer: "/applinks/details/0/components/0/~1"),
+    CodeCase(
+      code: .numericTeamID,
+      json: ##"{"applinks": {"details": [{"appIDs": ["1234567890.com.example.app"], "components": [{}]}]}}"##,
+      pointer: "/applinks/details/0/appIDs/0"),
+    CodeCase(
+      code: .legacyAppsNotEmpty, json: ##"{"applinks": {"apps": ["ABCDE12345.com.example.app"], "details": []}}"##,
+      pointer: "/applinks/apps"),
+    CodeCase(
+      code: .misplacedSection,
+      json: ##"{"applinks": {"details": [], "webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}}"##,
+      pointer: "/applinks/webcredentials"),
+    CodeCase(
+      code: .appListedTwice,
+      json: ##"""
+        {"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a/*"}]},
+          {"appIDs": ["ABCDE12345.com.example.other", "ABCDE12345.com.example.app"], "components": [{"/": "/b/*"}]}]}}
+        """##,
+      pointer: "/applinks/details/1/appIDs/1"),
   ]
+
+  /// Path patterns that name a host or a scheme, and look-alikes that are ordinary paths.
+  @Test func patternHasHostOnlyForHostsAndSchemes() {
+    func flagged(_ path: String) -> Bool {
+      let json = Self.detailHead + "[{\"/\": \"\(path)\"}]}]}}"
+      return AASAValidator.validate(Array(json.utf8)).contains { $0.code == .patternHasHost }
+    }
+    for path in ["github.com/org/*", "www.example.co.uk/x", "/https://example.com/x", "http://example.com/*"] {
+      #expect(flagged(path), "\(path)")
+    }
+    for path in ["/index.html/*", "/files/v1.2/*", "*.pdf", "/buy/*", "index.html", "/a://b", "*/x.com/y"] {
+      #expect(!flagged(path), "\(path)")
+    }
+  }
 
   @Test(arguments: cases)
   func reportsEachCode(_ c: CodeCase) {
