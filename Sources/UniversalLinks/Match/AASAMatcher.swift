@@ -82,6 +82,8 @@ public struct AASAMatcher: Sendable {
   public let detailIndex: Int?
   /// Where each rule sits in the file, in the order they are tried.
   public let ruleReferences: [MatchedRule]
+  /// The rules with the file's pattern strings, which explanations quote.
+  let effectiveRules: [EffectiveRule]
   /// The compiled rules: the runtime core that generated guards embed too.
   let program: LinkRuntime.RuleProgram
   let fileTooLarge: Bool
@@ -94,7 +96,8 @@ public struct AASAMatcher: Sendable {
     fileTooLarge = ruleSet.exceedsDeviceSizeLimit
     detailIndex = ruleSet.detailIndex
     let listed = ruleSet.detailIndex != nil
-    ruleReferences = listed ? ruleSet.rules.map(\.reference) : []
+    effectiveRules = listed ? ruleSet.rules : []
+    ruleReferences = effectiveRules.map(\.reference)
     program = LinkRuntime.RuleProgram(rules: listed ? ruleSet.runtimeRules(keepingNever: true) : [])
   }
 

@@ -1,0 +1,114 @@
+/// Why a URL gets its verdict for one app: every rule of the deciding `details` entry that was tried, in order,
+/// with each key's pattern, the URL's value as compared and whether it matched. What `match --explain` prints.
+public struct MatchExplanation: Sendable, Equatable, Codable {
+  /// One key of one rule.
+  public struct Key: Sendable, Equatable, Codable {
+    /// `/`, `?` or `#`, as in the AASA file.
+    public var key: String
+    /// For `?` given item by item, the item's name.
+    public var item: String?
+    /// The pattern as the file writes it (for legacy `paths`, without `NOT `).
+    public var pattern: String
+    /// The URL's value as compared (after percent decoding and case folding when the rule asks for them; the
+    /// path normalized with a leading and a trailing `/`); nil for a query item the URL does not have.
+    public var value: String?
+    /// Whether the pattern matched the value.
+    public var matched: Bool
+    /// Why the value could not match whatever its content, when that is so: "needs exactly 4 characters, has 3".
+    public var shortfall: String?
+
+    /// Creates a key's outcome.
+    public init(
+      key: String, item: String? = nil, pattern: String, value: String?, matched: Bool, shortfall: String? = nil
+    ) {
+      self.key = key
+      self.item = item
+      self.pattern = pattern
+      self.value = value
+      self.matched = matched
+      self.shortfall = shortfall
+    }
+  }
+
+  /// One rule that was tried.
+  public struct Step: Sendable, Equatable, Codable {
+    /// JSON pointer to the rule in the file.
+    public var pointer: String
+    /// The rule with defaults merged, as match reports show it.
+    public var pattern: String
+    /// Whether the rule excludes.
+    public var exclude: Bool
+    /// The keys among `/`, `?`, `#` that did not match; empty for the deciding rule.
+    public var failed: [String]
+    /// Every key the rule sets.
+    public var keys: [Key]
+  }
+
+  /// The verdict, as ``AASAMatcher/verdict(for:domain:)-(UniversalLinkURL,_)`` gives it.
+  public var result: MatchResult
+  /// The rules tried, in order: up to the deciding one, or all of them when none matched. Empty when the verdict
+  /// comes from outside the rules (see ``result``'s reason).
+  public var steps: [Step]
+  /// When nothing matched: the index in ``steps`` of the closest rule, the first of those whose keys failed least.
+  public var closest: Int?
+}
+
+extension AASAMatcher {
+  /// The verdict for `url` with the trace that leads to it.
+  public func explain(_ url: UniversalLinkURL, domain: String? = nil) -> MatchExplanation {
+    let result = verdict(for: url, domain: domain)
+    guard result.reason == nil || result.reason == .noPatternMatched else {
+      return MatchExplanation(result: result, steps: [], closest: nil)
+    }
+    let steps = program.trace(url).map { trace -> MatchExplanation.Step in
+      let rule = effectiveRules[trace.index]
+      let keys = trace.keys.map { key -> MatchExplanation.Key in
+        switch key.key {
+        case .path:
+          return .init(
+            key: "/", pattern: rule.path ?? "", value: key.value, matched: key.matched,
+            shortfall: key.shortfall)
+        case .query:
+          let pattern = if case .string(let s)? = rule.query { s } else { "" }
+          return .init(key: "?", pattern: pattern, value: key.value, matched: key.matched, shortfall: key.shortfall)
+        case .queryItem(let name):
+          var pattern = ""
+          if case .items(let items)? = rule.query {
+            // Names were folded for case-insensitive rules; find the item the same way.
+            pattern =
+              items.first { ($0.name == name) || (!rule.caseSensitive && $0.name.lowercased() == name) }?
+              .pattern ?? ""
+          }
+          return .init(
+            key: "?", item: name, pattern: pattern, value: key.value, matched: key.matched, shortfall: key.shortfall)
+        case .fragment:
+          return .init(
+            key: "#", pattern: rule.fragment ?? "", value: key.value, matched: key.matched,
+            shortfall: key.shortfall)
+        }
+      }
+      var failed: [String] = []
+      for key in keys where !key.matched && !failed.contains(key.key) { failed.append(key.key) }
+      let reference = ruleReferences[trace.index]
+      return .init(
+        pointer: reference.pointer, pattern: reference.pattern, exclude: reference.exclude, failed: failed,
+        keys: keys)
+    }
+    var closest: Int? = nil
+    if result.verdict == .noMatch, !steps.isEmpty {
+      closest = steps.indices.min { a, b in
+        let (fa, fb) = (steps[a].keys.filter { !$0.matched }.count, steps[b].keys.filter { !$0.matched }.count)
+        return fa != fb ? fa < fb : a < b
+      }
+    }
+    return MatchExplanation(result: result, steps: steps, closest: closest)
+  }
+
+  /// The verdict for the URL `string` with its trace; a string that is not a URL gets no steps.
+  public func explain(_ string: String, domain: String? = nil) -> MatchExplanation {
+    guard let url = UniversalLinkURL(string: string) else {
+      return MatchExplanation(result: .noMatch(.invalidURL), steps: [], closest: nil)
+    }
+    return explain(url, domain: domain)
+  }
+}
