@@ -1,0 +1,31 @@
+import IPALinksKit
+import Testing
+
+struct TerminalTextTests {
+  @Test func controlsBidiAndSeparatorsBecomeVisibleEscapes() {
+    #expect(TerminalText.escape("a\u{1B}[31mb") == #"a\u{1b}[31mb"#)
+    #expect(TerminalText.escape("csi\u{9B}2J") == #"csi\u{9b}2J"#)
+    #expect(TerminalText.escape("del\u{7F}") == #"del\u{7f}"#)
+    #expect(TerminalText.escape("rlo\u{202E}txt.exe") == #"rlo\u{202e}txt.exe"#)
+    #expect(TerminalText.escape("iso\u{2066}x\u{2069}") == #"iso\u{2066}x\u{2069}"#)
+    #expect(TerminalText.escape("line\u{2028}forged") == #"line\u{2028}forged"#)
+    #expect(TerminalText.escape("nel\u{85}") == #"nel\u{85}"#)
+    #expect(TerminalText.escape("a\nb\tc") == #"a\u{a}b\u{9}c"#)
+    #expect(TerminalText.escape("a\nb\tc", keepingLineBreaks: true) == "a\nb\tc")
+    #expect(TerminalText.escape("a\rb", keepingLineBreaks: true) == #"a\u{d}b"#)
+  }
+
+  @Test func ordinaryTextIsUntouched() {
+    for text in ["https://example.com/café/*", "Store Sample", "日本語", "emoji 🙂", "tab-free", ""] {
+      #expect(TerminalText.escape(text) == text)
+    }
+  }
+
+  @Test func countsAgreeWithTheirNouns() {
+    #expect(TerminalText.count(0, "app") == "0 apps")
+    #expect(TerminalText.count(1, "app") == "1 app")
+    #expect(TerminalText.count(2, "bundle") == "2 bundles")
+    #expect(TerminalText.count(1, "entry", "entries") == "1 entry")
+    #expect(TerminalText.count(3, "entry", "entries") == "3 entries")
+  }
+}
