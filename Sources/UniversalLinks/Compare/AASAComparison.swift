@@ -1,0 +1,198 @@
+/// Two AASA files compared by behaviour, not bytes: for each app, do the same URLs open it, by the same rules?
+///
+/// Rules are compared as the runtime evaluates them (defaults merged, flags explicit, patterns prepared), so
+/// hoisting `caseSensitive` into `defaults`, rewriting legacy `paths` as equivalent `components` or editing a
+/// `comment` is no change. A rule added, removed or changed is, and so is a reordering that changes which rule
+/// decides some URL. Each change names the rules on both sides by JSON pointer and, when one is found, an example
+/// URL whose verdict differs: URLs are generated from both files' patterns (wildcards and variables instantiated,
+/// case and boundaries varied) and decided by both matchers, so an example is never claimed that does not differ.
+public struct AASAComparison: Sendable, Equatable, Codable {
+  /// One difference in behaviour for one app.
+  public struct Change: Sendable, Equatable, Codable {
+    /// The app the change is for.
+    public var appId: String
+    /// What changed: `app added`, `app removed`, `rule added`, `rule removed`, `rule changed` or `rules reordered`.
+    public var kind: String
+    /// Pointers of the rules involved in the old file.
+    public var old: [String]
+    /// Pointers of the rules involved in the new file.
+    public var new: [String]
+    /// A URL whose verdict differs between the files; nil when none was found.
+    public var example: String?
+    /// The example's verdict with the old file.
+    public var oldVerdict: MatchResult.Verdict?
+    /// The example's verdict with the new file.
+    public var newVerdict: MatchResult.Verdict?
+  }
+
+  /// Every change, app by app in the order apps are listed (old file first).
+  public var changes: [Change]
+  /// Whether the files behave the same for every app compared.
+  public var equivalent: Bool { changes.isEmpty }
+
+  /// Compares `old` and `new` for `appIDs`, or for every app either file's `applinks` lists; example URLs use
+  /// `host`.
+  public init(old: AASAFile, new: AASAFile, appIDs: [String]? = nil, host: String = "example.com") {
+    var apps: [String] = []
+    for file in [old, new] {
+      for detail in file.applinks?.details ?? [] {
+        for app in detail.appIDs where !apps.contains(app) { apps.append(app) }
+      }
+    }
+    changes = (appIDs ?? apps).flatMap { app in
+      Side.compare(Side(file: old, appID: app), Side(file: new, appID: app), appID: app, host: host)
+    }
+  }
+
+  /// One file's rules for one app, compiled.
+  struct Side {
+    let listed: Bool
+    let rules: [LinkRuntime.Rule]
+    let program: LinkRuntime.RuleProgram
+
+    init(file: AASAFile, appID: String) {
+      let set = AppLinkRules(file: file, appID: appID)
+      listed = set.detailIndex != nil && !set.exceedsDeviceSizeLimit
+      rules = listed ? set.runtimeRules(keepingNever: true) : []
+      program = LinkRuntime.RuleProgram(rules: rules)
+    }
+
+    /// The rule without where it sits, so equal rules compare equal wherever they are.
+    static func content(_ rule: LinkRuntime.Rule) -> LinkRuntime.Rule {
+      var rule = rule
+      rule.pointer = ""
+      return rule
+    }
+
+    /// The verdict and the deciding rule's content.
+    func decide(_ url: UniversalLinkURL) -> (verdict: MatchResult.Verdict, rule: LinkRuntime.Rule?) {
+      guard listed, let index = program.firstMatch(url) else { return (.noMatch, nil) }
+      return (rules[index].exclude ? .exclude : .match, Self.content(rules[index]))
+    }
+
+    static func compare(_ old: Side, _ new: Side, appID: String, host: String) -> [Change] {
+      if !old.listed && !new.listed { return [] }
+      let oldContent = old.rules.map(content)
+      let newContent = new.rules.map(content)
+      if old.listed == new.listed && oldContent == newContent { return [] }
+
+      /// The first URL generated from `rules` whose verdict differs, with both verdicts.
+      func example(from rules: [LinkRuntime.Rule]) -> Change? {
+        for url in rules.flatMap({ URLSampler.urls(for: $0, host: host) }) {
+          let (a, b) = (old.decide(url), new.decide(url))
+          if a.verdict != b.verdict {
+            return Change(
+              appId: appID, kind: "", old: [], new: [], example: url.absoluteString, oldVerdict: a.verdict,
+              newVerdict: b.verdict)
+          }
+        }
+        return nil
+      }
+      func oldRule(_ i: Int) -> LinkRuntime.Rule { old.rules[i] }
+      func newRule(_ i: Int) -> LinkRuntime.Rule { new.rules[i] }
+      func change(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
+        let sample = example(from: oldIndices.map(oldRule) + newIndices.map(newRule))
+        return Change(
+          appId: appID, kind: kind, old: oldIndices.map { oldRule($0).pointer },
+          new: newIndices.map { newRule($0).pointer }, example: sample?.example, oldVerdict: sample?.oldVerdict,
+          newVerdict: sample?.newVerdict)
+      }
+
+      if old.listed != new.listed {
+        let listed = old.listed ? old : new
+        let sample = example(from: listed.rules)
+        return [
+          Change(
+            appId: appID, kind: old.listed ? "app removed" : "app added", old: old.rules.map(\.pointer),
+            new: new.rules.map(\.pointer), example: sample?.example, oldVerdict: sample?.oldVerdict,
+            newVerdict: sample?.newVerdict)
+        ]
+      }
+
+      // Rules only one side has, matched by content (the n-th copy pairs with the n-th copy).
+      var unmatchedNew = Array(newContent.indices)
+      var removed: [Int] = []
+      for (i, rule) in oldContent.enumerated() {
+        if let j = unmatchedNew.firstIndex(where: { newContent[$0] == rule }) {
+          unmatchedNew.remove(at: j)
+        } else {
+          removed.append(i)
+        }
+      }
+      var added = unmatchedNew
+      var out: [Change] = []
+      // A rule replaced in place reads as one change.
+      for i in removed {
+        if let j = added.firstIndex(of: i) {
+          added.remove(at: j)
+          out.append(change("rule changed", removing: [i], adding: [i]))
+        } else {
+          out.append(change("rule removed", removing: [i], adding: []))
+        }
+      }
+      for j in added { out.append(change("rule added", removing: [], adding: [j])) }
+      if out.isEmpty {
+        // Same rules in another order: a change only where it changes which rule decides a URL.
+        for url in new.rules.flatMap({ URLSampler.urls(for: $0, host: host) }) {
+          let (a, b) = (old.decide(url), new.decide(url))
+          guard a.rule != b.rule else { continue }
+          let oldIndex = a.rule.flatMap { rule in oldContent.firstIndex(of: rule) }
+          let newIndex = b.rule.flatMap { rule in newContent.firstIndex(of: rule) }
+          let differs = a.verdict != b.verdict
+          out.append(
+            Change(
+              appId: appID, kind: "rules reordered", old: oldIndex.map { [oldRule($0).pointer] } ?? [],
+              new: newIndex.map { [newRule($0).pointer] } ?? [], example: differs ? url.absoluteString : nil,
+              oldVerdict: differs ? a.verdict : nil, newVerdict: differs ? b.verdict : nil))
+          break
+        }
+      }
+      return out
+    }
+  }
+}
+
+/// URLs a rule is likely to decide: its patterns instantiated several ways, with boundaries and case varied.
+enum URLSampler {
+  static func urls(for rule: LinkRuntime.Rule, host: String) -> [UniversalLinkURL] {
+    var out: [UniversalLinkURL] = []
+    for variant in 0..<4 {
+      var path = rule.path.map { fill($0, variant) } ?? "/"
+      if !path.hasPrefix("/") { path = "/" + path }
+      var query: String? = rule.query.map { fill($0, variant) }
+      if let items = rule.items {
+        query = items.map { $0.name + "=" + fill($0.value, variant) }.joined(separator: "&")
+      }
+      let fragment = rule.fragment.map { fill($0, variant) }
+      for candidate in [path, path + "x", String(path.dropLast()), path.uppercased(), path + "/x"] {
+        var text = "https://" + host + candidate
+        if let query { text += "?" + query }
+        if let fragment { text += "#" + fragment }
+        if let url = UniversalLinkURL(string: text) { out.append(url) }
+      }
+      // The same path without the query and fragment the rule asks for.
+      if query != nil || fragment != nil, let url = UniversalLinkURL(string: "https://" + host + path) {
+        out.append(url)
+      }
+    }
+    return out
+  }
+
+  /// One instance of a pattern: `*` and `?` filled according to `variant`, the `variant`-th alternative of each
+  /// choice.
+  static func fill(_ pieces: [LinkRuntime.Piece], _ variant: Int) -> String {
+    let stars = ["", "x", "a/b", "X1"]
+    let anys = ["a", "1", "Z", "-"]
+    var out = ""
+    for piece in pieces {
+      switch piece {
+      case .literal(let text): out += text
+      case .any: out += anys[variant % anys.count]
+      case .star: out += stars[variant % stars.count]
+      case .choice(let alternatives):
+        if !alternatives.isEmpty { out += fill(alternatives[variant % alternatives.count], variant) }
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,116 @@
+import Testing
+import UniversalLinks
+
+/// `aasa diff`'s library side: behaviour, not bytes.
+struct AASAComparisonTests {
+  static let app = "ABCDE12345.com.example.app"
+  static let other = "ABCDE12345.com.example.other"
+
+  static func file(_ applinks: String) -> AASAFile { try! AASAFile(json: #"{"applinks": {\#(applinks)}}"#) }
+
+  static func details(_ rules: String, apps: [String] = [app], defaults: String = "") -> AASAFile {
+    let ids = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+    return file(#"\#(defaults)"details": [{"appIDs": [\#(ids)], \#(rules)}]"#)
+  }
+
+  /// Every example claimed must really differ, with the verdicts stated, by the library's matcher.
+  static func expectHonestExamples(_ comparison: AASAComparison, _ old: AASAFile, _ new: AASAFile) {
+    for change in comparison.changes {
+      guard let example = change.example else { continue }
+      let before = old.matcher(appID: change.appId).verdict(for: example).verdict
+      let after = new.matcher(appID: change.appId).verdict(for: example).verdict
+      #expect(before != after, "\(change)")
+      #expect(change.oldVerdict == before && change.newVerdict == after, "\(change)")
+    }
+  }
+
+  @Test func rewritingWithoutChangingBehaviourIsNoChange() {
+    let base = Self.details(#""components": [{"/": "/buy/*", "caseSensitive": false}, {"/": "/help/*"}]"#)
+    let hoisted = Self.details(
+      #""components": [{"/": "/buy/*"}, {"/": "/help/*", "caseSensitive": true}]"#,
+      defaults: #""defaults": {"caseSensitive": false}, "#)
+    #expect(AASAComparison(old: base, new: hoisted).equivalent)
+    let paths = Self.details(#""paths": ["NOT /private/*", "/*"]"#)
+    let components = Self.details(#""components": [{"/": "/private/*", "exclude": true}, {"/": "/*"}]"#)
+    #expect(AASAComparison(old: paths, new: components).equivalent)
+    let commented = Self.details(#""components": [{"/": "/private/*", "exclude": true, "comment": "x"}, {"/": "/*"}]"#)
+    #expect(AASAComparison(old: components, new: commented).equivalent)
+    // Disjoint rules swapped: no URL is decided by another rule.
+    let swapped = Self.details(#""components": [{"/": "/help/*"}, {"/": "/buy/*", "caseSensitive": false}]"#)
+    #expect(AASAComparison(old: base, new: swapped).equivalent)
+  }
+
+  @Test func aChangedPatternHasAnExampleWhoseVerdictDiffers() throws {
+    let old = Self.details(#""components": [{"/": "/help/*", "?": {"articleNumber": "????"}}]"#)
+    let new = Self.details(#""components": [{"/": "/help/*", "?": {"articleNumber": "???"}}]"#)
+    let comparison = AASAComparison(old: old, new: new)
+    #expect(!comparison.equivalent)
+    let change = try #require(comparison.changes.first)
+    #expect(change.kind == "rule changed")
+    #expect(change.old == ["/applinks/details/0/components/0"])
+    #expect(change.new == ["/applinks/details/0/components/0"])
+    #expect(change.example != nil)
+    Self.expectHonestExamples(comparison, old, new)
+  }
+
+  @Test func addedRemovedExcludedAndDefaultsAreChanges() throws {
+    let old = Self.details(#""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}]"#)
+    let cases: [(AASAFile, String)] = [
+      (Self.details(#""components": [{"/": "/buy/*"}]"#), "rule removed"),
+      (
+        Self.details(#""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}, {"/": "/sell/*"}]"#),
+        "rule added"
+      ),
+      (Self.details(#""components": [{"/": "/buy/gift/*"}, {"/": "/buy/*"}]"#), "rule changed"),
+      (
+        Self.details(
+          #""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}]"#,
+          defaults: #""defaults": {"caseSensitive": false}, "#), "rule changed"
+      ),
+    ]
+    for (new, kind) in cases {
+      let comparison = AASAComparison(old: old, new: new)
+      #expect(comparison.changes.map(\.kind).contains(kind), "\(kind): \(comparison.changes)")
+      #expect(comparison.changes.contains { $0.example != nil }, "\(kind): no example")
+      Self.expectHonestExamples(comparison, old, new)
+    }
+  }
+
+  @Test func aReorderThatChangesWhichRuleDecidesIsAChange() throws {
+    let old = Self.details(#""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}]"#)
+    let new = Self.details(#""components": [{"/": "/buy/*"}, {"/": "/buy/gift/*", "exclude": true}]"#)
+    let comparison = AASAComparison(old: old, new: new)
+    let change = try #require(comparison.changes.first)
+    #expect(change.kind == "rules reordered")
+    #expect(change.oldVerdict == .exclude && change.newVerdict == .match)
+    #expect(change.old == ["/applinks/details/0/components/0"])
+    #expect(change.new == ["/applinks/details/0/components/0"])
+    Self.expectHonestExamples(comparison, old, new)
+  }
+
+  @Test func appsAddedOrRemovedFromASection() throws {
+    let old = Self.details(#""components": [{"/": "/buy/*"}]"#)
+    let new = Self.details(#""components": [{"/": "/buy/*"}]"#, apps: [Self.app, Self.other])
+    let comparison = AASAComparison(old: old, new: new)
+    #expect(comparison.changes.map(\.kind) == ["app added"])
+    #expect(comparison.changes.first?.appId == Self.other)
+    #expect(comparison.changes.first?.newVerdict == .match)
+    Self.expectHonestExamples(comparison, old, new)
+    #expect(AASAComparison(old: new, new: old).changes.map(\.kind) == ["app removed"])
+    // Only the app asked for.
+    #expect(AASAComparison(old: old, new: new, appIDs: [Self.app]).equivalent)
+  }
+
+  @Test func variablesAreInstantiatedToFindExamples() throws {
+    let old = Self.file(
+      #""substitutionVariables": {"c": ["spring", "summer"]}, "details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "/promo/$(c)/*"}]}]"#
+    )
+    let new = Self.file(
+      #""substitutionVariables": {"c": ["spring"]}, "details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "/promo/$(c)/*"}]}]"#
+    )
+    let comparison = AASAComparison(old: old, new: new)
+    let change = try #require(comparison.changes.first)
+    #expect(change.example?.contains("summer") == true, "\(change)")
+    Self.expectHonestExamples(comparison, old, new)
+  }
+}
