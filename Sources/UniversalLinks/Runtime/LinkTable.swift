@@ -67,22 +67,63 @@ extension LinkRuntime {
 
     /// The apps, in the order they are tried.
     public let apps: [App]
+    /// For each host an app claims (`*.` left off for wildcards), the apps claiming it, in order: so a URL is
+    /// tried only against apps that claim its host or one of its parent domains.
+    private let claimants: [String: [Int]]
 
     /// Creates a table.
-    public init(apps: [App]) { self.apps = apps }
+    public init(apps: [App]) {
+      self.apps = apps
+      var claimants: [String: [Int]] = [:]
+      for (index, app) in apps.enumerated() {
+        for scope in app.scopes where claimants[scope.host]?.last != index {
+          claimants[scope.host, default: []].append(index)
+        }
+      }
+      self.claimants = claimants
+    }
+
+    /// The apps that may claim `host`, in table order: those with an entry for the host itself or for one of its
+    /// parent domains (which a wildcard entry would cover).
+    func candidates(for host: String) -> [Int] {
+      var found: [Int] = claimants[host] ?? []
+      var rest = Substring(host)
+      while let dot = rest.firstIndex(of: ".") {
+        rest = rest[rest.index(after: dot)...]
+        if let more = claimants[String(rest)] { found += more }
+      }
+      if found.count > 1 {
+        found.sort()
+        var unique: [Int] = []
+        for index in found where unique.last != index { unique.append(index) }
+        return unique
+      }
+      return found
+    }
 
     /// What iOS would do with `url`: only http and https URLs can open an app.
     public func decide(_ url: UniversalLinkURL) -> Decision {
-      guard url.scheme == "https" || url.scheme == "http" else { return Decision(verdict: .noMatch) }
       var exclusion: Decision? = nil
-      for app in apps {
-        guard let scope = app.scope(for: url.host), let index = scope.program.firstMatch(url) else { continue }
-        let rule = scope.program.rules[index]
+      for decision in decisions(url) {
         // Any app that opens the URL wins over an earlier app that excludes it.
-        if !rule.exclude { return Decision(verdict: .match, appID: app.appID, pointer: rule.pointer) }
-        if exclusion == nil { exclusion = Decision(verdict: .exclude, appID: app.appID, pointer: rule.pointer) }
+        if decision.verdict == .match { return decision }
+        if exclusion == nil { exclusion = decision }
       }
       return exclusion ?? Decision(verdict: .noMatch)
+    }
+
+    /// Every app's own verdict on `url` that is not `no-match`, in table order: the apps whose rules open it and
+    /// those whose rules exclude it. What `who-claims --urls` reports.
+    public func decisions(_ url: UniversalLinkURL) -> [Decision] {
+      guard url.scheme == "https" || url.scheme == "http" else { return [] }
+      var out: [Decision] = []
+      for index in candidates(for: url.host) {
+        let app = apps[index]
+        guard let scope = app.scope(for: url.host), let rule = scope.program.firstMatch(url) else { continue }
+        let matched = scope.program.rules[rule]
+        out.append(Decision(verdict: matched.exclude ? .exclude : .match, appID: app.appID, pointer: matched.pointer))
+      }
+      return out
     }
 
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
@@ -114,7 +155,7 @@ extension LinkRuntime.Table: Decodable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let entries = try c.decodeIfPresent([AppEntry].self, forKey: .apps) ?? []
     var builder = LinkRuntime.PatternBuilder()
-    apps = entries.map { app in
+    let apps = entries.map { app in
       LinkRuntime.Table.App(
         appID: app.appID,
         scopes: (app.scopes ?? []).map { scope in
@@ -123,5 +164,6 @@ extension LinkRuntime.Table: Decodable {
             program: LinkRuntime.RuleProgram(rules: scope.rules ?? [], builder: &builder))
         })
     }
+    self.init(apps: apps)
   }
 }
