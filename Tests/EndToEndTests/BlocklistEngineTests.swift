@@ -157,7 +157,8 @@ struct BlocklistEngineTests {
   @Test func javascriptGuardGivesTheMatchersVerdicts() throws {
     let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
     let results = try Engines.harness(["eval", Engines.write(script), Engines.write(Self.corpus)])
-    #expect((results["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    let errors = try #require(results["consoleErrors"] as? [Any], "the harness always reports consoleErrors")
+    #expect(errors.isEmpty, "console: \(errors)")
     let rows = try #require(results["results"] as? [[String: Any]])
     #expect(rows.count == Self.corpus.count)
     for row in rows {
@@ -188,7 +189,8 @@ struct BlocklistEngineTests {
       """
     let guarded = try Engines.harness(["click", Engines.write(script), Engines.write(page, ext: "html")])
     let bare = try Engines.harness(["click", "-", Engines.write(page, ext: "html")])
-    #expect((guarded["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    let errors = try #require(guarded["consoleErrors"] as? [Any], "the harness always reports consoleErrors")
+    #expect(errors.isEmpty, "console: \(errors)")
     func navigations(_ result: [String: Any]) -> [String: [[String: Any]]] {
       var out: [String: [[String: Any]]] = [:]
       for row in result["results"] as? [[String: Any]] ?? [] {

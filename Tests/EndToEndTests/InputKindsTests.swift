@@ -46,7 +46,8 @@ struct InputKindsTests {
     #expect(profile.json?["inputKind"] as? String == "provisioning-profile")
     let bundle = (profile.json?["bundles"] as? [[String: Any]])?.first
     #expect(bundle?["teamId"] as? String == "ENT3RPR1S3")
-    #expect((bundle?["associatedDomains"] as? [Any])?.isEmpty ?? true, "profile entitlements never become domains")
+    let domains = try #require(bundle?["associatedDomains"] as? [Any], "every bundle lists its associatedDomains")
+    #expect(domains.isEmpty, "profile entitlements never become domains")
   }
 
   @Test func disagreementsBecomeWarningsNamingBothValues() throws {
