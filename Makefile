@@ -7,7 +7,7 @@ APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webk
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
 BREW_PACKAGES := libzip libplist pkg-config
 # Suites that drive real engines (WebKitGTK under Xvfb, swiftc); `make test` runs them after the rest.
-ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests
+ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests|SwiftGuardCompileTests
 # Suites that assert wall-clock bounds (the fetcher's timeouts and overlap): run on their own after the rest, since
 # synchronous CPU-bound tests beside them hold both cooperative threads, and the bounds would measure that wait (CI
 # saw 11 s for a 1 s timeout whose connection, by the server's clock, closed on time).
