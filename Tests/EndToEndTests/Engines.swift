@@ -6,8 +6,8 @@ import Testing
 enum Engines {
   static let harnessScript = CLI.repo.appendingPathComponent("Tests/WebKit/webkit_harness.py")
 
-  /// On Linux `make test` installs WebKitGTK and Xvfb and sets IPALINKS_REQUIRE_ENGINES, so a missing engine
-  /// fails there instead of skipping.
+  /// On Linux `make test` installs every tool the tests drive (WebKitGTK, Xvfb, `script`) and sets
+  /// IPALINKS_REQUIRE_ENGINES, so a missing one fails there instead of skipping.
   static let required = ProcessInfo.processInfo.environment["IPALINKS_REQUIRE_ENGINES"] == "1"
 
   /// WebKitGTK and Xvfb.
