@@ -2,12 +2,15 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/ipalinks
-APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webkit2-4.1 python3-gi xvfb xauth
-# The real engines the blocklist tests drive on Linux: WebKitGTK through PyGObject, under Xvfb.
+APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webkit2-4.1 python3-gi xvfb xauth bsdutils
+# The real engines the blocklist tests drive on Linux: WebKitGTK through PyGObject, under Xvfb; bsdutils gives
+# util-linux script(1), the pseudo-terminal the colour test runs the binary in.
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
 BREW_PACKAGES := libzip libplist pkg-config
 # Suites that drive real engines (WebKitGTK under Xvfb, swiftc); `make test` runs them after the rest.
-ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests
+ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests|SwiftGuardCompileTests
+# On Linux `make setup` installs every tool the tests drive, so tests that need one fail instead of skipping.
+REQUIRE_ENGINES := IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1)
 # Suites that assert wall-clock bounds (the fetcher's timeouts and overlap): run on their own after the rest, since
 # synchronous CPU-bound tests beside them hold both cooperative threads, and the bounds would measure that wait (CI
 # saw 11 s for a 1 s timeout whose connection, by the server's clock, closed on time).
@@ -25,7 +28,8 @@ TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
 	@if pkg-config --exists libzip libplist-2.0 2>/dev/null && command -v zip >/dev/null && command -v python3 >/dev/null \
-	  && { [ "$$(uname)" = Darwin ] || { command -v xvfb-run >/dev/null && [ -n "$(WEBKIT_TYPELIB)" ]; }; }; then \
+	  && { [ "$$(uname)" = Darwin ] || { command -v xvfb-run >/dev/null && [ -n "$(WEBKIT_TYPELIB)" ] \
+	    && [ -x /usr/bin/script ]; }; }; then \
 	  exit 0; \
 	elif [ "$$(uname)" = Darwin ]; then \
 	  echo "+ brew install $(BREW_PACKAGES)"; brew install $(BREW_PACKAGES); \
@@ -55,21 +59,20 @@ demo: build
 ## Every test: unit, end-to-end on the built binary, bad inputs, plus the sample generator check.
 test: build lint
 	python3 scripts/make-samples.py --check
-	set -o pipefail; $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SWIFT) test --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them
 	@# would measure the starvation instead of the timeouts.
-	set -o pipefail; IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1) \
-	  $(SWIFT) test --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
 
 ## The whole suite under AddressSanitizer (its own build folder), then the concurrent suites under ThreadSanitizer.
 ## Leak checking is off: the Swift runtime and Foundation keep caches for the process's life, which LSan reports.
 test-asan: setup
-	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan \
-	  --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) $(SWIFT) test --sanitize=address \
+	  --scratch-path .build-asan --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan \
 	  --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1) \
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) \
 	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip-build --filter '$(ENGINE_SUITES)' 2>&1 \
 	  | $(TEST_FILTER)
 	$(MAKE) test-tsan

@@ -3,9 +3,10 @@ import IPALinksKit
 import Testing
 import UniversalLinks
 
-/// The generated blocklists checked in real engines: WebKit's content-rule compiler and loader (WebKitGTK), the
-/// JavaScript guard in the same engine, and the Swift guard compiled by `swiftc`. Each must agree with the
-/// library's matcher on a corpus built to hit excludes, wildcards, `?`, query items, fragments and case.
+/// The generated blocklists checked in real engines: WebKit's content-rule compiler and loader (WebKitGTK) and the
+/// JavaScript guard in the same engine. Each must agree with the library's matcher on a corpus built to hit
+/// excludes, wildcards, `?`, query items, fragments and case. (The Swift guard, which needs only `swiftc`, is
+/// checked on the same blocklist and corpus in `SwiftGuardCompileTests`.)
 @Suite(.serialized, .enabled(if: Engines.available, "needs xvfb-run and WebKitGTK (make test installs them)"))
 struct BlocklistEngineTests {
   /// Three apps: Alpha (excludes, nested wildcards, variables, query items), Gamma (shares Alpha's host, blocks
@@ -157,7 +158,8 @@ struct BlocklistEngineTests {
   @Test func javascriptGuardGivesTheMatchersVerdicts() throws {
     let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
     let results = try Engines.harness(["eval", Engines.write(script), Engines.write(Self.corpus)])
-    #expect((results["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    let errors = try #require(results["consoleErrors"] as? [Any], "the harness always reports consoleErrors")
+    #expect(errors.isEmpty, "console: \(errors)")
     let rows = try #require(results["results"] as? [[String: Any]])
     #expect(rows.count == Self.corpus.count)
     for row in rows {
@@ -188,7 +190,8 @@ struct BlocklistEngineTests {
       """
     let guarded = try Engines.harness(["click", Engines.write(script), Engines.write(page, ext: "html")])
     let bare = try Engines.harness(["click", "-", Engines.write(page, ext: "html")])
-    #expect((guarded["consoleErrors"] as? [Any])?.isEmpty ?? true)
+    let errors = try #require(guarded["consoleErrors"] as? [Any], "the harness always reports consoleErrors")
+    #expect(errors.isEmpty, "console: \(errors)")
     func navigations(_ result: [String: Any]) -> [String: [[String: Any]]] {
       var out: [String: [[String: Any]]] = [:]
       for row in result["results"] as? [[String: Any]] ?? [] {
@@ -212,90 +215,5 @@ struct BlocklistEngineTests {
       #expect(
         with[id]?.count == 1 && with[id]?.first?["navigationType"] as? String == "link-clicked", "\(id) left alone")
     }
-  }
-
-  @Test func swiftGuardCompiledWithSwiftcGivesTheMatchersVerdicts() throws {
-    let source = BlocklistRenderer(Self.blocklist).swiftGuard(generator: "test")
-    let folder = try Engines.folder()
-    let guardFile = folder.appendingPathComponent("UniversalLinkGuard.swift")
-    try Data(source.utf8).write(to: guardFile)
-    let main = folder.appendingPathComponent("main.swift")
-    try Data(
-      """
-      import Foundation
-      for line in try String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\\n") {
-        switch UniversalLinkGuard.shared.verdict(for: URL(string: String(line))!) {
-        case .opensApp(let app, let rule): print("match \\(app) \\(rule)")
-        case .excluded(let app, let rule): print("exclude \\(app) \\(rule)")
-        case .staysInWebView: print("no-match")
-        }
-      }
-      """.utf8
-    ).write(to: main)
-    let exe = folder.appendingPathComponent("driver")
-    let compile = try CLI.run(
-      ["swiftc", "-swift-version", "6", "-o", exe.path, guardFile.path, main.path],
-      executable: URL(fileURLWithPath: "/usr/bin/env"))
-    #expect(compile.status == 0, "\(compile.stderr)")
-    #expect(!compile.stderr.contains("warning:"), "\(compile.stderr)")
-    let urls = folder.appendingPathComponent("urls.txt")
-    try Data(Self.corpus.joined(separator: "\n").utf8).write(to: urls)
-    let run = try CLI.run([urls.path], executable: exe)
-    let lines = run.stdout.split(separator: "\n").map(String.init)
-    #expect(lines.count == Self.corpus.count)
-    for (url, line) in zip(Self.corpus, lines) {
-      let v = Self.blocklist.verdict(for: url)
-      let expected = v.verdict == .noMatch ? "no-match" : "\(v.verdict.rawValue) \(v.appID!) \(v.pointer!)"
-      #expect(line == expected, "\(url)")
-    }
-  }
-}
-
-/// Finds and runs the real engines.
-enum Engines {
-  static let harnessScript = CLI.repo.appendingPathComponent("Tests/WebKit/webkit_harness.py")
-
-  /// On Linux `make test` installs WebKitGTK and Xvfb and sets IPALINKS_REQUIRE_ENGINES, so a missing engine
-  /// fails there instead of skipping.
-  static let available: Bool = {
-    if ProcessInfo.processInfo.environment["IPALINKS_REQUIRE_ENGINES"] == "1" { return true }
-    let typelibs = ["x86_64", "aarch64"].map { "/usr/lib/\($0)-linux-gnu/girepository-1.0/WebKit2-4.1.typelib" }
-    return FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run")
-      && typelibs.contains { FileManager.default.fileExists(atPath: $0) }
-  }()
-
-  static func folder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-engines-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
-
-  static func write(_ text: String, ext: String = "txt") throws -> String {
-    let url = try folder().appendingPathComponent("input.\(ext)")
-    try Data(text.utf8).write(to: url)
-    return url.path
-  }
-
-  static func write(_ urls: [String]) throws -> String {
-    try write(String(decoding: try JSONSerialization.data(withJSONObject: urls), as: UTF8.self), ext: "json")
-  }
-
-  /// Loads the content-rule list `json` in WebKit and expects each URL blocked exactly when its case says so.
-  static func expectWebKit(_ json: String, blocking cases: [(url: String, blocked: Bool)]) throws {
-    let results = try harness(["rules", write(json), write(cases.map(\.url))])
-    let rows = try #require(results["results"] as? [[String: Any]])
-    #expect(rows.count == cases.count)
-    for (row, c) in zip(rows, cases) {
-      #expect(row["url"] as? String == c.url)
-      #expect(
-        (row["blocked"] as? Bool == true) == c.blocked, "\(c.url): WebKit \(c.blocked ? "allowed" : "blocked") it")
-    }
-  }
-
-  static func harness(_ arguments: [String]) throws -> [String: Any] {
-    let result = try CLI.run(
-      ["-a", "/usr/bin/python3", harnessScript.path] + arguments, executable: URL(fileURLWithPath: "/usr/bin/xvfb-run"))
-    #expect(result.status == 0, "harness: \(result.stderr)")
-    return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
   }
 }

@@ -46,7 +46,8 @@ struct InputKindsTests {
     #expect(profile.json?["inputKind"] as? String == "provisioning-profile")
     let bundle = (profile.json?["bundles"] as? [[String: Any]])?.first
     #expect(bundle?["teamId"] as? String == "ENT3RPR1S3")
-    #expect((bundle?["associatedDomains"] as? [Any])?.isEmpty ?? true, "profile entitlements never become domains")
+    let domains = try #require(bundle?["associatedDomains"] as? [Any], "every bundle lists its associatedDomains")
+    #expect(domains.isEmpty, "profile entitlements never become domains")
   }
 
   @Test func disagreementsBecomeWarningsNamingBothValues() throws {
@@ -59,18 +60,29 @@ struct InputKindsTests {
     #expect(profile.stdout.contains("applinks:old.profile.example.com"))
   }
 
-  @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+  @Test func noColourWhenPiped() throws {
     let piped = try CLI.run(["inspect", "--no-fetch", CLI.sample("Store.ipa")])
+    #expect(piped.status == 0, "\(piped.stderr)")
+    #expect(piped.stdout.contains("com.example.store"))
     #expect(!piped.stdout.contains("\u{1B}["))
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else {
-      print("skipped: util-linux script(1) is not installed, so no pseudo-terminal test")
-      return
-    }
+  }
+
+  /// util-linux `script(1)` gives the binary a pseudo-terminal; `make setup` installs it (Debian `bsdutils`).
+  static let script = "/usr/bin/script"
+
+  @Test(
+    .enabled(
+      if: Engines.required || FileManager.default.isExecutableFile(atPath: script),
+      "util-linux script(1) is not installed, so no pseudo-terminal (make setup installs bsdutils)"))
+  func colourOnATerminalAndNeverWithNoColor() throws {
+    try #require(
+      FileManager.default.isExecutableFile(atPath: Self.script), "\(Self.script) is missing: run make setup")
     let command = "\(CLI.binary.path) inspect --no-fetch \(CLI.sample("Store.ipa"))"
     // The test runner may itself set NO_COLOR, so the first run clears it explicitly.
-    let tty = try CLI.runShell("env -u NO_COLOR script -qec '\(command)' /dev/null < /dev/null")
+    let tty = try CLI.runShell("env -u NO_COLOR \(Self.script) -qec '\(command)' /dev/null < /dev/null")
     #expect(tty.contains("\u{1B}["))
-    let noColor = try CLI.runShell("NO_COLOR=1 script -qec '\(command)' /dev/null < /dev/null")
+    #expect(tty.contains("com.example.store"))
+    let noColor = try CLI.runShell("NO_COLOR=1 \(Self.script) -qec '\(command)' /dev/null < /dev/null")
     #expect(!noColor.contains("\u{1B}["))
     #expect(noColor.contains("com.example.store"))
   }

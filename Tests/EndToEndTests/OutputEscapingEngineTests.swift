@@ -3,242 +3,38 @@ import IPALinksKit
 import Testing
 import UniversalLinks
 
-/// Every generated format fed strings that end a literal, a comment, a line, a raw string or a `<script>` element:
-/// the Swift guard compiled by `swiftc` and run, the JavaScript guard in JavaScriptCore and inlined in a WebKit
-/// page, the content-rule and inventory JSON through `JSONSerialization`, the plain lists line by line and the HTML
-/// report in WebKit. Each output must still parse, give the hostile strings back exactly (or, in the HTML, as
-/// escaped text), and run none of the code the payloads carry.
+/// The hostile strings of `OutputEscapingTests` in the formats a browser engine reads: the JavaScript guard in
+/// JavaScriptCore and inlined in a WebKit page, the content-rule list compiled and applied by WebKit, and the HTML
+/// report in WebKit. Each must parse, give the hostile strings back exactly (or, in the HTML, as text), and run
+/// none of the code the payloads carry.
 @Suite(.serialized, .enabled(if: Engines.available, "needs xvfb-run and WebKitGTK (make test installs them)"))
 struct OutputEscapingEngineTests {
   static let jsEval = CLI.repo.appendingPathComponent("Tests/WebKit/js_eval.py")
 
-  /// Strings that close or open something in one of the formats. Those that would run code if they got out set
-  /// `__pwned` (JavaScript) or call `fatalError("INJECTED")` (Swift); the rest break the syntax.
-  static let payloads: [String] = [
-    "\"", "'", "`", "\\", "\\\\\"", "*/", "/*", "</script>", "<!--", "]]>", "${x}", "\"); fatalError(\"INJECTED",
-    "\\\"}); alert(1); ({\\\"", "\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\u{0}", "\u{7F}\u{85}\u{FEFF}\u{202E}",
-    "🦄𝄞", "\"#\"\"\"#", "\\#(fatalError(\"INJECTED\"))", "\\(fatalError(\"INJECTED\"))", "\"\"\"##)",
-    "*/ globalThis.__pwned = 1; /*", "\nglobalThis.__pwned = 1; //", "\u{2028}globalThis.__pwned = 1; //",
-    "\"});globalThis.__pwned = 1;({\"", "</SCRIPT><script>globalThis.__pwned = 1</script>", "<!--<script>",
-    "\nfatalError(\"INJECTED\")\n//",
-  ]
-
-  /// A host that fits in a URL authority (no `/ ? # @ :`) but carries quotes, escapes and line breaks.
-  static let hostileHost = "evil\"'`\\<>{}$(x)\n\r\t\u{2028}\u{2029}\u{0}🦄.example"
-  /// A wildcard host that could end a comment or a script if it were written as is.
-  static let hostileWildcard = "*/ </script><!--<script> /*\n\u{2028}.example"
-  static let generator = "ipalinks */ </script>\n\u{2028}globalThis.__pwned = 1; //"
-
-  // MARK: - Fixtures
-
-  /// Every byte but the unreserved ones as `%XX`, which every parser in play (the library's, the Swift guard's,
-  /// WebKit's) keeps as it is.
-  static func encoded(_ text: String) -> String {
-    var out = ""
-    for byte in text.utf8 {
-      let c = Character(Unicode.Scalar(byte))
-      if c.isASCII && (c.isLetter || c.isNumber || "-._~".contains(c)) {
-        out.append(c)
-      } else {
-        out += String(format: "%%%02X", byte)
-      }
-    }
-    return out
-  }
-
-  static func appID(_ number: Int, _ p: String) -> String { "TEAM\(number).com.example." + p }
-
-  /// App `number` with payload `p` in its id, name and input, and in each rule's pattern, pointer and path, query,
-  /// query item or fragment. Rules read decoded text, so a URL that spells the payload with `%XX` matches it.
-  static func app(_ number: Int, _ p: String) -> BlocklistApp {
-    let id = appID(number, p)
-    func rule(
-      _ index: Int, _ pointer: String, path: String, query: QueryPattern? = nil, fragment: String? = nil,
-      exclude: Bool = false, caseSensitive: Bool = true
-    ) -> EffectiveRule {
-      EffectiveRule(
-        reference: MatchedRule(
-          detailIndex: 0, componentIndex: index, kind: .component, pattern: p, exclude: exclude, pointer: pointer + p),
-        path: path, query: query, fragment: fragment, caseSensitive: caseSensitive, percentEncoded: false)
-    }
-    let rules = [
-      rule(0, "/x", path: "/x/" + p, exclude: true),
-      rule(1, "/p", path: "/p/" + p),
-      rule(2, "/items", path: "/items", query: .items([QueryItemPattern(name: "n" + p, pattern: p)])),
-      rule(3, "/frag", path: "/frag", fragment: p),
-      rule(4, "/qs", path: "/qs", query: .string(p)),
-      rule(5, "/ci", path: "/ci/Aa" + p, caseSensitive: false),
-    ]
-    return BlocklistApp(
-      appID: id, name: "App \(number) " + p, input: p + ".ipa",
-      scopes: [
-        BlockScope(
-          host: "a\(number).example", wildcard: false,
-          rules: AppLinkRules(appID: id, detailIndex: 0, rules: rules))
-      ])
-  }
-
-  static let hostApp: BlocklistApp = {
-    let id = "TEAMHOSTS0.com.example.hosts"
-    func rules(_ pointer: String) -> AppLinkRules {
-      let reference = MatchedRule(
-        detailIndex: 0, componentIndex: 0, kind: .component, pattern: "/*", exclude: false, pointer: pointer)
-      return AppLinkRules(appID: id, detailIndex: 0, rules: [EffectiveRule(reference: reference, path: "/*")])
-    }
-    return BlocklistApp(
-      appID: id, name: "Hosts " + hostileWildcard, input: hostileHost,
-      scopes: [
-        BlockScope(host: hostileHost, wildcard: false, rules: rules("/host")),
-        BlockScope(host: hostileWildcard, wildcard: true, rules: rules("/wildcard")),
-      ])
-  }()
-
-  static let blocklist = Blocklist(apps: payloads.enumerated().map { app($0.offset, $0.element) } + [hostApp])
-
-  /// The URLs of app `number` and the verdict each must get: every rule decides one, one URL matches none.
-  static func cases(_ number: Int, _ p: String) -> [(url: String, expected: BlocklistVerdict)] {
-    let base = "https://a\(number).example"
-    let e = encoded(p)
-    func match(_ pointer: String) -> BlocklistVerdict {
-      BlocklistVerdict(verdict: .match, appID: appID(number, p), pointer: pointer + p)
-    }
-    return [
-      (base + "/x/" + e, BlocklistVerdict(verdict: .exclude, appID: appID(number, p), pointer: "/x" + p)),
-      (base + "/p/" + e, match("/p")),
-      (base + "/items?a=1&" + encoded("n" + p) + "=" + e, match("/items")),
-      (base + "/frag#" + e, match("/frag")),
-      (base + "/qs?" + e, match("/qs")),
-      (base + "/CI/AA" + e, match("/ci")),
-      (base + "/none/" + e, BlocklistVerdict(verdict: .noMatch)),
-    ]
-  }
-
-  /// URLs every engine parses the same way.
-  static let corpus = payloads.enumerated().flatMap { cases($0.offset, $0.element) }
-
-  /// The payloads, eight at a time, in every string of a bundle (the report tests' hostile bundle), over two
-  /// inputs that carry them too. (One bundle per payload makes a page too tall for the harness's screenshot.)
-  static let reports: [InspectionReport] = {
-    let groups = stride(from: 0, to: payloads.count, by: 8).map { payloads[$0..<min($0 + 8, payloads.count)] }
-    let bundles = groups.enumerated().map { number, group in
-      ReportEngineTests.hostileBundle(group.joined(separator: " "), number: number, extra: 0)
-    }
-    let half = bundles.count / 2
-    return [
-      InspectionReport(
-        input: "inputs/" + payloads.joined() + ".ipa", inputKind: .ipa,
-        diagnostics: payloads.map { Diagnostic(.warning, "input." + $0, $0) }, bundles: Array(bundles[..<half])),
-      InspectionReport(input: payloads.reversed().joined(), inputKind: .appFolder, bundles: Array(bundles[half...])),
-    ]
-  }()
-
-  /// How the HTML report shows the hidden characters of the payloads: as visible `\u{…}` text.
-  static let shownAs: [Unicode.Scalar: String] = [
-    "\n": "\\u{a}", "\r": "\\u{d}", "\t": "\\u{9}", "\u{0}": "\\u{0}", "\u{7F}": "\\u{7f}", "\u{85}": "\\u{85}",
-    "\u{FEFF}": "\\u{feff}", "\u{202E}": "\\u{202e}", "\u{2028}": "\\u{2028}", "\u{2029}": "\\u{2029}",
-  ]
-
-  static func shown(_ text: String) -> String { text.unicodeScalars.map { shownAs[$0] ?? String($0) }.joined() }
-
-  static func json(_ text: String) throws -> Any {
-    try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
-  }
-
-  // MARK: - Swift
-
-  @Test func swiftGuardCompilesAndGivesHostileStringsBackExactly() throws {
-    let start = ContinuousClock.now
-    let source = BlocklistRenderer(Self.blocklist).swiftGuard(generator: Self.generator)
-    #expect(source.hasPrefix(BlocklistRenderer(Self.blocklist).header(generator: Self.generator)))
-    let folder = try Engines.folder()
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let guardFile = folder.appendingPathComponent("UniversalLinkGuard.swift")
-    try Data(source.utf8).write(to: guardFile)
-    let main = folder.appendingPathComponent("main.swift")
-    try Data(
-      #"""
-      import Foundation
-
-      // Reads a JSON array of URL strings and writes the guard's verdict for each as a JSON array.
-      let input = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-      var rows: [[String]] = []
-      for url in try JSONSerialization.jsonObject(with: input) as? [String] ?? [] {
-        switch UniversalLinkGuard.shared.verdict(for: url) {
-        case .opensApp(let app, let rule): rows.append(["match", app, rule])
-        case .excluded(let app, let rule): rows.append(["exclude", app, rule])
-        case .staysInWebView: rows.append(["no-match"])
-        }
-      }
-      try JSONSerialization.data(withJSONObject: rows).write(to: URL(fileURLWithPath: CommandLine.arguments[2]))
-      print("driver: done")
-      """#.utf8
-    ).write(to: main)
-    let exe = folder.appendingPathComponent("driver")
-    let compile = try CLI.run(
-      ["swiftc", "-swift-version", "6", "-o", exe.path, guardFile.path, main.path],
-      executable: URL(fileURLWithPath: "/usr/bin/env"))
-    try #require(compile.status == 0, "\(compile.stderr)")
-    #expect(!compile.stderr.contains("warning:"), "\(compile.stderr)")
-
-    // The hostile host fits in a URL string, which the Swift guard and the library split the same way.
-    let corpus =
-      Self.corpus + [
-        (
-          "https://" + Self.hostileHost + "/any",
-          BlocklistVerdict(verdict: .match, appID: Self.hostApp.appID, pointer: "/host")
-        )
-      ]
-    let urls = folder.appendingPathComponent("urls.json")
-    let out = folder.appendingPathComponent("verdicts.json")
-    try JSONSerialization.data(withJSONObject: corpus.map(\.url)).write(to: urls)
-    let run = try CLI.run([urls.path, out.path], executable: exe)
-    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
-    #expect(run.stdout == "driver: done\n")
-    #expect(!run.stderr.contains("INJECTED") && !run.stdout.contains("INJECTED"))
-    let rows = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [[String]])
-    try #require(rows.count == corpus.count)
-    for ((url, expected), row) in zip(corpus, rows) {
-      #expect(Self.blocklist.verdict(for: url) == expected, "library: \(url.debugDescription)")
-      let want =
-        expected.verdict == .noMatch ? ["no-match"] : [expected.verdict.rawValue, expected.appID!, expected.pointer!]
-      #expect(row == want, "\(url.debugDescription)")
-    }
-    print("OutputEscapingEngineTests: Swift guard compiled and checked in \(ContinuousClock.now - start)")
-  }
-
   // MARK: - JavaScript
-
-  /// The text may go into an inline `<script>`: nothing in it may close the element, start an HTML comment that
-  /// changes how the element ends, or be a line terminator only JavaScript knows.
-  static func expectInlineSafe(_ script: String) {
-    let lower = script.lowercased()
-    #expect(!lower.contains("</script"))
-    #expect(!lower.contains("<script"))
-    #expect(!lower.contains("<!--"))
-    #expect(!script.unicodeScalars.contains { $0 == "\u{2028}" || $0 == "\u{2029}" })
-  }
 
   /// The full list, and one holding only the payloads that leave valid JavaScript setting `__pwned` if a line
   /// break got out of the header comment (elsewhere the first stray line would be a syntax error and hide it).
   static let javaScriptLists: [String: Blocklist] = [
-    "every payload": blocklist,
+    "every payload": OutputEscapingTests.blocklist,
     "runnable payloads": Blocklist(
-      apps: payloads.enumerated().filter { $0.element.contains("__pwned = 1; //") }.map { app($0.offset, $0.element) }
-    ),
+      apps: OutputEscapingTests.payloads.enumerated().filter { $0.element.contains("__pwned = 1; //") }.map {
+        OutputEscapingTests.app($0.offset, $0.element)
+      }),
   ]
 
   @Test(arguments: ["every payload", "runnable payloads"])
   func javaScriptGuardParsesInJavaScriptCoreAndRunsNoPayload(_ list: String) throws {
     let blocklist = try #require(Self.javaScriptLists[list])
-    let script = BlocklistRenderer(blocklist).javaScriptGuard(generator: Self.generator)
-    #expect(script.hasPrefix(BlocklistRenderer(blocklist).header(generator: Self.generator)))
-    Self.expectInlineSafe(script)
+    let script = BlocklistRenderer(blocklist).javaScriptGuard(generator: OutputEscapingTests.generator)
+    #expect(script.hasPrefix(BlocklistRenderer(blocklist).header(generator: OutputEscapingTests.generator)))
+    OutputEscapingTests.expectInlineSafe(script)
     let evals = ["typeof __pwned", "typeof ipalinksGuard.verdict", "ipalinksGuard.version"]
     let run = try CLI.run(
       [Self.jsEval.path, Engines.write(script, ext: "js")] + evals.flatMap { ["--eval", $0] },
       executable: URL(fileURLWithPath: "/usr/bin/python3"))
     #expect(run.status == 0, "js_eval: \(run.stderr)")
-    let result = try #require(try Self.json(run.stdout) as? [String: Any])
+    let result = try #require(try OutputEscapingTests.json(run.stdout) as? [String: Any])
     #expect(result["syntaxError"] is NSNull, "\(result["syntaxError"] ?? "")")
     #expect(result["exception"] is NSNull, "\(result["exception"] ?? "")")
     let values = try #require(result["evals"] as? [String: [String: Any]])
@@ -251,10 +47,12 @@ struct OutputEscapingEngineTests {
   /// ends where the guard ends, and its verdicts must carry the hostile app ids and pointers exactly.
   @Test func javaScriptGuardInlinedInAPageGivesHostileStringsBackExactly() throws {
     let start = ContinuousClock.now
-    let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: Self.generator)
+    let script = BlocklistRenderer(OutputEscapingTests.blocklist).javaScriptGuard(
+      generator: OutputEscapingTests.generator)
     let page =
       "<!doctype html><meta charset=utf-8><title>guard</title>\n<script>\(script)</script>\n<p id=after>after</p>\n"
-    let urls = String(decoding: try JSONSerialization.data(withJSONObject: Self.corpus.map(\.url)), as: UTF8.self)
+    let urls = String(
+      decoding: try JSONSerialization.data(withJSONObject: OutputEscapingTests.corpus.map(\.url)), as: UTF8.self)
     let verdicts =
       "\(urls).map((u) => { const v = window.ipalinksGuard.verdict(u); return [v.verdict, v.appID, v.pointer]; })"
     let evals = [
@@ -268,8 +66,8 @@ struct OutputEscapingEngineTests {
     #expect(ReportEngineTests.value(result, evals[2]) as? String == script)
     #expect(ReportEngineTests.value(result, evals[3]) as? String == "after")
     let rows = try #require(ReportEngineTests.value(result, verdicts) as? [[Any]])
-    try #require(rows.count == Self.corpus.count)
-    for ((url, expected), row) in zip(Self.corpus, rows) {
+    try #require(rows.count == OutputEscapingTests.corpus.count)
+    for ((url, expected), row) in zip(OutputEscapingTests.corpus, rows) {
       #expect(row.first as? String == expected.verdict.rawValue, "\(url)")
       #expect(row.dropFirst().first as? String == expected.appID, "\(url)")
       #expect(row.last as? String == expected.pointer, "\(url)")
@@ -277,85 +75,28 @@ struct OutputEscapingEngineTests {
     print("OutputEscapingEngineTests: inlined JavaScript guard checked in \(ContinuousClock.now - start)")
   }
 
-  // MARK: - Comments and plain lists
+  // MARK: - Content rules
 
-  @Test func headerIsCommentLinesOnly() {
-    let renderer = BlocklistRenderer(Self.blocklist)
-    let header = renderer.header(generator: Self.generator)
-    let lines = header.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-    #expect(lines.count == 2 + Self.blocklist.apps.count + 1, "one line per app, plus two, plus the final empty one")
-    #expect(lines.dropLast().allSatisfy { $0.hasPrefix("// ") })
-    #expect(!header.contains("*/"))
-    #expect(!header.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
-    Self.expectInlineSafe(header)
-    // Names and ids are kept, apart from what had to change.
-    #expect(header.contains(Self.appID(2, "`")))
-    #expect(header.contains("App 10 ${x}"))
-  }
-
-  @Test func plainListsHoldOneEntryPerLine() throws {
-    let renderer = BlocklistRenderer(Self.blocklist)
-    let rules = Self.blocklist.apps.flatMap(\.scopes).flatMap(\.rules.rules)
-
-    let patterns = renderer.patterns()
-    let patternLines = patterns.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    #expect(patterns.hasSuffix("\n"))
-    #expect(patternLines.count == 1 + rules.count)
-    #expect(patterns.split(whereSeparator: \.isNewline).count == patternLines.count)
-    #expect(patternLines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
-    // A payload without control characters is written as it is.
-    #expect(patternLines.contains { $0.hasSuffix("\topen\t</script>\t/p</script>") })
-
-    let domains = renderer.domains()
-    let domainLines = domains.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    #expect(domains.hasSuffix("\n"))
-    #expect(domainLines.count == Self.payloads.count + 2)
-    #expect(domains.split(whereSeparator: \.isNewline).count == domainLines.count)
-    #expect(domainLines.allSatisfy { !$0.unicodeScalars.contains { $0.value < 0x20 } })
-
-    let (regexes, _) = renderer.regexes()
-    let (lists, _) = renderer.contentRules()
-    let filters = lists.joined().map(\.urlFilter)
-    let regexLines = regexes.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-    #expect(regexes.hasSuffix("\n"))
-    #expect(regexLines.count == 1 + filters.count)
-    #expect(regexes.split(whereSeparator: \.isNewline).count == regexLines.count)
-    let fields = regexLines.dropFirst().map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
-    #expect(fields.allSatisfy { $0.count == 3 })
-    // The filters are the content rules' own: hosts are escaped there already (see the JSON test).
-    #expect(fields.map { $0.last.map(String.init) } == filters)
-  }
-
-  // MARK: - JSON
-
-  @Test func contentRuleJSONParsesAndKeepsEveryFilter() throws {
-    let (lists, notes) = BlocklistRenderer(Self.blocklist).contentRules()
+  @Test func webKitCompilesTheContentRulesAndBlocksOnlyURLsThatOpenAnApp() throws {
+    let (lists, _) = BlocklistRenderer(OutputEscapingTests.blocklist).contentRules()
     try #require(lists.count == 1)
     let text = BlocklistRenderer.json(lists[0])
-    let parsed = try #require(try Self.json(text) as? [[String: Any]])
-    try #require(parsed.count == lists[0].count)
-    for (object, rule) in zip(parsed, lists[0]) {
-      let trigger = object["trigger"] as? [String: Any]
-      #expect(trigger?["url-filter"] as? String == rule.urlFilter)
-      #expect(trigger?["url-filter-is-case-sensitive"] as? Bool == rule.caseSensitive)
-      #expect((object["action"] as? [String: Any])?["type"] as? String == rule.action.rawValue)
-    }
-    // The hostile hosts are in it as `%XX` escapes, which no URL host holds, and a note says they block nothing.
-    #expect(lists[0].contains { $0.urlFilter.contains("%0A%0D%09%E2%80%A8%E2%80%A9%00%F0%9F%A6%84") })
-    #expect(lists[0].allSatisfy { $0.urlFilter.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } })
-    #expect(notes.contains { $0.kind == .narrower && $0.host == Self.hostApp.scopes[1].label })
 
     // WebKit compiles the list: one non-ASCII pattern would make it refuse the whole list. It blocks only URLs that
     // open an app, and all of them whose payload every URL percent-encodes; the others are the narrowing that
     // `percentEncoded: false` rules note (a URL may escape what the pattern spells plainly).
-    let results = try Engines.harness(["rules", Engines.write(text), Engines.write(Self.corpus.map(\.url))])
+    let results = try Engines.harness([
+      "rules", Engines.write(text), Engines.write(OutputEscapingTests.corpus.map(\.url)),
+    ])
     let rows = try #require(results["results"] as? [[String: Any]])
-    try #require(rows.count == Self.corpus.count)
+    try #require(rows.count == OutputEscapingTests.corpus.count)
     let payloadOf = Dictionary(
-      uniqueKeysWithValues: Self.payloads.enumerated().flatMap { n, p in Self.cases(n, p).map { ($0.url, p) } })
+      uniqueKeysWithValues: OutputEscapingTests.payloads.enumerated().flatMap { n, p in
+        OutputEscapingTests.cases(n, p).map { ($0.url, p) }
+      })
     let alwaysEncoded = Set("\"<>\\^`{|}# ".unicodeScalars)
     var blockedCount = 0
-    for ((url, expected), row) in zip(Self.corpus, rows) {
+    for ((url, expected), row) in zip(OutputEscapingTests.corpus, rows) {
       let blocked = row["blocked"] as? Bool == true
       if blocked { blockedCount += 1 }
       #expect(!blocked || expected.verdict == .match, "\(url) is blocked but opens no app")
@@ -367,83 +108,11 @@ struct OutputEscapingEngineTests {
     #expect(blockedCount > 60)
   }
 
-  @Test func inventoryJSONParsesAndGivesEveryStringBack() throws {
-    for pretty in [true, false] {
-      let text = JSONReporter.render(Self.reports, pretty: pretty)
-      if !pretty {
-        // One report per line (`--format jsonl`): no raw line break may split it.
-        #expect(!text.contains("\n") && !text.contains("\r"))
-      }
-      let parsed = try #require(try Self.json(text) as? [[String: Any]])
-      try #require(parsed.count == Self.reports.count)
-      for (object, report) in zip(parsed, Self.reports) {
-        #expect(object["input"] as? String == report.input)
-        let diagnostics = object["diagnostics"] as? [[String: Any]] ?? []
-        #expect(diagnostics.map { $0["code"] as? String } == report.diagnostics.map(\.code))
-        #expect(diagnostics.map { $0["message"] as? String } == report.diagnostics.map(\.message))
-        let bundles = try #require(object["bundles"] as? [[String: Any]])
-        try #require(bundles.count == report.bundles.count)
-        for (saved, bundle) in zip(bundles, report.bundles) {
-          for (key, value) in [
-            ("name", bundle.name), ("bundleId", bundle.bundleId), ("appId", bundle.appId), ("path", bundle.path),
-            ("version", bundle.version), ("teamId", bundle.teamId),
-          ] {
-            #expect(saved[key] as? String == value, "\(key)")
-          }
-          #expect(saved["urlSchemes"] as? [String] == bundle.urlSchemes)
-          #expect(saved["queriedURLSchemes"] as? [String] == bundle.queriedURLSchemes)
-          let messages = (saved["diagnostics"] as? [[String: Any]] ?? []).map { $0["message"] as? String }
-          #expect(messages == bundle.diagnostics.map(\.message))
-          let sources = saved["entitlementSourceDetails"] as? [[String: Any]] ?? []
-          let keys = (sources.first?["entitlements"] as? [String: Any]).map { Set($0.keys) }
-          #expect(keys == Set(bundle.entitlementSourceDetails[0].entitlements.keys))
-          let domains = saved["associatedDomains"] as? [[String: Any]] ?? []
-          #expect(domains.map { $0["raw"] as? String } == bundle.associatedDomains.map(\.raw))
-          #expect(domains.map { $0["host"] as? String } == bundle.associatedDomains.map(\.host))
-          let aasa = domains.map { $0["aasa"] as? [String: Any] }
-          #expect(aasa.map { $0?["message"] as? String } == bundle.associatedDomains.map { $0.aasa?.fetch.message })
-          let rules = ((aasa.first ?? nil)?["rules"] as? [[String: Any]]) ?? []
-          let expected = bundle.associatedDomains.first?.aasa?.rules ?? []
-          #expect(rules.map { $0["pointer"] as? String } == expected.map(\.reference.pointer))
-          #expect(rules.map { $0["pattern"] as? String } == expected.map(\.reference.pattern))
-          #expect(rules.map { $0["path"] as? String } == expected.map(\.path))
-          #expect(rules.map { $0["fragment"] as? String } == expected.map(\.fragment))
-        }
-      }
-    }
-  }
-
   // MARK: - HTML
-
-  /// The part of `html` between `open` and the next `close`.
-  static func between(_ html: String, _ open: String, _ close: String) -> String? {
-    guard let a = html.range(of: open), let b = html.range(of: close, range: a.upperBound..<html.endIndex) else {
-      return nil
-    }
-    return String(html[a.upperBound..<b.lowerBound])
-  }
 
   @Test func htmlReportShowsHostileStringsAsTextOnly() throws {
     let start = ContinuousClock.now
-    let title = "Audit " + Self.payloads.joined(separator: " ")
-    let html = HTMLReporter.render(Self.reports, title: title)
-    let benign = HTMLReporter.render([InspectionReport(input: "x.ipa", inputKind: .ipa)])
-    let policy = try #require(Self.between(benign, "http-equiv=\"Content-Security-Policy\" content=\"", "\""))
-    let sorter = try #require(Self.between(benign, "<script>", "</script>"))
-
-    // In the source: one script element, the report's own; no comment; no payload that needed escaping is left.
-    let lower = html.lowercased()
-    #expect(lower.components(separatedBy: "<script").count == 2)
-    #expect(lower.components(separatedBy: "</script").count == 2)
-    #expect(!html.contains("<!--"))
-    #expect(Self.between(html, "<script>", "</script>") == sorter)
-    #expect(html.contains("content=\"\(policy)\""))
-    // (A lone quote or line feed is in any page, and `</script>` ends the report's own script.)
-    let raw = Self.payloads.filter { p in
-      p != "\"" && p != "\n" && html.components(separatedBy: p).count != benign.components(separatedBy: p).count
-        && p.unicodeScalars.contains { "<\"".unicodeScalars.contains($0) || Self.shownAs[$0] != nil }
-    }
-    #expect(raw.isEmpty, "payloads in the page source as they are: \(raw.map(\.debugDescription))")
+    let (html, title, policy, sorter) = try OutputEscapingTests.hostileReport()
 
     // In WebKit: the same one script, every attribute the report's own, every payload as text.
     let attributes =
@@ -467,10 +136,10 @@ struct OutputEscapingEngineTests {
     }
     #expect(odd.isEmpty, "attributes that carry page data: \(odd)")
     let text = try #require(ReportEngineTests.value(result, evals[3]) as? String)
-    let missing = Self.payloads.filter { !text.contains(Self.shown($0)) }
+    let missing = OutputEscapingTests.payloads.filter { !text.contains(OutputEscapingTests.shown($0)) }
     #expect(missing.isEmpty, "payloads not shown as text: \(missing.map(\.debugDescription))")
-    #expect(text.contains(Self.shown(Self.reports[0].input)))
-    #expect(ReportEngineTests.value(result, evals[4]) as? String == Self.shown(title))
+    #expect(text.contains(OutputEscapingTests.shown(OutputEscapingTests.reports[0].input)))
+    #expect(ReportEngineTests.value(result, evals[4]) as? String == OutputEscapingTests.shown(title))
     #expect(ReportEngineTests.value(result, evals[5]) as? String == policy)
     print("OutputEscapingEngineTests: HTML report checked in \(ContinuousClock.now - start)")
   }

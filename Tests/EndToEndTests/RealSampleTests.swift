@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The eight real third-party files in `../shared/real-samples`, against facts cross-checked with other tools.
-/// `../shared` is not part of the repository, so these tests say plainly that they skipped when it is absent.
+/// `../shared` is not part of the repository, so these tests show as skipped, with the reason, when it is absent.
 struct RealSampleTests {
   struct Expected: Sendable, CustomStringConvertible {
     var file: String
@@ -18,9 +18,14 @@ struct RealSampleTests {
   }
 
   static let folder = CLI.shared.appendingPathComponent("real-samples")
+  static let expectedFile = folder.appendingPathComponent("EXPECTED.json")
+  static let available = FileManager.default.fileExists(atPath: expectedFile.path)
+  static let absent = Comment(
+    rawValue: "\(expectedFile.path) is absent (../shared sits beside the repository on developer machines and in CI)")
 
+  /// The facts of `EXPECTED.json`; empty when it is absent or unreadable (which `everySampleIsListed` reports).
   static let expected: [Expected] = {
-    guard let data = try? Data(contentsOf: folder.appendingPathComponent("EXPECTED.json")),
+    guard let data = try? Data(contentsOf: expectedFile),
       let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
     else { return [] }
     return list.map { e in
@@ -39,36 +44,38 @@ struct RealSampleTests {
     }
   }()
 
-  @Test func sharedSamplesArePresentOrSkippedLoudly() {
-    if Self.expected.isEmpty {
-      print("skipped: \(Self.folder.path) is absent (it sits beside the repository on developer machines and in CI)")
-    } else {
-      #expect(Self.expected.count == 8)
-    }
+  @Test(.enabled(if: available, absent)) func everySampleIsListed() {
+    #expect(Self.expected.count == 8, "\(Self.expectedFile.path) should list the eight samples")
   }
 
-  @Test(arguments: expected) func matchesTheCrossCheckedFacts(_ e: Expected) throws {
+  @Test(.enabled(if: available, absent), arguments: expected)
+  func matchesTheCrossCheckedFacts(_ e: Expected) throws {
     let result = try CLI.run([
       "inspect", "--no-fetch", Self.folder.appendingPathComponent(e.file).path, "--format", "json",
     ])
     #expect(result.exited)
     let json = try #require(result.json)
-    let bundles = json["bundles"] as? [[String: Any]] ?? []
-    guard !e.unreadable else {
+    let bundles = try #require(json["bundles"] as? [[String: Any]])
+    if e.unreadable {
       #expect(bundles.isEmpty)
       #expect(result.status == 2)
       #expect(result.stderr.contains(e.file))
-      return
+    } else {
+      try expectFacts(e, bundles: bundles, result: result)
     }
+  }
+
+  private func expectFacts(_ e: Expected, bundles: [[String: Any]], result: CLI.Result) throws {
     #expect(result.status == 0, "\(result.stderr)")
     let main = try #require(bundles.first)
     #expect(main["bundleId"] as? String == e.bundleId)
     #expect(main["teamId"] as? String == e.teamId)
-    #expect((main["associatedDomains"] as? [[String: Any]] ?? []).compactMap { $0["raw"] as? String } == e.domains)
+    let domains = try #require(main["associatedDomains"] as? [[String: Any]])
+    #expect(domains.compactMap { $0["raw"] as? String } == e.domains)
     if !e.arches.isEmpty {
       #expect(main["architectures"] as? [String] == e.arches)
     }
-    let details = (main["entitlementSourceDetails"] as? [[String: Any]] ?? []).map { d -> String in
+    let details = try #require(main["entitlementSourceDetails"] as? [[String: Any]]).map { d -> String in
       switch d["kind"] as? String {
       case "code-signature": return d["detail"] as? String ?? ""
       case let kind?: return kind

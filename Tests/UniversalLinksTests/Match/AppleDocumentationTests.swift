@@ -206,7 +206,8 @@ struct AppleDocumentationTests {
       appID: "9JA89QQLNQ.com.apple.wwdc"),
     MatchCase(
       rule: 11, note: "doc legacy: * opens everything", aasa: legacy,
-      url: "https://developer.apple.com/anything/at/all?q", expected: .match(0), appID: "ABCD1234.com.apple.wwdc"),
+      url: "https://developer.apple.com/anything/at/all?q", expected: .match(0, detail: 1),
+      appID: "ABCD1234.com.apple.wwdc"),
   ]
 
   @Test(arguments: cases)

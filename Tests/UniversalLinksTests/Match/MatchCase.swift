@@ -4,10 +4,12 @@ import UniversalLinks
 /// The app every fixture lists unless a case says otherwise.
 let app = "ABCDE12345.com.example.app"
 
-/// What a case expects: the verdict and, for a match or an exclude, the index of the deciding rule.
+/// What a case expects: the verdict and, for a match or an exclude, where the deciding rule sits: its index in the
+/// detail's `components` (or `paths`), and the index of that detail in `applinks.details` (0 unless given, as most
+/// files have one detail).
 enum Expected: Sendable, Equatable {
-  case match(Int)
-  case exclude(Int)
+  case match(Int, detail: Int = 0)
+  case exclude(Int, detail: Int = 0)
   case noMatch
 }
 
@@ -50,12 +52,14 @@ func check(_ c: MatchCase) throws {
   let file = try AASAFile(json: c.aasa)
   let result = file.matcher(appID: c.appID).verdict(for: c.url)
   switch c.expected {
-  case .match(let index):
+  case .match(let index, let detail):
     #expect(result.verdict == .match, "\(c.testDescription)")
     #expect(result.rule?.componentIndex == index, "\(c.testDescription)")
-  case .exclude(let index):
+    #expect(result.rule?.detailIndex == detail, "\(c.testDescription)")
+  case .exclude(let index, let detail):
     #expect(result.verdict == .exclude, "\(c.testDescription)")
     #expect(result.rule?.componentIndex == index, "\(c.testDescription)")
+    #expect(result.rule?.detailIndex == detail, "\(c.testDescription)")
   case .noMatch:
     #expect(result.verdict == .noMatch, "\(c.testDescription)")
     #expect(result.rule == nil, "\(c.testDescription)")

@@ -10,6 +10,14 @@ struct MatchRuleTests {
     ]}}
     """##
 
+  /// The first detail lists only another app, whose `{}` would match everything.
+  static let otherAppFirst = ##"""
+    {"applinks": {"details": [
+      {"appIDs": ["ABCDE12345.com.example.other"], "components": [{}]},
+      {"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/a/*", "exclude": true}, {}]}
+    ]}}
+    """##
+
   static let rule1: [MatchCase] = [
     MatchCase(
       rule: 1, note: "first detail listing the app decides", aasa: twoDetails, url: "https://e.com/a/1",
@@ -17,8 +25,14 @@ struct MatchRuleTests {
     MatchCase(
       rule: 1, note: "later details are never consulted", aasa: twoDetails, url: "https://e.com/b", expected: .noMatch),
     MatchCase(
-      rule: 1, note: "another app uses the later detail", aasa: twoDetails, url: "https://e.com/b", expected: .match(0),
-      appID: "ABCDE12345.com.example.other"),
+      rule: 1, note: "another app uses the later detail", aasa: twoDetails, url: "https://e.com/b",
+      expected: .match(0, detail: 1), appID: "ABCDE12345.com.example.other"),
+    MatchCase(
+      rule: 1, note: "a detail not listing the app is skipped: exclude", aasa: otherAppFirst, url: "https://e.com/a/1",
+      expected: .exclude(0, detail: 1)),
+    MatchCase(
+      rule: 1, note: "a detail not listing the app is skipped: match", aasa: otherAppFirst, url: "https://e.com/b",
+      expected: .match(1, detail: 1)),
     MatchCase(
       rule: 1, note: "unlisted app", aasa: twoDetails, url: "https://e.com/a/1", expected: .noMatch,
       appID: "ABCDE12345.com.example.none"),
@@ -68,6 +82,11 @@ struct MatchRuleTests {
       rule: 1, note: "details as a dictionary keyed by app ID",
       aasa: ##"{"applinks": {"apps": [], "details": {"ABCDE12345.com.example.app": {"paths": ["/x/*"]}}}}"##,
       url: "https://e.com/x/1", expected: .match(0)),
+    MatchCase(
+      rule: 1, note: "dictionary details: the detail index is the member position",
+      aasa:
+        ##"{"applinks": {"apps": [], "details": {"ABCDE12345.com.example.zzz": {"paths": ["*"]}, "ABCDE12345.com.example.app": {"paths": ["/x/*"]}}}}"##,
+      url: "https://e.com/x/1", expected: .match(0, detail: 1)),
     MatchCase(
       rule: 1, note: "dictionary details: other key",
       aasa: ##"{"applinks": {"apps": [], "details": {"ABCDE12345.com.example.zzz": {"paths": ["*"]}}}}"##,

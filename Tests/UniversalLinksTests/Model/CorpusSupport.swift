@@ -11,14 +11,8 @@ enum Corpus {
     // Tests/UniversalLinksTests/Model/CorpusSupport.swift → repository root → its sibling shared/.
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent()
-    for candidate in [
-      root.deletingLastPathComponent().appendingPathComponent("shared/aasa-corpus"),
-      URL(fileURLWithPath: "/work/shared/aasa-corpus"),
-    ]
-    where fm.fileExists(atPath: candidate.path) {
-      return candidate
-    }
-    return nil
+    let beside = root.deletingLastPathComponent().appendingPathComponent("shared/aasa-corpus")
+    return fm.fileExists(atPath: beside.path) ? beside : nil
   }()
 
   static var isAvailable: Bool { directory != nil }

@@ -77,7 +77,9 @@ struct CMSEnvelopeTests {
 
   @Test(.enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipMessage)))
   func unwrapsTheCorpusEnvelopes() throws {
-    for url in Corpus.files(extension: "p7m", in: "signed") {
+    let files = Corpus.files(extension: "p7m", in: "signed")
+    try #require(!files.isEmpty, "no signed/*.p7m in \(Corpus.directory?.path ?? "the corpus")")
+    for url in files {
       let content = try CMSEnvelope.content(of: Corpus.bytes(url))
       #expect(content.first == UInt8(ascii: "{"), "\(url.lastPathComponent)")
     }

@@ -193,7 +193,10 @@ struct AASAValidatorTests {
 
   @Test(.enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipMessage)))
   func corpusHasOnlyTheKnownErrors() throws {
-    for url in Corpus.files(extension: "json") {
+    let files = Corpus.files(extension: "json")
+    try #require(!files.isEmpty, "no *.json in \(Corpus.directory?.path ?? "the corpus")")
+    #expect(files.contains { $0.lastPathComponent == "diaryx.net.json" })
+    for url in files {
       let errors = AASAValidator.validate(try Corpus.bytes(url)).filter { $0.severity == .error }
       if url.lastPathComponent == "diaryx.net.json" {
         // Its app ID is a template placeholder.

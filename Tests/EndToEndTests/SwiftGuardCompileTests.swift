@@ -1,0 +1,98 @@
+import Foundation
+import IPALinksKit
+import Testing
+import UniversalLinks
+
+/// The generated Swift guard compiled by `swiftc -swift-version 6` and run: it must build without a warning and give
+/// the library matcher's verdicts, on the blocklist and corpus the WebKit checks use and on hostile strings in every
+/// field. It needs only `swiftc`, not WebKit; it is CPU-heavy, so `make test` runs it with the engine suites.
+@Suite(.serialized, .enabled(if: Engines.swiftcAvailable, "needs swiftc on the PATH"))
+struct SwiftGuardCompileTests {
+  @Test func swiftGuardCompiledWithSwiftcGivesTheMatchersVerdicts() throws {
+    let blocklist = BlocklistEngineTests.blocklist
+    let corpus = BlocklistEngineTests.corpus
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let exe = try Engines.compileSwiftGuard(
+      BlocklistRenderer(blocklist).swiftGuard(generator: "test"),
+      driver: """
+        import Foundation
+        for line in try String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8).split(separator: "\\n") {
+          switch UniversalLinkGuard.shared.verdict(for: URL(string: String(line))!) {
+          case .opensApp(let app, let rule): print("match \\(app) \\(rule)")
+          case .excluded(let app, let rule): print("exclude \\(app) \\(rule)")
+          case .staysInWebView: print("no-match")
+          }
+        }
+        """, in: folder)
+    let urls = folder.appendingPathComponent("urls.txt")
+    try Data(corpus.joined(separator: "\n").utf8).write(to: urls)
+    let run = try CLI.run([urls.path], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    let expected = corpus.map { url in
+      let v = blocklist.verdict(for: url)
+      return v.verdict == .noMatch ? "no-match" : "\(v.verdict.rawValue) \(v.appID!) \(v.pointer!)"
+    }
+    // The corpus exercises every verdict, so agreeing is more than both saying "no-match".
+    #expect(
+      Set(expected.compactMap { $0.split(separator: " ").first.map(String.init) }) == ["match", "exclude", "no-match"])
+    #expect(lines.count == corpus.count)
+    for (url, (line, want)) in zip(corpus, zip(lines, expected)) {
+      #expect(line == want, "\(url)")
+    }
+  }
+
+  @Test func swiftGuardCompilesAndGivesHostileStringsBackExactly() throws {
+    let start = ContinuousClock.now
+    let blocklist = OutputEscapingTests.blocklist
+    let generator = OutputEscapingTests.generator
+    let source = BlocklistRenderer(blocklist).swiftGuard(generator: generator)
+    #expect(source.hasPrefix(BlocklistRenderer(blocklist).header(generator: generator)))
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let exe = try Engines.compileSwiftGuard(
+      source,
+      driver: #"""
+        import Foundation
+
+        // Reads a JSON array of URL strings and writes the guard's verdict for each as a JSON array.
+        let input = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+        var rows: [[String]] = []
+        for url in try JSONSerialization.jsonObject(with: input) as? [String] ?? [] {
+          switch UniversalLinkGuard.shared.verdict(for: url) {
+          case .opensApp(let app, let rule): rows.append(["match", app, rule])
+          case .excluded(let app, let rule): rows.append(["exclude", app, rule])
+          case .staysInWebView: rows.append(["no-match"])
+          }
+        }
+        try JSONSerialization.data(withJSONObject: rows).write(to: URL(fileURLWithPath: CommandLine.arguments[2]))
+        print("driver: done")
+        """#, in: folder)
+
+    // The hostile host fits in a URL string, which the Swift guard and the library split the same way.
+    let corpus =
+      OutputEscapingTests.corpus + [
+        (
+          "https://" + OutputEscapingTests.hostileHost + "/any",
+          BlocklistVerdict(verdict: .match, appID: OutputEscapingTests.hostApp.appID, pointer: "/host")
+        )
+      ]
+    let urls = folder.appendingPathComponent("urls.json")
+    let out = folder.appendingPathComponent("verdicts.json")
+    try JSONSerialization.data(withJSONObject: corpus.map(\.url)).write(to: urls)
+    let run = try CLI.run([urls.path, out.path], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    #expect(run.stdout == "driver: done\n")
+    #expect(!run.stderr.contains("INJECTED") && !run.stdout.contains("INJECTED"))
+    let rows = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [[String]])
+    try #require(rows.count == corpus.count)
+    for ((url, expected), row) in zip(corpus, rows) {
+      #expect(blocklist.verdict(for: url) == expected, "library: \(url.debugDescription)")
+      let want =
+        expected.verdict == .noMatch ? ["no-match"] : [expected.verdict.rawValue, expected.appID!, expected.pointer!]
+      #expect(row == want, "\(url.debugDescription)")
+    }
+    print("SwiftGuardCompileTests: hostile Swift guard compiled and checked in \(ContinuousClock.now - start)")
+  }
+}
