@@ -95,4 +95,34 @@ struct SwiftGuardCompileTests {
     }
     print("SwiftGuardCompileTests: hostile Swift guard compiled and checked in \(ContinuousClock.now - start)")
   }
+
+  /// The guard is assembled from the real sources: the front and every runtime core file appear verbatim, in the
+  /// order the writer puts them, and the whole file passes `swift format lint --strict`.
+  @Test func swiftGuardIsTheRuntimeCoreVerbatimAndLintClean() throws {
+    let source = BlocklistRenderer(BlocklistEngineTests.blocklist).swiftGuard(generator: "test")
+    let runtime = CLI.repo.appendingPathComponent("Sources/UniversalLinks/Runtime")
+    let names = try FileManager.default.contentsOfDirectory(atPath: runtime.path).filter { $0.hasSuffix(".swift") }
+    #expect(names.count >= 5)
+    var position = source.startIndex
+    for path in ["Sources/UniversalLinkGuard/UniversalLinkGuard.swift"]
+      + names.sorted().map({
+        "Sources/UniversalLinks/Runtime/" + $0
+      })
+    {
+      let text = try String(contentsOf: CLI.repo.appendingPathComponent(path), encoding: .utf8)
+      let found = try #require(source.range(of: text, range: position..<source.endIndex), "\(path) not verbatim")
+      position = found.upperBound
+    }
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("UniversalLinkGuard.swift")
+    try Data(source.utf8).write(to: file)
+    let lint = try CLI.run(
+      [
+        "swift", "format", "lint", "--strict", "--configuration", CLI.repo.appendingPathComponent(".swift-format").path,
+        file.path,
+      ],
+      executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(lint.status == 0, "\(lint.stderr)")
+  }
 }
