@@ -1,0 +1,94 @@
+import UniversalLinks
+
+/// Many URLs against many apps at once: for each URL, every app whose rules would open it and every app whose
+/// rules exclude it. What `who-claims --urls` answers for a web view that shows thousands of links.
+///
+/// The apps' rules are compiled once into the runtime's table, which tries a URL only against the apps that claim
+/// its host or a parent domain; within an app, rules are tried in order and the first match decides, as on iOS.
+public struct URLScan: Sendable {
+  /// One app's claim on a URL.
+  public struct Claim: Sendable, Equatable, Codable {
+    /// The app's `TEAMID.bundle.id`.
+    public var appId: String
+    /// The JSON pointer of the deciding rule in the domain's AASA file.
+    public var pointer: String
+
+    /// Creates a claim.
+    public init(appId: String, pointer: String) {
+      self.appId = appId
+      self.pointer = pointer
+    }
+  }
+
+  /// The answer for one URL.
+  public struct Line: Sendable, Equatable, Codable {
+    /// The URL as given.
+    public var url: String
+    /// The apps whose rules open the URL, in input order.
+    public var apps: [Claim]
+    /// The apps whose rules exclude it.
+    public var excludedBy: [Claim]
+
+    /// Creates an answer.
+    public init(url: String, apps: [Claim], excludedBy: [Claim]) {
+      self.url = url
+      self.apps = apps
+      self.excludedBy = excludedBy
+    }
+  }
+
+  /// A line that is not a URL universal links can apply to.
+  public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The 1-based line number.
+    public var line: Int
+    /// What is wrong.
+    public var message: String
+
+    /// Creates a problem.
+    public init(line: Int, message: String) {
+      self.line = line
+      self.message = message
+    }
+
+    /// `line 3: "ftp://x" is not an http(s) URL`.
+    public var description: String { "line \(line): \(message)" }
+  }
+
+  private let table: LinkRuntime.Table
+
+  /// Compiles the applinks rules of every bundle in `reports`. Domains whose AASA file is unknown are handled as
+  /// `uncovered` says (see ``Blocklist``).
+  public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
+    table = Blocklist(reports: reports, uncovered: uncovered).table()
+  }
+
+  /// Decides one line of input (surrounding white space ignored); `number` names it in a problem.
+  public func decide(_ text: some StringProtocol, line number: Int) -> Result<Line, Problem> {
+    let trimmed = String(text).trimmingWhitespace()
+    guard let url = UniversalLinkURL(string: trimmed) else {
+      return .failure(Problem(line: number, message: "\(quoted(trimmed)) is not an absolute URL with a host"))
+    }
+    guard url.scheme == "https" || url.scheme == "http" else {
+      return .failure(Problem(line: number, message: "\(quoted(trimmed)) is not an http(s) URL"))
+    }
+    var line = Line(url: trimmed, apps: [], excludedBy: [])
+    for decision in table.decisions(url) {
+      let claim = Claim(appId: decision.appID ?? "", pointer: decision.pointer ?? "")
+      if decision.verdict == .match { line.apps.append(claim) } else { line.excludedBy.append(claim) }
+    }
+    return .success(line)
+  }
+
+  private func quoted(_ text: String) -> String {
+    "\"" + (text.count > 200 ? String(text.prefix(200)) + "…" : text) + "\""
+  }
+}
+
+extension String {
+  fileprivate func trimmingWhitespace() -> String {
+    var scalars = Substring(self).unicodeScalars
+    while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+    while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+    return String(scalars)
+  }
+}
