@@ -44,15 +44,20 @@ enum EntryNames {
 
 /// Bytes already in memory (tests, fuzzing, small files) behind the same random-access interface.
 public final class MemoryByteSource: ByteSource {
+  /// Labels errors: `<memory>` unless the caller says where the bytes came from (the fuzz harness names its target).
   public let name: String
+  /// The whole content; each read copies a slice of it.
   public let bytes: [UInt8]
+  /// Derived from `bytes`, so the bounds check and the copy can never disagree.
   public var size: UInt64 { UInt64(bytes.count) }
 
+  /// Wraps bytes already loaded, e.g. a fuzzer input or a test fixture built in code.
   public init(_ bytes: [UInt8], name: String = "<memory>") {
     self.bytes = bytes
     self.name = name
   }
 
+  /// Copies the range out, or throws ``ArchiveError/outOfBounds(entry:offset:count:size:)`` when it passes the end.
   public func read(at offset: UInt64, count: Int) throws(ArchiveError) -> [UInt8] {
     guard count >= 0, offset <= size, UInt64(count) <= size - offset else {
       throw .outOfBounds(entry: name, offset: offset, count: count, size: size)

@@ -7,11 +7,16 @@ public final class DirectoryContainer: FileContainer {
   /// Bounds the walk of a hostile or huge folder.
   public static let maximumFiles = 1_000_000
 
+  /// The folder path as given, used to label errors.
   public let name: String
+  /// Regular files found by the walk, relative to the folder and led by the init's `prefix`; symbolic links left out.
   public private(set) var paths: [String] = []
+  /// Always empty: paths come from walking the disk below the root, so none can be absolute or climb out with `..`.
   public let unsafePaths: [String] = []
   private let root: URL
 
+  /// Lists every regular file under `path` up front, never following symbolic links. `prefix` goes in front of each
+  /// path so a bare `.app` folder reads like an IPA (`Payload/Name.app/...`) to the code that inspects it.
   public init(path: String, prefix: String = "") throws(ArchiveError) {
     name = path
     root = URL(fileURLWithPath: path, isDirectory: true)
@@ -44,12 +49,14 @@ public final class DirectoryContainer: FileContainer {
     return root.appendingPathComponent(String(path.dropFirst(prefix.count)))
   }
 
+  /// The whole file, refused with ``ArchiveError/entryTooLarge(entry:limit:)`` when its size on disk exceeds `limit`.
   public func contents(of path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
     let source = try byteSource(for: path)
     guard source.size <= UInt64(limit) else { throw .entryTooLarge(entry: path, limit: limit) }
     return try source.read(at: 0, count: Int(source.size))
   }
 
+  /// Opens the file for ranged reads; only paths found by the walk are accepted, so a caller cannot reach outside.
   public func byteSource(for path: String) throws(ArchiveError) -> any ByteSource {
     try FileByteSource(path: url(for: path).path, name: path)
   }
@@ -57,10 +64,13 @@ public final class DirectoryContainer: FileContainer {
 
 /// Random access to a file on disk through a file handle; nothing is read until asked for.
 public final class FileByteSource: ByteSource {
+  /// Labels errors: the entry path when the file belongs to a container, otherwise the disk path.
   public let name: String
+  /// Measured once when the file is opened; if the file shrinks later, reads fail as out of bounds.
   public let size: UInt64
   private let handle: FileHandle
 
+  /// Opens `path` and measures it; `name` replaces the disk path in errors when the file is a container entry.
   public init(path: String, name: String? = nil) throws(ArchiveError) {
     self.name = name ?? path
     guard let h = FileHandle(forReadingAtPath: path) else {
@@ -76,6 +86,8 @@ public final class FileByteSource: ByteSource {
 
   deinit { try? handle.close() }
 
+  /// Reads exactly `count` bytes; a short read throws ``ArchiveError/outOfBounds(entry:offset:count:size:)``, an I/O
+  /// error ``ArchiveError/readFailed(entry:detail:)``.
   public func read(at offset: UInt64, count: Int) throws(ArchiveError) -> [UInt8] {
     do {
       try handle.seek(toOffset: offset)

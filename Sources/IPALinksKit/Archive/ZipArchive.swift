@@ -14,8 +14,11 @@ public final class ZipArchive: FileContainer {
   /// This archive's cap on inflated bytes per entry (``maximumInflatedBytes`` unless a test lowers it).
   public let inflatedLimit: UInt64
 
+  /// The archive's path, or the name given to an in-memory one, used to label errors.
   public let name: String
+  /// File entries in archive order, without directories, unsafe names, or repeats of a name (the first copy wins).
   public private(set) var paths: [String] = []
+  /// Entry names refused because they are absolute or climb out with `..`; kept so the report can warn about each.
   public private(set) var unsafePaths: [String] = []
   fileprivate let handle: OpaquePointer
   private var indexByPath: [String: UInt64] = [:]
@@ -125,6 +128,7 @@ public final class ZipArchive: FileContainer {
 
   fileprivate func lastError() -> String { String(cString: zip_strerror(handle)) }
 
+  /// Inflates at most `limit` + 1 bytes whatever the entry's header claims, since a header can lie about the size.
   public func contents(of path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
     let (index, info) = try stat(path)
     let file = try ZipEntryFile(archive: self, index: index, entry: path)
@@ -138,6 +142,7 @@ public final class ZipArchive: FileContainer {
     return bytes
   }
 
+  /// Ranged reads over an entry without inflating it whole; stored (uncompressed) entries seek instead of inflating.
   public func byteSource(for path: String) throws(ArchiveError) -> any ByteSource {
     let (index, info) = try stat(path)
     return ZipEntrySource(archive: self, index: index, entry: path, size: info.size, stored: info.comp_method == 0)

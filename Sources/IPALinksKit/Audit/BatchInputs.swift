@@ -75,8 +75,10 @@ public enum BatchInputs {
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
   /// 1-based.
   public var index: Int
+  /// How many shards the inputs are split into; every machine of one job must use the same count.
   public var count: Int
 
+  /// Takes the numbers as they are; ``init(parsing:)`` is the one that checks 1 ≤ index ≤ count.
   public init(index: Int, count: Int) {
     self.index = index
     self.count = count
@@ -91,6 +93,7 @@ public struct Shard: Sendable, Equatable, CustomStringConvertible {
     self.init(index: i, count: n)
   }
 
+  /// `i/n`, the form ``init(parsing:)`` reads back, for log lines.
   public var description: String { "\(index)/\(count)" }
 
   /// Round-robin over the sorted list, so shards differ in size by at most one and neighbouring files (often the

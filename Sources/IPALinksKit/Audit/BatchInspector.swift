@@ -6,10 +6,12 @@ import Foundation
 ///
 /// Reports are not kept: memory depends on `jobs` and on the distinct hosts, not on the number of inputs.
 public struct BatchInspector: Sendable {
+  /// How many inputs are inspected at once, at least 1; memory grows with it, as each job holds one report.
   public var jobs: Int
   /// Nil inspects without looking up AASA files (`--no-fetch`).
   public var fetches: SharedAASAFetches?
 
+  /// Clamps `jobs` to at least 1, so the batch always makes progress.
   public init(jobs: Int, fetches: SharedAASAFetches?) {
     self.jobs = max(1, jobs)
     self.fetches = fetches
@@ -57,15 +59,23 @@ public struct BatchInspector: Sendable {
 
 /// What a batch did, for the summary line on stderr.
 public struct BatchSummary: Sendable, Equatable {
+  /// Reports counted, one per input.
   public var inputs = 0
+  /// Inputs read in full.
   public var complete = 0
+  /// Inputs where something could not be read, though other facts were reported.
   public var partial = 0
+  /// Inputs of which nothing could be read.
   public var unreadable = 0
+  /// Bundles found across all inputs, extensions included.
   public var bundles = 0
+  /// Associated-domain entries across all bundles, each bundle's counted separately (not distinct hosts).
   public var domains = 0
 
+  /// An empty summary, filled by ``add(_:)`` as reports finish.
   public init() {}
 
+  /// Counts one finished report, so the batch never has to keep its reports for the summary.
   public mutating func add(_ report: InspectionReport) {
     inputs += 1
     switch report.status {

@@ -5,13 +5,19 @@ import UniversalLinks
 public struct HostClaims: Sendable, Encodable {
   /// One associated-domain entry that covers the host.
   public struct Entry: Sendable, Encodable {
+    /// `applinks`, `webcredentials` and so on; only `applinks` entries decide which URLs open the app.
     public var service: String
+    /// The entry exactly as the entitlement writes it, e.g. `applinks:*.example.com?mode=developer`.
     public var raw: String
+    /// True for a `*.` entry, which covers subdomains of its host but not the host itself.
     public var wildcard: Bool
+    /// False when iOS ignores the entry (invalid, or developer mode in a build that cannot use it).
     public var active: Bool
+    /// Why iOS ignores the entry, when ``active`` is false.
     public var inactiveReason: String?
     /// The AASA fetch status for this entry; nil when not fetched.
     public var status: String?
+    /// Whether the entry's AASA file lists this app; nil when the file was not fetched.
     public var appListed: Bool?
     /// For applinks: whether iOS uses this entry for the host (an exact entry beats a wildcard, a longer
     /// wildcard beats a shorter one).
@@ -20,11 +26,17 @@ public struct HostClaims: Sendable, Encodable {
 
   /// One bundle that claims the host.
   public struct Claim: Sendable, Encodable {
+    /// The input path holding the bundle: an .ipa, an app folder, or a bare executable or plist.
     public var input: String
+    /// Where the bundle sits inside its input, which tells an extension from its app.
     public var path: String
+    /// The bundle's display name, for people reading the answer.
     public var name: String?
+    /// The bundle identifier from Info.plist.
     public var bundleId: String?
+    /// `TEAMID.bundle.id`, the name AASA files list apps by; nil when the team is unknown.
     public var appId: String?
+    /// Every associated-domain entry of the bundle that covers the host, active or not, under any service.
     public var entries: [Entry]
     /// The rules iOS applies for this host (from the deciding applinks entry), in order; empty when none.
     public var rules: [EffectiveRule]
@@ -39,6 +51,7 @@ public struct HostClaims: Sendable, Encodable {
   public var host: String
   /// The URL asked about, when a URL was given instead of a host.
   public var url: String?
+  /// Every bundle with an entry covering the host, sorted by input and path so the answer is the same on every run.
   public var claims: [Claim]
 
   /// Finds the claims on `query`: a host (`example.com`) or a URL (`https://example.com/path`), which also gives

@@ -6,16 +6,23 @@ import UniversalLinks
 public struct InventoryDiff: Sendable, Encodable {
   /// Who a bundle is and what version, on one side.
   public struct Identity: Sendable, Equatable, Encodable {
+    /// The input path the bundle came from (an .ipa, an app folder, a bare executable…), naming the app in a batch.
     public var input: String
+    /// Where the bundle sits in its input, such as `Payload/Store.app/PlugIns/Share.appex`.
     public var path: String
+    /// The display name, for people reading the diff.
     public var name: String?
+    /// `TEAMID.bundle.id`, the key AASA files list apps by.
     public var appId: String?
+    /// `CFBundleShortVersionString`, the version users see.
     public var version: String?
+    /// `CFBundleVersion`, the build number.
     public var build: String?
   }
 
   /// An entitlement entry or scheme that one side has and the other does not.
   public struct Entry: Sendable, Equatable, Encodable {
+    /// `applinks`, `webcredentials` and so on: one host under two services is two entries.
     public var service: String
     /// `host` or `*.host`, with `?mode=` when it has one.
     public var domain: String
@@ -23,10 +30,13 @@ public struct InventoryDiff: Sendable, Encodable {
 
   /// A rule, identified by what it says rather than where it sits.
   public struct Rule: Sendable, Hashable, Encodable {
+    /// True for rules that keep the app from opening (`exclude` in the components format, `NOT ` in legacy `paths`).
     public var exclude: Bool
     /// The rule with defaults merged, as the inventory shows it.
     public var pattern: String
+    /// The effective `caseSensitive`; part of the rule's identity, so flipping it shows as one rule removed, one added.
     public var caseSensitive: Bool
+    /// The effective `percentEncoded`; like ``caseSensitive``, a change shows as a removal and an addition.
     public var percentEncoded: Bool
 
     init(_ rule: EffectiveRule) {
@@ -39,49 +49,72 @@ public struct InventoryDiff: Sendable, Encodable {
 
   /// A rule in both versions whose place among the common rules changed; order decides which rule wins.
   public struct Move: Sendable, Equatable, Encodable {
+    /// The rule that moved; equal copies pair in order, the n-th old copy with the n-th new one.
     public var rule: Rule
     /// 0-based positions in each version's rule list.
     public var oldIndex: Int
+    /// The rule's position in the new list; compare with ``oldIndex``.
     public var newIndex: Int
   }
 
   /// What changed for one applinks (or other service) domain's AASA file, for this app.
   public struct DomainChange: Sendable, Equatable, Encodable {
+    /// The entitlement service of the domain, usually `applinks`.
     public var service: String
+    /// `host` or `*.host`, with `?mode=` when it has one, as in ``Entry/domain``.
     public var domain: String
     /// Fetch status (`ok`, `not-found`, …, `not-fetched`) when it changed.
     public var oldStatus: String?
+    /// The new side's status; set together with ``oldStatus``, only when they differ.
     public var newStatus: String?
     /// Whether the file lists the app, when that changed.
     public var oldAppListed: Bool?
+    /// The new side's answer; set together with ``oldAppListed``, only when they differ.
     public var newAppListed: Bool?
     /// False when a side's file is unknown (not fetched, or a failure such as a timeout): its rules cannot be
     /// compared, and reporting them all as removed would be wrong.
     public var rulesCompared = true
+    /// Rules only the new file has, in its order; a repeat beyond the old file's copies of a rule counts as added.
     public var rulesAdded: [Rule] = []
+    /// Rules only the old file has, in its order.
     public var rulesRemoved: [Rule] = []
+    /// Rules in both files that left their longest common order: the fewest moves that explain the new order.
     public var rulesReordered: [Move] = []
   }
 
   /// One field that differs, such as `version` or `appId`.
   public struct FieldChange: Sendable, Equatable, Encodable {
+    /// The field's name as in the inventory JSON: `appId`, `teamId`, `kind`, `version`, `build` or `name`.
     public var field: String
+    /// The old side's value; nil when that side lacks the field.
     public var old: String?
+    /// The new side's value; nil when that side lacks the field.
     public var new: String?
   }
 
+  /// What differs for one bundle between the sides, or that it appeared or disappeared.
   public struct BundleChange: Sendable, Encodable {
+    /// `added`: only in the new inventory; `removed`: only in the old; `changed`: in both, with differences.
     public enum Change: String, Sendable, Encodable { case added, removed, changed }
     /// The bundle id; bundles without one are paired by path.
     public var key: String
+    /// Whether the bundle was added, removed or changed; only `changed` fills the lists of differences below.
     public var change: Change
+    /// Who the bundle was in the old inventory; nil when it was added.
     public var old: Identity?
+    /// Who the bundle is in the new inventory; nil when it was removed.
     public var new: Identity?
+    /// Identity fields that differ, such as a new version or a different team.
     public var fields: [FieldChange] = []
+    /// Associated-domain entries only the new version claims: new places on the web the app may open from.
     public var domainsAdded: [Entry] = []
+    /// Associated-domain entries only the old version claimed.
     public var domainsRemoved: [Entry] = []
+    /// Custom URL schemes only the new version registers.
     public var schemesAdded: [String] = []
+    /// Custom URL schemes only the old version registered.
     public var schemesRemoved: [String] = []
+    /// AASA changes for the domains both versions claim; domains on one side only are in the lists above.
     public var domains: [DomainChange] = []
 
     /// Nothing in it differs.
@@ -93,20 +126,27 @@ public struct InventoryDiff: Sendable, Encodable {
 
   /// A sample URL whose verdict differs between the versions.
   public struct VerdictChange: Sendable, Equatable, Encodable {
+    /// The sample URL as given.
     public var url: String
+    /// What the old apps, taken together, do with the URL, and which app and rule decided.
     public var old: BlocklistVerdict
+    /// The same over the new apps.
     public var new: BlocklistVerdict
   }
 
+  /// Bundles that differ, sorted by key so the same inputs always give the same output.
   public var bundles: [BundleChange]
+  /// Sample URLs whose verdict differs, in the order given; empty when no URLs were passed.
   public var verdicts: [VerdictChange]
   /// How many sample URLs were compared.
   public var urlsCompared: Int
 
+  /// Whether anything differs; `ipalinks diff` exits 1 when it does, like `diff`.
   public var hasDifferences: Bool { !bundles.isEmpty || !verdicts.isEmpty }
 
   private enum CodingKeys: String, CodingKey { case differences, bundles, verdicts, urlsCompared }
 
+  /// Writes a `differences` flag before the lists, so a script can check one field.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(hasDifferences, forKey: .differences)

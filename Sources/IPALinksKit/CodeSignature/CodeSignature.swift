@@ -1,10 +1,15 @@
 /// Why a code signature could not be read. Each case names the executable.
 public enum CodeSignatureError: Error, CustomStringConvertible, Equatable, Sendable {
+  /// The signature, or a blob or field inside it, points past the slice or the file; `what` says which part.
   case outOfRange(file: String, what: String)
+  /// A blob without the magic number its slot requires, so it is damaged or not an Apple signature.
   case badMagic(file: String, what: String, magic: UInt32)
+  /// A structure too short, or a count past a limit such as ``CodeSignatureReader/maximumBlobCount``.
   case malformed(file: String, what: String)
+  /// An entitlements blob over ``CodeSignatureReader/maximumEntitlementsSize``, refused rather than allocated.
   case tooLarge(file: String, what: String, size: Int, limit: Int)
 
+  /// One line naming the executable and the faulty part of its signature, as printed in diagnostics.
   public var description: String {
     switch self {
     case .outOfRange(let file, let what): "\(file): code signature \(what) lies outside the file"
@@ -19,8 +24,12 @@ public enum CodeSignatureError: Error, CustomStringConvertible, Equatable, Senda
 
 /// What a CodeDirectory says about who signed the code.
 public struct CodeDirectory: Sendable, Equatable {
+  /// The SuperBlob slot it came from: 0 for the primary, 0x1000–0x1004 for alternates signed with other hash types.
   public var slot: UInt32
+  /// The CodeDirectory format version, which decides which header fields exist (the team ID needs 0x20200).
   public var version: UInt32
+  /// Apple's hash type code (1 SHA-1, 2 SHA-256, 3 SHA-256 truncated, 4 SHA-384); ranks the directories for
+  /// ``CodeSignature/bestCodeDirectory``.
   public var hashType: UInt8
   /// The signing identifier, normally the bundle id.
   public var identifier: String

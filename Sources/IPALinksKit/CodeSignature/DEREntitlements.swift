@@ -2,8 +2,10 @@ import SwiftASN1
 
 /// Why DER entitlements could not be decoded.
 public enum DEREntitlementsError: Error, CustomStringConvertible, Equatable, Sendable {
+  /// The blob is not DER entitlements as Apple or ldid write them; the string says what broke, in words.
   case malformed(String)
 
+  /// The reason prefixed with "DER entitlements", as printed in diagnostics.
   public var description: String {
     switch self {
     case .malformed(let why): "DER entitlements: \(why)"
@@ -19,7 +21,9 @@ public enum DEREntitlementsError: Error, CustomStringConvertible, Equatable, Sen
 public enum DEREntitlements {
   /// Which wrapper the blob used, reported as provenance.
   public enum Form: String, Sendable, Codable {
+    /// Apple's form: `[APPLICATION 16] { INTEGER 1, [CONTEXT 16] dict }`, as written by codesign.
     case application16 = "der-application16"
+    /// A bare `SET` of key-value entries with no wrapper, as written by ldid.
     case bareSet = "der-set"
   }
 
@@ -29,6 +33,8 @@ public enum DEREntitlements {
   static let application16 = ASN1Identifier(tagWithNumber: 16, tagClass: .application)
   static let context16 = ASN1Identifier(tagWithNumber: 16, tagClass: .contextSpecific)
 
+  /// Decodes either form into a dictionary, also returning which form it was so reports can show provenance. Fails
+  /// on tags an entitlements plist cannot hold, integers wider than 64 bits and anything swift-asn1 rejects.
   public static func decode(_ bytes: [UInt8]) throws(DEREntitlementsError) -> (value: [String: PlistValue], form: Form)
   {
     let root: ASN1Node

@@ -5,8 +5,10 @@ public enum AASAFetchError: Error, CustomStringConvertible, Equatable, Sendable 
   case invalidConnectTo(rule: String, reason: String)
   /// Extra trust roots that are not PEM certificates.
   case invalidTrustRoots(detail: String)
+  /// A numeric option below its minimum (timeout, concurrency, maximum bytes); `name` is the field.
   case invalidOption(name: String, reason: String)
 
+  /// The offending rule or option and the reason, as the CLI prints it.
   public var description: String {
     switch self {
     case .invalidConnectTo(let rule, let reason): "connect-to rule \"\(rule)\": \(reason)"
@@ -17,6 +19,7 @@ public enum AASAFetchError: Error, CustomStringConvertible, Equatable, Sendable 
 }
 
 extension AASAFetchError: CodedError {
+  /// A stable code (`fetch.invalid-…`) that JSON output and scripts can match on, unlike the wording.
   public var code: String {
     switch self {
     case .invalidConnectTo: "fetch.invalid-connect-to"

@@ -12,6 +12,7 @@ public struct AASAFetchOptions: Sendable {
     case both
   }
 
+  /// Which origin to ask; `developerMode` requests go direct whatever this says, as devices do.
   public var source: Source
   /// The deadline of one HTTP exchange: name resolution, connect, TLS, headers and the whole body.
   /// A server that stalls is abandoned at this point, whatever it sends.
@@ -37,6 +38,7 @@ public struct AASAFetchOptions: Sendable {
   /// signed by their own CA. One test keeps it on to show the two sets combine.
   var trustsSystemRoots = true
 
+  /// Defaults mirror a device (the CDN, the 128 KB cap), connect to public addresses only and use no cache.
   public init(
     source: Source = .cdn,
     timeout: Duration = .seconds(10),
@@ -78,6 +80,7 @@ public struct AASARequest: Sendable, Hashable, Codable {
   /// `?mode=developer` domains are fetched direct from `/.well-known/` only, whatever the source option says.
   public var developerMode: Bool
 
+  /// Stores `host` as given: callers lowercase it and strip `*.` first, as ``host`` requires.
   public init(host: String, developerMode: Bool = false) {
     self.host = host
     self.developerMode = developerMode

@@ -13,13 +13,20 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     case redirect
     /// Over the size cap; devices abort past 128 KB.
     case tooLarge = "too-large"
+    /// No complete answer (resolution, connection, headers and body) within ``AASAFetchOptions/timeout``.
     case timeout
+    /// The TLS handshake failed, e.g. an untrusted or expired certificate; devices refuse such a server too.
     case tlsError = "tls-error"
+    /// The host does not resolve, or is not a valid host name at all.
     case dnsError = "dns-error"
+    /// Connecting failed or the connection broke mid-answer (refused, reset, unreachable).
     case connectionError = "connection-error"
     /// Set by callers that parse the body; the fetcher itself never returns it.
     case invalidJSON = "invalid-json"
+    /// The host resolves to a loopback, private or other non-public address, so no connection was made
+    /// (``AASAFetchOptions/allowPrivate`` lifts this).
     case refusedPrivateAddress = "refused-private-address"
+    /// Offline and not in the cache, so nothing was asked.
     case skippedOffline = "skipped-offline"
     /// Set by callers that parse the body: past a limit of ours (patterns, `$(…)` expansion) that iOS may not
     /// share, so what opens stays unknown and blocklists say so instead of dropping the domain.
@@ -36,21 +43,29 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
 
   /// Where the result came from.
   public enum Source: String, Sendable, Codable, CaseIterable {
+    /// Apple's CDN (``AASAFetcher/cdnHost``), which devices ask since iOS 14.
     case cdn
+    /// The domain's own `/.well-known/apple-app-site-association`, tried first when fetching direct.
     case directWellKnown = "direct-well-known"
     /// `/apple-app-site-association` at the root, tried after a 404 at `/.well-known/`.
     case directRoot = "direct-root"
     /// The on-disk cache; ``AASAFetchResult/cachedFrom`` says which source filled it.
     case cache
+    /// A file from ``AASAFetchOptions/aasaDirectory``; no network was used.
     case aasaDir = "aasa-dir"
   }
 
+  /// The domain the file was wanted for, even when the CDN answered.
   public var host: String
+  /// The outcome; ``Status/isDefinite`` says whether it settles what opens.
   public var status: Status
+  /// Which origin answered; with `--source both` this is the CDN, and ``comparison`` holds the direct result.
   public var source: Source
   /// The URL requested last (the root URL after a fallback), or the file read from the AASA directory.
   public var url: String?
+  /// The HTTP status code when a server answered (kept through the cache); nil for failures before any answer.
   public var httpStatus: Int?
+  /// The `Content-Type` header as sent; reported for the audit, not enforced.
   public var contentType: String?
   /// The body's size; for `too-large`, the bytes announced or received when reading stopped.
   public var bytes: Int?
@@ -58,7 +73,9 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
   public var location: String?
   /// Apple's CDN explains its failures in these headers, e.g. `SWCERR00101 Bad HTTP Response: 404 Not Found`.
   public var appleFailureReason: String?
+  /// The CDN's `Apple-Failure-Details` header, saying more than ``appleFailureReason``.
   public var appleFailureDetails: String?
+  /// The CDN's `Apple-From` header: the URL on the domain that the CDN itself fetched the file from.
   public var appleFrom: String?
   /// True when `/.well-known/` gave 404 and the root path was tried.
   public var fallbackUsed: Bool
@@ -73,6 +90,7 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
   /// With `--source both`: the direct result next to this CDN result. Empty otherwise.
   public var comparison: [AASAFetchResult]
 
+  /// Memberwise; everything but the outcome and the message is optional, as most failures know little.
   public init(
     host: String, status: Status, source: Source, url: String? = nil, httpStatus: Int? = nil,
     contentType: String? = nil, bytes: Int? = nil, location: String? = nil, appleFailureReason: String? = nil,

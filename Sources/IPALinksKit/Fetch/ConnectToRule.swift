@@ -13,6 +13,7 @@ public struct ConnectToRule: Sendable, Hashable, CustomStringConvertible {
   /// nil keeps the original port.
   public var toPort: Int?
 
+  /// Lowercases the hosts so they compare equal to URL hosts; unlike ``parse(_:)`` it validates nothing.
   public init(fromHost: String? = nil, fromPort: Int? = nil, toHost: String? = nil, toPort: Int? = nil) {
     self.fromHost = fromHost?.lowercased()
     self.fromPort = fromPort

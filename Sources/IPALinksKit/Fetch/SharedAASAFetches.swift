@@ -9,6 +9,7 @@ public actor SharedAASAFetches {
   /// Requests asked for, counting repeats: what the batch would have fetched without sharing.
   public private(set) var requested = 0
 
+  /// Wraps `fetcher`, whose options (source, cache, limits) then apply to every app in the batch.
   public init(fetcher: AASAFetcher) { self.fetcher = fetcher }
 
   /// Distinct requests fetched (or being fetched).

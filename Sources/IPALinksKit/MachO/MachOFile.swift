@@ -1,9 +1,13 @@
 /// Why an executable could not be read as Mach-O. Each case names the file.
 public enum MachOError: Error, CustomStringConvertible, Equatable, Sendable {
+  /// No Mach-O magic at the start, or a fat header listing implausibly many slices (as a Java class file does).
   case notMachO(file: String, magic: UInt32)
+  /// A header, table or load command runs past the end of the file or slice; `what` says which.
   case truncated(file: String, what: String)
+  /// Present but impossible: a load command of a bad size, too many load-command bytes, or a fat file with no slices.
   case malformed(file: String, what: String)
 
+  /// One line naming the executable and the fault, as printed in diagnostics.
   public var description: String {
     switch self {
     case .notMachO(let file, let magic): "\(file): not a Mach-O executable (magic 0x\(String(magic, radix: 16)))"
@@ -17,9 +21,13 @@ public enum MachOError: Error, CustomStringConvertible, Equatable, Sendable {
 public struct MachOSlice: Sendable, Equatable {
   /// Where the slice starts in the file; `LC_CODE_SIGNATURE` offsets count from here.
   public var offset: UInt64
+  /// The slice's length in bytes; its code signature must lie inside it.
   public var size: UInt64
+  /// The header's `cputype`; ``architecture`` turns it into a name.
   public var cpuType: Int32
+  /// The header's `cpusubtype`, which tells arm64e from arm64; its high byte carries capability flags.
   public var cpuSubtype: Int32
+  /// Taken from the slice's own header magic, not from the fat table.
   public var is64Bit: Bool
   /// File range of the code signature, relative to the slice; nil when the slice is unsigned.
   public var codeSignature: (offset: UInt32, size: UInt32)?
@@ -43,6 +51,7 @@ public struct MachOSlice: Sendable, Equatable {
   /// A readable architecture name ("arm64", "armv7", "x86_64").
   public var architecture: String { MachOFile.architectureName(cpuType: cpuType, subtype: cpuSubtype) }
 
+  /// Compares every field; written out because the tuple in ``codeSignature`` keeps Swift from synthesizing it.
   public static func == (a: MachOSlice, b: MachOSlice) -> Bool {
     a.offset == b.offset && a.size == b.size && a.cpuType == b.cpuType && a.cpuSubtype == b.cpuSubtype
       && a.is64Bit == b.is64Bit && a.codeSignature?.offset == b.codeSignature?.offset

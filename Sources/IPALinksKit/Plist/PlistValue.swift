@@ -5,14 +5,21 @@ import Foundation
 /// Integers are kept apart from reals and booleans because entitlements such as `get-task-allow`
 /// are compared across sources and must not silently change type.
 public enum PlistValue: Sendable, Hashable {
+  /// A `<string>`; also what dates and data turn into when read back from JSON.
   case string(String)
+  /// An `<integer>`, kept apart from `real` so `1` and `1.0` stay different values.
   case integer(Int64)
+  /// A `<real>`, never merged with `integer`.
   case real(Double)
+  /// `<true/>` or `<false/>`, the type entitlement flags such as `get-task-allow` use.
   case bool(Bool)
   /// Seconds since 1970-01-01 (Unix time), so JSON output needs no Apple epoch arithmetic.
   case date(Double)
+  /// The raw bytes of a `<data>` value; JSON output writes them as base64.
   case data([UInt8])
+  /// An `<array>`, in document order.
   case array([PlistValue])
+  /// A `<dict>`; key order is not kept, so ``summary`` sorts the keys.
   case dictionary([String: PlistValue])
 
   /// The dictionary's value for `key`, or nil when this is not a dictionary or lacks it.
@@ -21,26 +28,31 @@ public enum PlistValue: Sendable, Hashable {
     return nil
   }
 
+  /// The text of a string value; nil for any other type, as values are never converted.
   public var stringValue: String? {
     if case .string(let s) = self { return s }
     return nil
   }
 
+  /// The flag of a boolean value; nil for other types, so an integer `1` is not taken for `true`.
   public var boolValue: Bool? {
     if case .bool(let b) = self { return b }
     return nil
   }
 
+  /// The items of an array value; nil for any other type.
   public var arrayValue: [PlistValue]? {
     if case .array(let a) = self { return a }
     return nil
   }
 
+  /// The entries of a dictionary value; nil for any other type.
   public var dictionaryValue: [String: PlistValue]? {
     if case .dictionary(let d) = self { return d }
     return nil
   }
 
+  /// A date value as a `Date`; nil for other types, including dates read back from JSON as strings.
   public var dateValue: Date? {
     if case .date(let t) = self { return Date(timeIntervalSince1970: t) }
     return nil

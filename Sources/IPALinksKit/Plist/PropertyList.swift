@@ -3,13 +3,18 @@ import Foundation
 
 /// Why a property list could not be read. Each case names the file it came from.
 public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
+  /// libplist could not parse the bytes as XML or binary plist.
   case malformed(file: String)
+  /// Nests past ``PropertyList/maximumDepth``; refused before libplist recurses into it.
   case tooDeep(file: String, limit: Int)
+  /// Bigger than ``PropertyList/maximumSize``; refused without parsing.
   case tooLarge(file: String, size: Int, limit: Int)
+  /// Parsed, but the top level is not the dictionary an Info.plist, entitlements or profile must be.
   case notADictionary(file: String)
   /// A string holds U+0000: no real plist does, and libplist aborts the process on such a string.
   case nulCharacter(file: String)
 
+  /// One line naming the file and the problem, as printed in diagnostics.
   public var description: String {
     switch self {
     case .malformed(let file): "\(file): not a valid XML or binary property list"

@@ -19,6 +19,7 @@ public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The largest input the parser reads, far above what iOS accepts, so hostile input stays bounded.
   public static let maximumInputSize = 8 << 20
 
+  /// One line for diagnostics; when a limit was passed, it names the limit.
   public var description: String {
     switch self {
     case .invalidJSON(let line, let column, let reason): "invalid JSON at line \(line), column \(column): \(reason)"

@@ -3,13 +3,13 @@
 /// Values of the wrong type are dropped while parsing, exactly as if the key were absent (validation reports
 /// them); all three `details` shapes end up as the same ``AppLinksDetail`` list.
 public struct AASAFile: Sendable, Equatable, Codable {
-  /// The largest body a device accepts; iOS aborts the download past 128 KB.
   /// The most patterns (`/`, `?`, `#`, query items, legacy paths) one file may hold. A file within the 128 KB
   /// devices accept holds at most about 43,000, so only an oversized local file or a hostile one reaches this.
   public static let maximumPatterns = 100_000
   /// The most alternatives `$(…)` references may add up to in one file: each reference counts its variable's
   /// values (`$(lang)` alone has about a thousand). Matching and the generated guards grow with this number.
   public static let maximumExpansion = 1_000_000
+  /// The largest body a device accepts; iOS aborts the download past 128 KB.
   public static let deviceSizeLimit = 131_072
 
   /// The universal links service, if the file has one.
@@ -154,6 +154,8 @@ public enum AppLinksRules: Sendable, Equatable, Codable {
 
   private enum CodingKeys: String, CodingKey { case components, paths }
 
+  /// Reads the model's own JSON (`components` or `paths` under the detail's `rules`), not an AASA file; neither key
+  /// gives ``none``.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
     if let components = try container.decodeIfPresent([AASAComponent].self, forKey: .components) {
@@ -165,6 +167,7 @@ public enum AppLinksRules: Sendable, Equatable, Codable {
     }
   }
 
+  /// Writes `{"components": …}` or `{"paths": …}`, and an empty object for ``none``, so the case survives a round trip.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     switch self {
@@ -278,6 +281,8 @@ public enum QueryPattern: Sendable, Equatable, Codable {
   /// Every listed item must match; items not listed are ignored; an absent item reads as `""`.
   case items([QueryItemPattern])
 
+  /// A string becomes ``string(_:)``; anything else must be a list of ``QueryItemPattern`` objects (the model's form,
+  /// not the dictionary an AASA file uses).
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
     if let string = try? container.decode(String.self) {
@@ -287,6 +292,7 @@ public enum QueryPattern: Sendable, Equatable, Codable {
     }
   }
 
+  /// Writes the string or the list of item patterns directly, without a wrapper naming the case.
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.singleValueContainer()
     switch self {

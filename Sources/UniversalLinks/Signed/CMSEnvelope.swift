@@ -8,10 +8,15 @@ import SwiftASN1
 public enum CMSEnvelope {
   /// Why an envelope could not be unwrapped.
   public enum Error: Swift.Error, CustomStringConvertible, Equatable, Sendable {
+    /// Not valid BER, or not shaped like ContentInfo around SignedData, or content over
+    /// ``CMSEnvelope/maximumContentSize``; the string says which.
     case malformed(String)
+    /// A ContentInfo of another type, such as encrypted EnvelopedData, which has no payload we can read.
     case notSignedData
+    /// A detached signature: SignedData without the signed content, so there is nothing to unwrap.
     case noContent
 
+    /// The reason in words, as diagnostics show it for a profile or an AASA file.
     public var description: String {
       switch self {
       case .malformed(let why): "not a valid CMS envelope: \(why)"
