@@ -1,5 +1,6 @@
 import IPALinksKit
 import Testing
+import UniversalLinks
 
 struct TerminalTextTests {
   @Test func controlsBidiAndSeparatorsBecomeVisibleEscapes() {
@@ -27,5 +28,41 @@ struct TerminalTextTests {
     #expect(TerminalText.count(2, "bundle") == "2 bundles")
     #expect(TerminalText.count(1, "entry", "entries") == "1 entry")
     #expect(TerminalText.count(3, "entry", "entries") == "3 entries")
+  }
+}
+
+struct ExplanationTextTests {
+  static let app = "ABCDE12345.com.example.app"
+
+  @Test func theFailingQueryItemIsNamedWithWhy() throws {
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "/help/*", "?": {"articleNumber": "????"}}]}]}}"#
+    )
+    let lines = ExplanationText.lines(
+      file.matcher(appID: Self.app).explain("https://example.com/help/1?articleNumber=481"))
+    #expect(
+      lines == [
+        #"  /applinks/details/0/components/0  {"/": "/help/*", "?": {"articleNumber": "????"}}  (closest)"#,
+        #"    ✓ /              /help/*  matches "/help/1/""#,
+        #"    ✗ ?articleNumber ????  does not match "481": needs exactly 4 characters, has 3"#,
+      ])
+  }
+
+  @Test func aVerdictFromOutsideTheRulesSaysSo() throws {
+    let file = try AASAFile(json: #"{"applinks": {"details": []}}"#)
+    #expect(
+      ExplanationText.lines(file.matcher(appID: Self.app).explain("https://example.com/x"))
+        == ["  the file's applinks does not list the app, so no rule applies"])
+  }
+
+  @Test func hostileValuesAreEscaped() throws {
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "/a\u001b[31m*", "percentEncoded": false}]}]}}"#
+    )
+    let lines = ExplanationText.lines(file.matcher(appID: Self.app).explain("https://example.com/b%1B%5B2J"))
+    #expect(!lines.joined().unicodeScalars.contains { $0.value == 0x1B })
+    #expect(lines.joined().contains(#"\u{1b}"#))
   }
 }

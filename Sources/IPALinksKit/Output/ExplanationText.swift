@@ -1,0 +1,53 @@
+import UniversalLinks
+
+/// `match --explain` as text: under a URL's verdict line, each rule tried with each key's outcome.
+public enum ExplanationText {
+  /// The indented lines that explain one verdict, escaped for a terminal.
+  ///
+  ///     /applinks/details/0/components/0  {"/": "/help/*", "?": {"articleNumber": "????"}}  (closest)
+  ///       ✓ /              /help/*  matches "/help/1/"
+  ///       ✗ ?articleNumber ????     does not match "481": needs exactly 4 characters, has 3
+  public static func lines(_ explanation: MatchExplanation) -> [String] {
+    if explanation.steps.isEmpty {
+      return ["  " + (outsideTheRules(explanation.result) ?? "no rule was tried")]
+    }
+    var out: [String] = []
+    for (index, step) in explanation.steps.enumerated() {
+      var head = "  \(step.pointer)  \(step.pattern)"
+      if index == explanation.closest { head += "  (closest)" }
+      if step.failed.isEmpty { head += "  (decides)" }
+      out.append(TerminalText.escape(head))
+      if step.keys.isEmpty { out.append("    ✓ sets no key, so it matches every URL") }
+      let width = step.keys.map { name(of: $0).count }.max() ?? 0
+      for key in step.keys {
+        let label = name(of: key).padding(to: width)
+        let value = key.value.map { "\"\($0)\"" } ?? "nothing (the URL has no such item, read as \"\")"
+        var line = "    \(key.matched ? "✓" : "✗") \(label) \(key.pattern)  "
+        line += key.matched ? "matches \(value)" : "does not match \(value)"
+        if let shortfall = key.shortfall { line += ": " + shortfall }
+        out.append(TerminalText.escape(line))
+      }
+    }
+    return out
+  }
+
+  /// Why the verdict did not come from the rules, when that is so.
+  static func outsideTheRules(_ result: MatchResult) -> String? {
+    switch result.reason {
+    case .appNotListed?: "the file's applinks does not list the app, so no rule applies"
+    case .hostMismatch?: "the URL's host is not the domain the file was served for"
+    case .unsupportedScheme?: "only http and https URLs open apps"
+    case .fileTooLarge?: "the file is over 128 KB, so devices never use it"
+    case .invalidURL?: "not an absolute URL with a host"
+    case .noPatternMatched?, nil: nil
+    }
+  }
+
+  private static func name(of key: MatchExplanation.Key) -> String { key.key + (key.item ?? "") }
+}
+
+extension String {
+  fileprivate func padding(to width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
+}
