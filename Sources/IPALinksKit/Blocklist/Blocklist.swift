@@ -250,14 +250,3 @@ public struct Blocklist: Sendable {
     return excluded ?? BlocklistVerdict(verdict: .noMatch)
   }
 }
-
-/// Why a blocklist could not be made.
-public enum BlocklistError: Error, Sendable, Equatable, CustomStringConvertible {
-  case tooManyRules(String)
-
-  public var description: String {
-    switch self {
-    case .tooManyRules(let m): return m
-    }
-  }
-}

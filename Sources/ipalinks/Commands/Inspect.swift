@@ -214,10 +214,7 @@ enum AASARetrieval {
   }
 
   static func fetch(_ requests: [AASARequest], options: FetchOptions) async throws -> [AASARequest: AASAFetchResult] {
-    let fetcher = try makeFetcher(options)
-    let results = await fetcher.fetch(requests)
-    await fetcher.shutdown()
-    return results
+    try await makeFetcher(options).fetch(requests)
   }
 }
 
