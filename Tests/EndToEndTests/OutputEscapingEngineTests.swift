@@ -127,7 +127,7 @@ struct OutputEscapingEngineTests {
     return [
       InspectionReport(
         input: "inputs/" + payloads.joined() + ".ipa", inputKind: .ipa,
-        diagnostics: payloads.map { Diagnostic(.warning, "input." + $0, $0) }, bundles: Array(bundles[..<half])),
+        diagnostics: payloads.map { Diagnostic(.warning, .inputUnreadable, $0) }, bundles: Array(bundles[..<half])),
       InspectionReport(input: payloads.reversed().joined(), inputKind: .appFolder, bundles: Array(bundles[half...])),
     ]
   }()
@@ -379,7 +379,7 @@ struct OutputEscapingEngineTests {
       for (object, report) in zip(parsed, Self.reports) {
         #expect(object["input"] as? String == report.input)
         let diagnostics = object["diagnostics"] as? [[String: Any]] ?? []
-        #expect(diagnostics.map { $0["code"] as? String } == report.diagnostics.map(\.code))
+        #expect(diagnostics.map { $0["code"] as? String } == report.diagnostics.map(\.code.rawValue))
         #expect(diagnostics.map { $0["message"] as? String } == report.diagnostics.map(\.message))
         let bundles = try #require(object["bundles"] as? [[String: Any]])
         try #require(bundles.count == report.bundles.count)

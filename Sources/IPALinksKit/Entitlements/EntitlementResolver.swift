@@ -50,7 +50,7 @@ public enum EntitlementResolver {
         if !sameKind && (a == nil || b == nil) && key != associatedDomainsKey { continue }
         diagnostics.append(
           Diagnostic(
-            .warning, sameKind ? "entitlements.signature-disagreement" : "entitlements.xcent-disagreement",
+            .warning, sameKind ? .entitlementsSignatureDisagreement : .entitlementsXcentDisagreement,
             "\(key): \(label(reference)) has \(a?.summary ?? "nothing") but \(label(other)) has \(b?.summary ?? "nothing")"
           ))
       }

@@ -17,11 +17,12 @@ public enum AASAFetchError: Error, CustomStringConvertible, Equatable, Sendable 
 }
 
 extension AASAFetchError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .invalidConnectTo: "fetch.invalid-connect-to"
-    case .invalidTrustRoots: "fetch.invalid-ca"
-    case .invalidOption: "fetch.invalid-option"
+    case .invalidConnectTo: .fetchInvalidConnectTo
+    case .invalidTrustRoots: .fetchInvalidCA
+    case .invalidOption: .fetchInvalidOption
     }
   }
 }

@@ -10,14 +10,14 @@ struct AssociatedDomainTests {
     var wildcard = false
     var modes: [String] = []
     var active = true
-    var code: String? = nil
+    var code: DiagnosticCode? = nil
     var description: String { raw }
   }
 
   static let cases: [Case] = [
     Case(raw: "applinks:example.com", service: "applinks", host: "example.com"),
     Case(
-      raw: "applinks:*.Example.COM", service: "applinks", host: "example.com", wildcard: true, code: "domain.uppercase"),
+      raw: "applinks:*.Example.COM", service: "applinks", host: "example.com", wildcard: true, code: .domainUppercase),
     Case(
       raw: "applinks:dev.example.com?mode=developer", service: "applinks", host: "dev.example.com", modes: ["developer"]
     ),
@@ -29,23 +29,23 @@ struct AssociatedDomainTests {
     Case(raw: "appclips:clip.example.com", service: "appclips", host: "clip.example.com"),
     Case(
       raw: "appclips:*.example.com", service: "appclips", host: "example.com", wildcard: true, active: false,
-      code: "domain.appclips-wildcard"),
+      code: .domainAppclipsWildcard),
     Case(
       raw: "applinks:example.com:8443", service: "applinks", host: "example.com:8443", active: false,
-      code: "domain.port"),
+      code: .domainPort),
     Case(
-      raw: "applinks:192.168.1.10", service: "applinks", host: "192.168.1.10", active: false, code: "domain.ip-address"),
-    Case(raw: "applinks:[::1]", service: "applinks", host: "[::1]", active: false, code: "domain.ip-address"),
-    Case(raw: "applinks:localhost", service: "applinks", host: "localhost", active: false, code: "domain.no-dot"),
+      raw: "applinks:192.168.1.10", service: "applinks", host: "192.168.1.10", active: false, code: .domainIPAddress),
+    Case(raw: "applinks:[::1]", service: "applinks", host: "[::1]", active: false, code: .domainIPAddress),
+    Case(raw: "applinks:localhost", service: "applinks", host: "localhost", active: false, code: .domainNoDot),
     Case(
-      raw: "applinks:*.com", service: "applinks", host: "com", wildcard: true, active: false, code: "domain.bare-tld"),
-    Case(raw: "applinks:", service: "applinks", host: "", active: false, code: "domain.empty-host"),
-    Case(raw: "example.com", service: "", host: "example.com", active: false, code: "domain.no-service"),
+      raw: "applinks:*.com", service: "applinks", host: "com", wildcard: true, active: false, code: .domainBareTLD),
+    Case(raw: "applinks:", service: "applinks", host: "", active: false, code: .domainEmptyHost),
+    Case(raw: "example.com", service: "", host: "example.com", active: false, code: .domainNoService),
     Case(
       raw: "applinks:example.com?mode=bogus", service: "applinks", host: "example.com", modes: ["bogus"],
-      code: "domain.unknown-mode"),
-    Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: "domain.unknown-service"),
-    Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: "domain.not-punycode"),
+      code: .domainUnknownMode),
+    Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: .domainUnknownService),
+    Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: .domainNotPunycode),
   ]
 
   @Test(arguments: cases) func parses(_ c: Case) {
@@ -76,7 +76,7 @@ struct EntitlementResolverTests {
     let chosen = sources.filter { $0.effective }.map { $0.detail }
     #expect(chosen == ["arm64 der-application16"])
     #expect(diagnostics.count == 2)
-    #expect(diagnostics.allSatisfy { $0.code == "entitlements.signature-disagreement" })
+    #expect(diagnostics.allSatisfy { $0.code == .entitlementsSignatureDisagreement })
     #expect(diagnostics.contains { $0.message.contains("\"der\"") && $0.message.contains("\"old\"") })
   }
 
@@ -102,7 +102,7 @@ struct EntitlementResolverTests {
         entitlements: ["application-identifier": .string("T.x"), "com.apple.developer.associated-domains": domains]),
       EntitlementSource(kind: .xcent, detail: "x", entitlements: [:]),
     ])
-    #expect(diagnostics.map(\.code) == ["entitlements.xcent-disagreement"])
+    #expect(diagnostics.map(\.code) == [.entitlementsXcentDisagreement])
     #expect(diagnostics[0].message.hasPrefix("com.apple.developer.associated-domains"))
   }
 }
