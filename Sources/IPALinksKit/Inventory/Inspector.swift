@@ -215,8 +215,7 @@ public struct Inspector: Sendable {
       if let der = signature.derEntitlements {
         do {
           let (value, form) = try DEREntitlements.decode(der)
-          sources.append(
-            EntitlementSource(kind: .codeSignature, detail: "\(arch) \(form.rawValue)", entitlements: value))
+          sources.append(EntitlementSource(architecture: arch, form: .init(form), entitlements: value))
         } catch {
           bundle.diagnostics.append(Diagnostic(.error, error.code, "\(source.name) (\(arch)): \(error)"))
         }
@@ -224,8 +223,8 @@ public struct Inspector: Sendable {
       if let xml = signature.xmlEntitlements {
         do {
           let value = try PropertyList.decodeDictionary(xml, file: "\(source.name) (\(arch) entitlements blob)")
-          let form = xml.starts(with: Array("bplist00".utf8)) ? "xml-binary-plist" : "xml"
-          sources.append(EntitlementSource(kind: .codeSignature, detail: "\(arch) \(form)", entitlements: value))
+          let form: EntitlementSource.Form = xml.starts(with: Array("bplist00".utf8)) ? .xmlBinaryPlist : .xml
+          sources.append(EntitlementSource(architecture: arch, form: form, entitlements: value))
         } catch {
           // Real apps sometimes carry a malformed XML blob; the DER blob, when present, still counts.
           let severity: Diagnostic.Severity = signature.derEntitlements == nil ? .error : .warning

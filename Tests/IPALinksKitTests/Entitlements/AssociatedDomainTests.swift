@@ -67,9 +67,9 @@ struct AssociatedDomainTests {
 struct EntitlementResolverTests {
   @Test func derOfArm64WinsAndDisagreementsNameBothValues() {
     let (sources, diagnostics) = EntitlementResolver.resolve([
-      EntitlementSource(kind: .codeSignature, detail: "armv7 xml", entitlements: ["k": .string("old")]),
-      EntitlementSource(kind: .codeSignature, detail: "arm64 xml", entitlements: ["k": .string("xml")]),
-      EntitlementSource(kind: .codeSignature, detail: "arm64 der-application16", entitlements: ["k": .string("der")]),
+      EntitlementSource(architecture: "armv7", form: .xml, entitlements: ["k": .string("old")]),
+      EntitlementSource(architecture: "arm64", form: .xml, entitlements: ["k": .string("xml")]),
+      EntitlementSource(architecture: "arm64", form: .derApplication16, entitlements: ["k": .string("der")]),
       EntitlementSource(kind: .xcent, detail: "x.xcent", entitlements: ["k": .string("der")]),
       EntitlementSource(kind: .provisioningProfile, detail: "p", entitlements: ["k": .string("*")]),
     ])
@@ -78,6 +78,18 @@ struct EntitlementResolverTests {
     #expect(diagnostics.count == 2)
     #expect(diagnostics.allSatisfy { $0.code == .entitlementsSignatureDisagreement })
     #expect(diagnostics.contains { $0.message.contains("\"der\"") && $0.message.contains("\"old\"") })
+  }
+
+  /// The choice comes from the typed slice and form; the display detail may say anything.
+  @Test func theDetailTextDecidesNothing() {
+    var misleading = EntitlementSource(
+      kind: .codeSignature, detail: "arm64e der-application16", entitlements: ["k": .string("a")])
+    misleading.architecture = "armv7"
+    misleading.form = .xml
+    let (sources, _) = EntitlementResolver.resolve([
+      misleading, EntitlementSource(architecture: "arm64", form: .derSet, entitlements: ["k": .string("b")]),
+    ])
+    #expect(sources.filter(\.effective).map(\.detail) == ["arm64 der-set"])
   }
 
   @Test func xcentIsTheFallbackAndTheProfileNeverWins() {
@@ -98,7 +110,7 @@ struct EntitlementResolverTests {
     let domains = PlistValue.array([.string("applinks:a.example.com")])
     let (_, diagnostics) = EntitlementResolver.resolve([
       EntitlementSource(
-        kind: .codeSignature, detail: "arm64 xml",
+        architecture: "arm64", form: .xml,
         entitlements: ["application-identifier": .string("T.x"), "com.apple.developer.associated-domains": domains]),
       EntitlementSource(kind: .xcent, detail: "x", entitlements: [:]),
     ])
