@@ -29,7 +29,6 @@ func run(concurrency: Int, count: Int, tag: String) async throws -> Double {
   let start = ContinuousClock.now
   let results = await fetcher.fetch(requests)
   let elapsed = seconds(ContinuousClock.now - start)
-  await fetcher.shutdown()
   let failed = results.values.filter { $0.status != .ok }
   guard failed.isEmpty, results.count == count else {
     print(

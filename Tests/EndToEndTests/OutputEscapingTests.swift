@@ -125,7 +125,7 @@ struct OutputEscapingTests {
     return [
       InspectionReport(
         input: "inputs/" + payloads.joined() + ".ipa", inputKind: .ipa,
-        diagnostics: payloads.map { Diagnostic(.warning, "input." + $0, $0) }, bundles: Array(bundles[..<half])),
+        diagnostics: payloads.map { Diagnostic(.warning, .inputUnreadable, $0) }, bundles: Array(bundles[..<half])),
       InspectionReport(input: payloads.reversed().joined(), inputKind: .appFolder, bundles: Array(bundles[half...])),
     ]
   }()
@@ -234,7 +234,7 @@ struct OutputEscapingTests {
       for (object, report) in zip(parsed, Self.reports) {
         #expect(object["input"] as? String == report.input)
         let diagnostics = object["diagnostics"] as? [[String: Any]] ?? []
-        #expect(diagnostics.map { $0["code"] as? String } == report.diagnostics.map(\.code))
+        #expect(diagnostics.map { $0["code"] as? String } == report.diagnostics.map(\.code.rawValue))
         #expect(diagnostics.map { $0["message"] as? String } == report.diagnostics.map(\.message))
         let bundles = try #require(object["bundles"] as? [[String: Any]])
         try #require(bundles.count == report.bundles.count)

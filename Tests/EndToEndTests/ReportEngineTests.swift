@@ -77,7 +77,8 @@ struct ReportEngineTests {
     }
     bundle.urlSchemes = [p, "app\(number)"]
     bundle.queriedURLSchemes = [p]
-    bundle.diagnostics = diagnostics + [Diagnostic(.warning, p, p), Diagnostic(.info, "x", p)]
+    bundle.diagnostics =
+      diagnostics + [Diagnostic(.warning, .domainUnknownParameter, p), Diagnostic(.info, .domainUppercase, p)]
     return bundle
   }
 
@@ -94,7 +95,7 @@ struct ReportEngineTests {
       let p = payloads[4 + index]
       return InspectionReport(
         input: "inputs/\(index + 1)/\(p).ipa", inputKind: .ipa,
-        diagnostics: [Diagnostic(.error, "input.\(p)", p)], bundles: bundles)
+        diagnostics: [Diagnostic(.error, .inputUnreadable, p)], bundles: bundles)
     }
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import UniversalLinks
 
 /// What changed between two inventories (two versions of an app, or two saved batches): per bundle, the
@@ -153,6 +154,12 @@ public struct InventoryDiff: Sendable, Encodable {
     try c.encode(bundles, forKey: .bundles)
     try c.encode(verdicts, forKey: .verdicts)
     try c.encode(urlsCompared, forKey: .urlsCompared)
+  }
+
+  /// The sample URLs of a `--urls` file: one a line, blank lines and lines starting with `#` skipped.
+  public static func urls(inList text: String) -> [String] {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty && !$0.hasPrefix("#") }
   }
 
   /// Compares `old` with `new`. Bundles are paired by bundle id (else by path inside the app); `urls` are decided

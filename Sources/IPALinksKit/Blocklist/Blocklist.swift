@@ -253,14 +253,3 @@ public struct Blocklist: Sendable {
     return BlocklistVerdict(verdict: decision.verdict, appID: decision.appID, pointer: decision.pointer)
   }
 }
-
-/// Why a blocklist could not be made.
-public enum BlocklistError: Error, Sendable, Equatable, CustomStringConvertible {
-  case tooManyRules(String)
-
-  public var description: String {
-    switch self {
-    case .tooManyRules(let m): return m
-    }
-  }
-}

@@ -23,13 +23,13 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
   /// Parses `raw`; problems go to `diagnostics`, and an entry iOS would reject comes back inactive.
   public static func parse(_ raw: String, diagnostics: inout [Diagnostic]) -> AssociatedDomain {
     var d = AssociatedDomain(raw: raw, service: "", host: "", wildcard: false, modes: [], active: true)
-    func reject(_ code: String, _ why: String) {
+    func reject(_ code: DiagnosticCode, _ why: String) {
       diagnostics.append(Diagnostic(.error, code, "associated domain \"\(raw)\": \(why)"))
       d.active = false
       if d.inactiveReason == nil { d.inactiveReason = why }
     }
     guard let colon = raw.firstIndex(of: ":") else {
-      reject("domain.no-service", "no service prefix such as applinks:")
+      reject(.domainNoService, "no service prefix such as applinks:")
       d.host = raw.lowercased()
       return d
     }
@@ -38,7 +38,7 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
     if !knownServices.contains(d.service) {
       diagnostics.append(
         Diagnostic(
-          .info, "domain.unknown-service",
+          .info, .domainUnknownService,
           "associated domain \"\(raw)\": service \"\(d.service)\" is not one Apple documents"))
     }
     if let q = rest.firstIndex(of: "?") {
@@ -48,13 +48,13 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
         let parts = item.split(separator: "=", maxSplits: 1)
         guard parts.count == 2, parts[0] == "mode" else {
           diagnostics.append(
-            Diagnostic(.warning, "domain.unknown-parameter", "associated domain \"\(raw)\": ignoring \"\(item)\""))
+            Diagnostic(.warning, .domainUnknownParameter, "associated domain \"\(raw)\": ignoring \"\(item)\""))
           continue
         }
         for mode in parts[1].split(separator: "+").map(String.init) {
           if !knownModes.contains(mode) {
             diagnostics.append(
-              Diagnostic(.warning, "domain.unknown-mode", "associated domain \"\(raw)\": unknown mode \"\(mode)\""))
+              Diagnostic(.warning, .domainUnknownMode, "associated domain \"\(raw)\": unknown mode \"\(mode)\""))
           }
           if !d.modes.contains(mode) { d.modes.append(mode) }
         }
@@ -62,7 +62,7 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
     }
     if rest != rest.lowercased() {
       diagnostics.append(
-        Diagnostic(.info, "domain.uppercase", "associated domain \"\(raw)\": host is matched case-insensitively"))
+        Diagnostic(.info, .domainUppercase, "associated domain \"\(raw)\": host is matched case-insensitively"))
     }
     var host = rest.lowercased()
     if host.hasPrefix("*.") {
@@ -71,27 +71,27 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
     }
     d.host = host
     if host.isEmpty {
-      reject("domain.empty-host", "no host")
+      reject(.domainEmptyHost, "no host")
     } else if host.hasPrefix("[") || isIPv4(host) {
-      reject("domain.ip-address", "an IP address cannot be an associated domain")
+      reject(.domainIPAddress, "an IP address cannot be an associated domain")
     } else if host.contains(":") {
-      reject("domain.port", "ports are not supported")
+      reject(.domainPort, "ports are not supported")
     } else if host.contains("/") || host.contains("*") {
-      reject("domain.invalid-host", "host contains \"/\" or a misplaced \"*\"")
+      reject(.domainInvalidHost, "host contains \"/\" or a misplaced \"*\"")
     } else if !host.contains(".") {
       reject(
-        d.wildcard ? "domain.bare-tld" : "domain.no-dot",
+        d.wildcard ? .domainBareTLD : .domainNoDot,
         d.wildcard ? "a wildcard over a bare top-level domain" : "host has no dot")
     } else if host.hasPrefix(".") || host.hasSuffix(".") || host.contains("..") {
-      reject("domain.invalid-host", "host has an empty label")
+      reject(.domainInvalidHost, "host has an empty label")
     }
     if d.wildcard && d.service == "appclips" {
-      reject("domain.appclips-wildcard", "appclips does not allow wildcards")
+      reject(.domainAppclipsWildcard, "appclips does not allow wildcards")
     }
     if !host.allSatisfy(\.isASCII) {
       diagnostics.append(
         Diagnostic(
-          .warning, "domain.not-punycode",
+          .warning, .domainNotPunycode,
           "associated domain \"\(raw)\": internationalized hosts must be written in punycode"))
     }
     return d

@@ -20,11 +20,11 @@ public enum AASAFetchError: Error, CustomStringConvertible, Equatable, Sendable 
 
 extension AASAFetchError: CodedError {
   /// A stable code (`fetch.invalid-…`) that JSON output and scripts can match on, unlike the wording.
-  public var code: String {
+  public var code: DiagnosticCode {
     switch self {
-    case .invalidConnectTo: "fetch.invalid-connect-to"
-    case .invalidTrustRoots: "fetch.invalid-ca"
-    case .invalidOption: "fetch.invalid-option"
+    case .invalidConnectTo: .fetchInvalidConnectTo
+    case .invalidTrustRoots: .fetchInvalidCA
+    case .invalidOption: .fetchInvalidOption
     }
   }
 }

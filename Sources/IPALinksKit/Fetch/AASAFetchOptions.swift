@@ -63,6 +63,16 @@ public struct AASAFetchOptions: Sendable {
     self.maximumBytes = maximumBytes
   }
 
+  /// Where the cache lives unless told otherwise: `$XDG_CACHE_HOME/ipalinks` when that is an absolute path (as the
+  /// XDG spec requires), else `~/.cache/ipalinks` (`$HOME`, else the user's home folder).
+  public static func defaultCacheDirectory(_ environment: [String: String]) -> URL {
+    if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+      return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("ipalinks", isDirectory: true)
+    }
+    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+    return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache/ipalinks", isDirectory: true)
+  }
+
   /// All problems at once, so a user fixes them in one go.
   func validationErrors() -> [AASAFetchError] {
     var errors: [AASAFetchError] = []

@@ -82,10 +82,6 @@ public final class AASAFetcher: Sendable {
     return results
   }
 
-  /// Releases what the fetcher holds. Each ``fetch(_:onResult:)`` already closes its connections when it returns,
-  /// so this only has to be called once, when the fetcher is no longer needed.
-  public func shutdown() async {}
-
   // MARK: - One request
 
   func fetchOne(_ request: AASARequest, session: FetchSession) async -> AASAFetchResult {

@@ -1,5 +1,6 @@
 /// One finding about the input, with a stable code scripts can match on.
 public struct Diagnostic: Sendable, Equatable, Codable {
+  /// How much a finding matters; an error makes the report partial or unreadable.
   public enum Severity: String, Sendable, Codable, Comparable {
     case info, warning, error
 
@@ -10,23 +11,26 @@ public struct Diagnostic: Sendable, Equatable, Codable {
       case .error: 2
       }
     }
+    /// Info is the least, error the greatest.
     public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
   }
 
+  /// How much the finding matters.
   public var severity: Severity
   /// Stable, dotted identifier such as `archive.entry-too-large`; documented in the README.
-  public var code: String
+  public var code: DiagnosticCode
   /// One line naming the file or value and the problem.
   public var message: String
 
-  public init(_ severity: Severity, _ code: String, _ message: String) {
+  /// Creates a finding.
+  public init(_ severity: Severity, _ code: DiagnosticCode, _ message: String) {
     self.severity = severity
     self.code = code
     self.message = message
   }
 
   /// Wraps any error the readers throw, keeping its code when it has one.
-  public init(_ error: any Error, severity: Severity = .error, fallbackCode: String) {
+  public init(_ error: any Error, severity: Severity = .error, fallbackCode: DiagnosticCode) {
     self.severity = severity
     self.code = (error as? any CodedError)?.code ?? fallbackCode
     self.message = "\(error)"
@@ -35,66 +39,73 @@ public struct Diagnostic: Sendable, Equatable, Codable {
 
 /// An error that carries a stable diagnostic code.
 public protocol CodedError: Error, CustomStringConvertible {
-  var code: String { get }
+  /// The code a diagnostic made from this error carries.
+  var code: DiagnosticCode { get }
 }
 
 extension ArchiveError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .notAZip: "archive.not-zip"
-    case .corrupt: "archive.corrupt"
-    case .unreadable: "input.unreadable"
-    case .tooManyEntries: "archive.too-many-entries"
-    case .entryMissing: "archive.entry-missing"
-    case .entryTooLarge: "archive.entry-too-large"
-    case .entryEncrypted: "archive.entry-encrypted"
-    case .readFailed: "archive.read-failed"
-    case .outOfBounds: "archive.out-of-bounds"
+    case .notAZip: .archiveNotZip
+    case .corrupt: .archiveCorrupt
+    case .unreadable: .inputUnreadable
+    case .tooManyEntries: .archiveTooManyEntries
+    case .entryMissing: .archiveEntryMissing
+    case .entryTooLarge: .archiveEntryTooLarge
+    case .entryEncrypted: .archiveEntryEncrypted
+    case .readFailed: .archiveReadFailed
+    case .outOfBounds: .archiveOutOfBounds
     }
   }
 }
 
 extension PlistError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .malformed: "plist.malformed"
-    case .tooDeep: "plist.too-deep"
-    case .tooLarge: "plist.too-large"
-    case .notADictionary: "plist.not-a-dictionary"
-    case .nulCharacter: "plist.nul-character"
+    case .malformed: .plistMalformed
+    case .tooDeep: .plistTooDeep
+    case .tooLarge: .plistTooLarge
+    case .notADictionary: .plistNotADictionary
+    case .nulCharacter: .plistNulCharacter
     }
   }
 }
 
 extension MachOError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .notMachO: "macho.not-macho"
-    case .truncated: "macho.truncated"
-    case .malformed: "macho.malformed"
+    case .notMachO: .machONotMachO
+    case .truncated: .machOTruncated
+    case .malformed: .machOMalformed
     }
   }
 }
 
 extension CodeSignatureError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .outOfRange: "signature.out-of-range"
-    case .badMagic: "signature.bad-magic"
-    case .malformed: "signature.malformed"
-    case .tooLarge: "signature.too-large"
+    case .outOfRange: .signatureOutOfRange
+    case .badMagic: .signatureBadMagic
+    case .malformed: .signatureMalformed
+    case .tooLarge: .signatureTooLarge
     }
   }
 }
 
 extension DEREntitlementsError: CodedError {
-  public var code: String { "signature.der-malformed" }
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode { .signatureDERMalformed }
 }
 
 extension ProvisioningProfileError: CodedError {
-  public var code: String {
+  /// The code of the diagnostic this error becomes.
+  public var code: DiagnosticCode {
     switch self {
-    case .envelope: "profile.bad-envelope"
+    case .envelope: .profileBadEnvelope
     case .plist(let e): e.code
     }
   }

@@ -1,13 +1,25 @@
 /// Everything `inspect` learned about one input: plain values, handed to a reporter.
 public struct InspectionReport: Sendable, Codable {
-  /// How complete the result is; the CLI maps it to an exit code.
-  public enum Status: String, Sendable, Codable {
+  /// How complete the result is; the CLI maps it to an exit code. Ordered from complete to unreadable, so the
+  /// worst of several is their maximum.
+  public enum Status: String, Sendable, Codable, Comparable {
     /// Every part was read.
     case complete
     /// Something could not be read, but other facts are reported.
     case partial
     /// Nothing could be read.
     case unreadable
+
+    private var rank: Int {
+      switch self {
+      case .complete: 0
+      case .partial: 1
+      case .unreadable: 2
+      }
+    }
+
+    /// Complete is the least, unreadable the greatest.
+    public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
   }
 
   /// What the input turned out to be.

@@ -19,7 +19,7 @@ public struct Inspector: Sendable {
     var report = InspectionReport(input: path, inputKind: .unknown, diagnostics: [], bundles: [])
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      report.diagnostics.append(Diagnostic(.error, "input.not-found", "\(path): no such file or folder"))
+      report.diagnostics.append(Diagnostic(.error, .inputNotFound, "\(path): no such file or folder"))
       return report
     }
     do {
@@ -44,7 +44,7 @@ public struct Inspector: Sendable {
         try inspectStandaloneDocument(path: path, head: magic, into: &report)
       }
     } catch {
-      report.diagnostics.append(Diagnostic(error, fallbackCode: "input.unreadable"))
+      report.diagnostics.append(Diagnostic(error, fallbackCode: .inputUnreadable))
     }
     return report
   }
@@ -55,7 +55,7 @@ public struct Inspector: Sendable {
     do {
       try inspectContainer(try ZipArchive(bytes: bytes, name: name), into: &report)
     } catch {
-      report.diagnostics.append(Diagnostic(error, fallbackCode: "input.unreadable"))
+      report.diagnostics.append(Diagnostic(error, fallbackCode: .inputUnreadable))
     }
     return report
   }
@@ -74,25 +74,25 @@ public struct Inspector: Sendable {
     for unsafe in container.unsafePaths.prefix(20) {
       report.diagnostics.append(
         Diagnostic(
-          .warning, "archive.unsafe-entry-name",
+          .warning, .archiveUnsafeEntryName,
           "\(container.name): ignoring entry \"\(unsafe)\" whose name could escape the archive"))
     }
     let (bundles, truncated) = BundleLocator.locate(paths: container.paths)
     if truncated {
       report.diagnostics.append(
         Diagnostic(
-          .error, "archive.too-many-bundles",
+          .error, .archiveTooManyBundles,
           "\(container.name): more than \(BundleLocator.maximumBundles) bundles; the rest are not inspected"))
     }
     guard !bundles.isEmpty else {
       report.diagnostics.append(
-        Diagnostic(.error, "archive.no-payload", "\(container.name): no Payload/<Name>.app/ at the archive root"))
+        Diagnostic(.error, .archiveNoPayload, "\(container.name): no Payload/<Name>.app/ at the archive root"))
       return
     }
     if bundles.filter({ $0.kind == .app }).count > 1 {
       report.diagnostics.append(
         Diagnostic(
-          .warning, "archive.multiple-apps", "\(container.name): more than one Payload/<Name>.app; inspecting each"))
+          .warning, .archiveMultipleApps, "\(container.name): more than one Payload/<Name>.app; inspecting each"))
     }
     let paths = Set(container.paths)
     for located in bundles {
@@ -112,7 +112,7 @@ public struct Inspector: Sendable {
       let bytes = try container.contents(of: root + "Info.plist", limit: Self.maximumSmallFileSize)
       info = try PropertyList.decodeDictionary(bytes, file: root + "Info.plist")
     } catch {
-      bundle.diagnostics.append(Diagnostic(error, fallbackCode: "info-plist.unreadable"))
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .infoPlistUnreadable))
     }
     if let info { readInfo(info, into: &bundle) }
 
@@ -124,11 +124,11 @@ public struct Inspector: Sendable {
       do {
         readExecutable(try container.byteSource(for: executablePath), into: &bundle, sources: &sources)
       } catch {
-        bundle.diagnostics.append(Diagnostic(error, fallbackCode: "executable.unreadable"))
+        bundle.diagnostics.append(Diagnostic(error, fallbackCode: .executableUnreadable))
       }
     } else {
       bundle.diagnostics.append(
-        Diagnostic(.error, "executable.missing", "\(executablePath): executable not found in the bundle"))
+        Diagnostic(.error, .executableMissing, "\(executablePath): executable not found in the bundle"))
     }
 
     let xcentPath = root + "archived-expanded-entitlements.xcent"
@@ -139,7 +139,7 @@ public struct Inspector: Sendable {
         sources.append(
           EntitlementSource(kind: .xcent, detail: "archived-expanded-entitlements.xcent", entitlements: plist))
       } catch {
-        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: "xcent.unreadable"))
+        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: .xcentUnreadable))
       }
     }
 
@@ -153,7 +153,7 @@ public struct Inspector: Sendable {
           EntitlementSource(
             kind: .provisioningProfile, detail: "embedded.mobileprovision", entitlements: profile.entitlements))
       } catch {
-        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: "profile.unreadable"))
+        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: .profileUnreadable))
       }
     }
     finish(&bundle, sources: sources, info: info)
@@ -187,7 +187,7 @@ public struct Inspector: Sendable {
     do {
       slices = try MachOFile.slices(of: source)
     } catch {
-      bundle.diagnostics.append(Diagnostic(error, fallbackCode: "macho.unreadable"))
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .machOUnreadable))
       return
     }
     bundle.architectures = slices.map(\.architecture)
@@ -199,24 +199,23 @@ public struct Inspector: Sendable {
       do {
         signature = try CodeSignatureReader.read(source, slice: slice)
       } catch {
-        bundle.diagnostics.append(Diagnostic(error, fallbackCode: "signature.unreadable"))
+        bundle.diagnostics.append(Diagnostic(error, fallbackCode: .signatureUnreadable))
         continue
       }
       guard let signature else {
         bundle.diagnostics.append(
-          Diagnostic(.info, "signature.unsigned", "\(source.name): \(arch) slice has no code signature"))
+          Diagnostic(.info, .signatureUnsigned, "\(source.name): \(arch) slice has no code signature"))
         continue
       }
       for warning in signature.warnings {
         bundle.diagnostics.append(
-          Diagnostic(.warning, "signature.duplicate-blob", "\(source.name) (\(arch)): \(warning)"))
+          Diagnostic(.warning, .signatureDuplicateBlob, "\(source.name) (\(arch)): \(warning)"))
       }
       if let best = signature.bestCodeDirectory { directories.append(best) }
       if let der = signature.derEntitlements {
         do {
           let (value, form) = try DEREntitlements.decode(der)
-          sources.append(
-            EntitlementSource(kind: .codeSignature, detail: "\(arch) \(form.rawValue)", entitlements: value))
+          sources.append(EntitlementSource(architecture: arch, form: .init(form), entitlements: value))
         } catch {
           bundle.diagnostics.append(Diagnostic(.error, error.code, "\(source.name) (\(arch)): \(error)"))
         }
@@ -224,12 +223,12 @@ public struct Inspector: Sendable {
       if let xml = signature.xmlEntitlements {
         do {
           let value = try PropertyList.decodeDictionary(xml, file: "\(source.name) (\(arch) entitlements blob)")
-          let form = xml.starts(with: Array("bplist00".utf8)) ? "xml-binary-plist" : "xml"
-          sources.append(EntitlementSource(kind: .codeSignature, detail: "\(arch) \(form)", entitlements: value))
+          let form: EntitlementSource.Form = xml.starts(with: Array("bplist00".utf8)) ? .xmlBinaryPlist : .xml
+          sources.append(EntitlementSource(architecture: arch, form: form, entitlements: value))
         } catch {
           // Real apps sometimes carry a malformed XML blob; the DER blob, when present, still counts.
           let severity: Diagnostic.Severity = signature.derEntitlements == nil ? .error : .warning
-          bundle.diagnostics.append(Diagnostic(error, severity: severity, fallbackCode: "signature.xml-malformed"))
+          bundle.diagnostics.append(Diagnostic(error, severity: severity, fallbackCode: .signatureXMLMalformed))
         }
       }
     }
@@ -240,7 +239,7 @@ public struct Inspector: Sendable {
     if Set(directories.map(\.identifier)).count > 1 || Set(directories.map(\.teamID)).count > 1 {
       bundle.diagnostics.append(
         Diagnostic(
-          .warning, "signature.slice-disagreement",
+          .warning, .signatureSliceDisagreement,
           "\(source.name): slices are signed with different identifiers or teams"))
     }
   }
@@ -270,7 +269,7 @@ public struct Inspector: Sendable {
     if let appId = bundle.appId, let bundleId = bundle.bundleId, !appId.hasSuffix("." + bundleId) {
       bundle.diagnostics.append(
         Diagnostic(
-          .warning, "identity.app-id-mismatch",
+          .warning, .identityAppIDMismatch,
           "\(bundle.path): application-identifier \(appId) does not end in the bundle id \(bundleId)"))
     }
 
@@ -287,21 +286,21 @@ public struct Inspector: Sendable {
     guard let entries = value.stringArray else {
       bundle.diagnostics.append(
         Diagnostic(
-          .error, "domain.not-a-list",
+          .error, .domainNotAList,
           "\(bundle.path): com.apple.developer.associated-domains is \(value.summary), not a list of strings"))
       return
     }
     if entries.count > Self.maximumDomainsPerBundle {
       bundle.diagnostics.append(
         Diagnostic(
-          .error, "domain.too-many",
+          .error, .domainTooMany,
           "\(bundle.path): \(entries.count) associated domains; only the first \(Self.maximumDomainsPerBundle) are reported"
         ))
     }
     var seen: Set<String> = []
     for raw in entries.prefix(Self.maximumDomainsPerBundle) {
       if !seen.insert(raw).inserted {
-        bundle.diagnostics.append(Diagnostic(.info, "domain.duplicate", "associated domain \"\(raw)\" is listed twice"))
+        bundle.diagnostics.append(Diagnostic(.info, .domainDuplicate, "associated domain \"\(raw)\" is listed twice"))
         continue
       }
       var domain = AssociatedDomain.parse(raw, diagnostics: &bundle.diagnostics)

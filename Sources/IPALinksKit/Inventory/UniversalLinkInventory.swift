@@ -195,11 +195,11 @@ public enum UniversalLinkInventory {
     case .ok:
       guard !aasa.appListed else { return nil }
       return Diagnostic(
-        .warning, "aasa.app-not-listed", "\(name): \(aasa.servedBy)'s AASA file does not list \(appID ?? "this app")")
+        .warning, .aasaAppNotListed, "\(name): \(aasa.servedBy)'s AASA file does not list \(appID ?? "this app")")
     case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
-      return Diagnostic(.warning, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
+      return DiagnosticCode.aasa(aasa.status).map { Diagnostic(.warning, $0, "\(name): \(message)") }
     case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit:
-      return Diagnostic(.error, "aasa.\(aasa.status.rawValue)", "\(name): \(message)")
+      return DiagnosticCode.aasa(aasa.status).map { Diagnostic(.error, $0, "\(name): \(message)") }
     }
   }
 }

@@ -567,7 +567,7 @@ public enum HTMLReporter {
     var html = "<ul class=\"diags\">"
     for d in diagnostics.sorted(by: { $0.severity > $1.severity }) {
       html += "<li class=\"sev-\(d.severity.rawValue)\"><span class=\"badge sev-\(d.severity.rawValue)\">"
-      html += "\(d.severity.rawValue)</span> <code>\(text(d.code))</code> \(text(d.message))</li>"
+      html += "\(d.severity.rawValue)</span> <code>\(text(d.code.rawValue))</code> \(text(d.message))</li>"
     }
     return html + "</ul>\n"
   }

@@ -20,7 +20,7 @@ public struct TextReporter: Sendable {
   public func render(_ report: InspectionReport) -> String {
     var out: [String] = []
     out.append(bold(report.input) + dim("  (\(report.inputKind.rawValue), \(report.status.rawValue))"))
-    for d in report.diagnostics { out.append("  \(badge(d.severity)) [\(d.code)] \(clean(d.message))") }
+    for d in report.diagnostics { out.append("  \(badge(d.severity)) [\(d.code.rawValue)] \(clean(d.message))") }
     for bundle in report.bundles {
       out.append("")
       out.append(bold(clean(bundle.path)) + dim("  \(bundle.kind.rawValue)"))
@@ -58,7 +58,7 @@ public struct TextReporter: Sendable {
       }
       line("URL schemes", bundle.urlSchemes.joined(separator: ", "))
       line("Queries schemes", bundle.queriedURLSchemes.joined(separator: ", "))
-      for d in bundle.diagnostics { out.append("  \(badge(d.severity)) [\(d.code)] \(clean(d.message))") }
+      for d in bundle.diagnostics { out.append("  \(badge(d.severity)) [\(d.code.rawValue)] \(clean(d.message))") }
     }
     return out.joined(separator: "\n") + "\n"
   }

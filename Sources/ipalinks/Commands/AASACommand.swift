@@ -38,18 +38,10 @@ struct AASACommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-      let bytes = try AASAInput.read(file)
-      let diagnostics = AASAValidator.validate(bytes, appID: appID)
+      let diagnostics = AASAValidator.validate(try AASAInput.orExit { try AASAInput.read(file) }, appID: appID)
       switch format {
-      case .json:
-        for d in diagnostics { print(AASAInput.jsonLine(DiagnosticLine(file: file, diagnostic: d))) }
-      case .text:
-        for d in diagnostics { print("\(file): \(d)") }
-        let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }
-        print(
-          diagnostics.isEmpty
-            ? "\(file): no problems found"
-            : "\(file): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.info)) note(s)")
+      case .json: print(AASAValidationReporter.jsonLines(diagnostics, file: file), terminator: "")
+      case .text: print(AASAValidationReporter.text(diagnostics, file: file), terminator: "")
       }
       let failing = diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
       if failing { throw ExitCode(1) }
@@ -75,128 +67,23 @@ struct AASACommand: ParsableCommand {
     var format: OutputFormat = .text
 
     func run() throws {
-      let aasa = try AASAInput.parse(try AASAInput.read(file), path: file)
+      let aasa = try AASAInput.orExit { try AASAInput.load(file) }
       switch format {
-      case .json:
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(aasa), as: UTF8.self))
-      case .text:
-        print(AASAShow.render(aasa, name: file), terminator: "")
+      case .json: print(JSONReporter.render(aasa))
+      case .text: print(AASAShowReporter.text(aasa, name: file), terminator: "")
       }
     }
   }
 }
 
-/// One `aasa validate --format json` line.
-struct DiagnosticLine: Encodable {
-  var file: String
-  var code: String
-  var severity: String
-  var pointer: String
-  var message: String
-
-  init(file: String, diagnostic d: AASADiagnostic) {
-    self.file = file
-    code = d.code.rawValue
-    severity = d.severity.rawValue
-    pointer = d.pointer
-    message = d.message
-  }
-}
-
-/// Reading AASA input for the `aasa` and `match` commands, with the documented exit codes.
-enum AASAInput {
-  /// Far above the 128 KB iOS accepts, so the validator can still report an oversized file, yet bounded:
-  /// the input is untrusted and may be a pipe that never ends.
-  static let maximumBytes = 4 << 20
-
-  /// Reads a file, or standard input for `-`, up to ``maximumBytes``; exits 66 (EX_NOINPUT) when it cannot,
-  /// 65 (EX_DATAERR) when it is larger.
-  static func read(_ path: String) throws -> [UInt8] {
-    var bytes: [UInt8] = []
-    do {
-      let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-      while bytes.count <= maximumBytes, let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
-        bytes += chunk
-      }
-    } catch {
-      Terminal.printError("ipalinks: cannot read \(path): \(error.localizedDescription)")
-      throw ExitCode(66)
-    }
-    guard bytes.count <= maximumBytes else {
-      Terminal.printError("ipalinks: \(path): larger than the \(maximumBytes >> 20) MiB read limit; refused")
+extension AASAInput {
+  /// Runs `read` or `load`; on failure says why on stderr and exits as documented: 66 (EX_NOINPUT) when the file
+  /// cannot be read, 65 (EX_DATAERR) when it is too large or not AASA JSON.
+  static func orExit<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as Failure {
+      Terminal.warn("\(error)")
+      if case .unreadable = error { throw ExitCode(66) }
       throw ExitCode(65)
     }
-    return bytes
-  }
-
-  /// Parses; exits 65 (EX_DATAERR) with the parser's message when the bytes are not an AASA file at all.
-  static func parse(_ bytes: [UInt8], path: String) throws -> AASAFile {
-    do {
-      return try AASAFile(bytes: bytes)
-    } catch {
-      Terminal.printError("ipalinks: \(path): \(error)")
-      throw ExitCode(65)
-    }
-  }
-
-  /// One compact JSON object with sorted keys, for JSON Lines output.
-  static func jsonLine(_ value: some Encodable) -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-  }
-}
-
-/// The text of `aasa show`.
-enum AASAShow {
-  static func render(_ file: AASAFile, name: String) -> String {
-    var out = "\(name): \(file.byteCount) bytes"
-    if file.isSigned { out += ", PKCS#7-signed" }
-    if file.exceedsDeviceSizeLimit { out += ", OVER THE 128 KB DEVICE LIMIT: iOS ignores this file" }
-    out += "\n"
-    if let links = file.applinks {
-      out += "applinks\n"
-      for v in links.substitutionVariables {
-        out += "  $(\(v.name)) = \(v.values.map(JSONPointer.quote).joined(separator: ", "))\n"
-      }
-      if let d = links.defaults { out += "  defaults \(d.summary)\n" }
-      var claimed = Set<String>()
-      for detail in links.details {
-        let apps = detail.appIDs.filter { !claimed.contains($0) }
-        let label = "details[\(detail.key.map(JSONPointer.quote) ?? String(detail.index))]"
-        if apps.isEmpty {
-          out +=
-            "  \(label): never used (\(detail.appIDs.isEmpty ? "lists no app" : "its apps use an earlier entry"))\n"
-          continue
-        }
-        claimed.formUnion(apps)
-        let kind: String
-        switch detail.rules {
-        case .components: kind = "components"
-        case .paths: kind = "legacy paths"
-        case .none: kind = "no rules"
-        }
-        out += "  \(apps.joined(separator: ", "))\n    \(label), \(kind)"
-        if let d = detail.defaults { out += ", defaults \(d.summary)" }
-        out += "\n"
-        let rules = file.matcher(appID: apps[0]).ruleReferences
-        if rules.isEmpty { out += "    (matches nothing)\n" }
-        for rule in rules {
-          let verdict = rule.exclude ? "exclude" : "match  "
-          out += "    [\(rule.componentIndex)] \(verdict) \(rule.pattern)\n"
-        }
-      }
-    } else {
-      out += "applinks: none (no universal links)\n"
-    }
-    for (service, list) in [
-      ("webcredentials", file.webcredentials), ("appclips", file.appclips),
-      ("activitycontinuation", file.activitycontinuation),
-    ] {
-      if let list { out += "\(service): \(list.apps.isEmpty ? "(no apps)" : list.apps.joined(separator: ", "))\n" }
-    }
-    return out
   }
 }

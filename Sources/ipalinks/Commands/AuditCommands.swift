@@ -2,19 +2,6 @@ import ArgumentParser
 import Foundation
 import IPALinksKit
 
-/// The options every audit command shares for inputs that still need inspecting.
-struct AuditInputOptions: ParsableArguments {
-  @Flag(name: .customLong("no-fetch"), help: "Do not look up the AASA files of inspected inputs.")
-  var noFetch = false
-
-  @Option(help: "How many inputs to inspect at once.")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
-
-  func validate() throws {
-    if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
-  }
-}
-
 /// `ipalinks diff`: what changed in the universal links between two versions of an app or two saved inventories.
 struct DiffCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -45,19 +32,16 @@ struct DiffCommand: AsyncParsableCommand {
     var samples = url
     if let urls {
       guard let text = try? String(contentsOfFile: urls, encoding: .utf8) else {
-        Terminal.printError("ipalinks: \(urls): cannot read the URL list")
+        Terminal.warn("\(urls): cannot read the URL list")
         throw ExitCode(2)
       }
-      samples += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+      samples += InventoryDiff.urls(inList: text)
     }
-    let before = try await LoadedInventory.load(
-      [old], fetch: fetch, noFetch: audit.noFetch, jobs: audit.jobs)
-    let after = try await LoadedInventory.load(
-      [new], fetch: fetch, noFetch: audit.noFetch, jobs: audit.jobs)
+    let before = try await audit.load([old], fetch: fetch)
+    let after = try await audit.load([new], fetch: fetch)
     // A side that gave nothing would make everything look added or removed.
     if before.reports.allSatisfy({ $0.bundles.isEmpty }) || after.reports.allSatisfy({ $0.bundles.isEmpty }) {
-      Terminal.printError("ipalinks: nothing to compare: a side has no readable bundle")
+      Terminal.warn("nothing to compare: a side has no readable bundle")
       throw ExitCode(2)
     }
     let diff = InventoryDiff(old: before.reports, new: after.reports, urls: samples)
@@ -66,7 +50,7 @@ struct DiffCommand: AsyncParsableCommand {
     case .text: print(AuditTextReporter(useColor: Terminal.wantsColor).render(diff), terminator: "")
     }
     if before.partial || after.partial {
-      Terminal.printError("ipalinks: warning: a side is partial; differences may come from what could not be read")
+      Terminal.warn("warning: a side is partial; differences may come from what could not be read")
     }
     throw ExitCode(diff.hasDifferences ? 1 : 0)
   }
@@ -95,17 +79,17 @@ struct ReportCommand: AsyncParsableCommand {
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func run() async throws {
-    let loaded = try await LoadedInventory.load(inputs, fetch: fetch, noFetch: audit.noFetch, jobs: audit.jobs)
+    let loaded = try await audit.load(inputs, fetch: fetch)
     if loaded.reports.isEmpty { throw ExitCode(2) }
     let html = HTMLReporter.render(loaded.reports, title: title)
     if let output {
       do { try Data(html.utf8).write(to: URL(fileURLWithPath: output)) } catch {
-        Terminal.printError("ipalinks: \(output): cannot write: \((error as NSError).localizedDescription)")
+        Terminal.warn("\(output): cannot write: \((error as NSError).localizedDescription)")
         throw ExitCode(2)
       }
-      Terminal.printError("ipalinks: wrote \(output) (\(loaded.reports.count) inputs)")
+      Terminal.warn("wrote \(output) (\(loaded.reports.count) inputs)")
     } else {
-      FileHandle.standardOutput.write(Data(html.utf8))
+      Terminal.write(html)
     }
     throw ExitCode(loaded.partial ? 1 : 0)
   }
@@ -140,11 +124,10 @@ struct WhoClaimsCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    let loaded = try await LoadedInventory.load(
-      inputs, inventories: inventories, fetch: fetch, noFetch: audit.noFetch, jobs: audit.jobs)
+    let loaded = try await audit.load(inputs, inventories: inventories, fetch: fetch)
     if loaded.reports.isEmpty { throw ExitCode(2) }
     guard let claims = HostClaims(query: host, reports: loaded.reports) else {
-      Terminal.printError("ipalinks: \"\(host)\" is neither a host nor a URL")
+      Terminal.warn("\"\(host)\" is neither a host nor a URL")
       throw ExitCode(64)
     }
     switch format {

@@ -3,14 +3,11 @@ import Foundation
 import IPALinksKit
 
 extension UncoveredDomains: ExpressibleByArgument {}
+extension BlocklistFormat: ExpressibleByArgument {}
 
 /// `ipalinks blocklist`: the inventory of one or more apps as lists and guards that keep web views from opening
 /// those apps.
 struct BlocklistCommand: AsyncParsableCommand {
-  enum Format: String, CaseIterable, ExpressibleByArgument {
-    case wkcontentrules, swift, js, domains, patterns, regex
-  }
-
   static let configuration = CommandConfiguration(
     commandName: "blocklist",
     abstract: "Turn apps' universal links into blocklists and guards for web views.",
@@ -38,8 +35,9 @@ struct BlocklistCommand: AsyncParsableCommand {
     help: ArgumentHelp("A saved `inspect --format json` inventory (object, array or JSON Lines).", valueName: "file"))
   var inventories: [String] = []
 
-  @Option(name: .shortAndLong, help: "Output format: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var format: Format = .wkcontentrules
+  @Option(
+    name: .shortAndLong, help: "Output format: \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+  var format: BlocklistFormat = .wkcontentrules
 
   @Option(
     name: .shortAndLong,
@@ -69,93 +67,28 @@ struct BlocklistCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    var reports = inputs.map { Inspector().inspect(path: $0) }
-    let requests = UniversalLinkInventory.requests(for: reports)
-    if !requests.isEmpty {
-      let results = try await AASARetrieval.fetch(requests, options: fetch)
-      for i in reports.indices { UniversalLinkInventory.attach(results, to: &reports[i]) }
+    // The lists keep the apps in the order given, and name every error of every input.
+    let loaded = await LoadedInventory.load(
+      inputs, inventories: inventories, order: .asNamed, fetcher: try fetch.makeFetcher(),
+      jobs: ProcessInfo.processInfo.activeProcessorCount, problem: Terminal.warn,
+      inspected: { InspectReporter.errorLines($0).forEach(Terminal.warn) })
+    if loaded.readable == 0 { throw ExitCode(2) }
+    let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
+    let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")
+    if out.files.count > 1 && output == nil {
+      Terminal.warn(
+        "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
+      throw ExitCode(1)
     }
-    var partial = false
-    var readable = 0
-    for report in reports {
-      if report.status != .unreadable { readable += 1 }
-      if report.status != .complete { partial = true }
-      for d in report.diagnostics + report.bundles.flatMap(\.diagnostics) where d.severity == .error {
-        Terminal.printError("ipalinks: \(d.message.hasPrefix(report.input) ? "" : report.input + ": ")\(d.message)")
+    for note in out.notes { Terminal.warn(note.line) }
+    if let report { try Data(out.report(apps: blocklist.apps.count).utf8).write(to: URL(fileURLWithPath: report)) }
+    for file in out.files {
+      if let output {
+        try Data(file.text.utf8).write(to: URL(fileURLWithPath: BlocklistOutput.path(output, suffix: file.suffix)))
+      } else {
+        Terminal.write(file.text)
       }
     }
-    var blocklist = Blocklist(reports: reports, uncovered: uncovered)
-    for path in inventories {
-      do {
-        let saved = Blocklist(reports: try InventoryReader.read(path: path), uncovered: uncovered)
-        blocklist.apps += saved.apps
-        blocklist.notes += saved.notes
-        readable += 1
-      } catch {
-        Terminal.printError("ipalinks: \(error)")
-        partial = true
-      }
-    }
-    if readable == 0 { throw ExitCode(2) }
-
-    let renderer = BlocklistRenderer(blocklist)
-    let generator = "ipalinks blocklist"
-    var notes = blocklist.notes
-    var files: [(suffix: String, text: String)] = []
-    switch format {
-    case .wkcontentrules:
-      let (lists, listNotes) = renderer.contentRules(maxRules: maxRules)
-      notes = listNotes
-      if lists.count > 1 && output == nil {
-        Terminal.printError(
-          "ipalinks: the rules need \(lists.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
-        throw ExitCode(1)
-      }
-      files = lists.enumerated().map { (index, list) in
-        (index == 0 ? "" : "-\(index + 1)", BlocklistRenderer.json(list))
-      }
-    case .regex:
-      let (text, listNotes) = renderer.regexes(maxRules: maxRules)
-      notes = listNotes
-      files = [("", text)]
-    case .swift:
-      files = [("", renderer.swiftGuard(generator: generator))]
-    case .js:
-      files = [("", renderer.javaScriptGuard(generator: generator))]
-    case .domains:
-      files = [("", renderer.domains())]
-    case .patterns:
-      files = [("", renderer.patterns())]
-    }
-
-    for note in notes { Terminal.printError("ipalinks: \(note.line)") }
-    if let report {
-      try Data(JSONReporter.render(BlocklistReport(apps: blocklist.apps.count, notes: notes)).utf8)
-        .write(to: URL(fileURLWithPath: report))
-    }
-    if let output {
-      for (suffix, text) in files {
-        try Data(text.utf8).write(to: URL(fileURLWithPath: Self.path(output, suffix: suffix)))
-      }
-    } else {
-      for (_, text) in files { FileHandle.standardOutput.write(Data(text.utf8)) }
-    }
-    if notes.contains(where: { $0.kind == .uncovered }) { partial = true }
-    throw ExitCode(partial ? 1 : 0)
+    throw ExitCode(loaded.partial || out.notes.contains { $0.kind == .uncovered } ? 1 : 0)
   }
-
-  /// `rules.json` + `-2` → `rules-2.json`.
-  static func path(_ output: String, suffix: String) -> String {
-    guard !suffix.isEmpty else { return output }
-    let url = URL(fileURLWithPath: output)
-    let ext = url.pathExtension
-    let base = ext.isEmpty ? output : String(output.dropLast(ext.count + 1))
-    return base + suffix + (ext.isEmpty ? "" : "." + ext)
-  }
-}
-
-/// What `--report` holds.
-struct BlocklistReport: Encodable {
-  var apps: Int
-  var notes: [BlocklistNote]
 }

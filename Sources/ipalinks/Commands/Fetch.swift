@@ -30,30 +30,16 @@ struct Fetch: AsyncParsableCommand {
 
   func run() async throws {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
-    let results = try await AASARetrieval.fetch(requests, options: fetch)
+    let results = try await fetch.makeFetcher().fetch(requests)
     let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
     switch format {
     case .json: print(JSONReporter.render(outcomes))
     case .text:
-      let reporter = TextReporter(useColor: Terminal.wantsColor)
-      for o in outcomes {
-        let url = reporter.clean(o.fetch.url ?? "")
-        print("\(reporter.clean(o.fetch.host))  \(o.status.rawValue)  \(o.fetch.source.rawValue)  \(url)")
-        print("  \(reporter.clean(o.fetch.message))")
-        if !o.listedApps.isEmpty {
-          print("  applinks apps: \(o.listedApps.map { reporter.clean($0) }.joined(separator: ", "))")
-        }
-        for d in o.diagnostics {
-          print(
-            "  \(d.severity.rawValue) [\(d.code.rawValue)] \(reporter.clean(d.pointer)): \(reporter.clean(d.message))")
-        }
-        if body, let bytes = results[AASARequest(host: o.fetch.host)]?.body {
-          print(reporter.clean(String(decoding: bytes, as: UTF8.self), keepingNewlines: true))
-        }
-      }
+      let bodies: [String: [UInt8]] = body ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
+      print(FetchReporter.text(outcomes, bodies: bodies), terminator: "")
     }
     let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
-    for o in outcomes where o.status != .ok { Terminal.printError("ipalinks: \(o.fetch.message)") }
+    for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
     throw ExitCode(failed ? 1 : 0)
   }
 }

@@ -3,11 +3,7 @@ import Foundation
 import IPALinksKit
 
 extension OutputFormat: ExpressibleByArgument {}
-
-/// The formats of `inspect`: the shared ones plus JSON Lines, which only a batch needs.
-enum InspectFormat: String, CaseIterable, ExpressibleByArgument {
-  case text, json, jsonl
-}
+extension InspectFormat: ExpressibleByArgument {}
 
 /// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` (or ``BatchInspector`` for many inputs),
 /// fetches the domains' AASA files, and prints a reporter's output.
@@ -74,164 +70,50 @@ struct Inspect: AsyncParsableCommand {
   }
 
   func runSingle(_ input: String) async throws {
-    var report = Inspector().inspect(path: input)
-    if !noFetch {
-      let requests = UniversalLinkInventory.requests(for: report)
-      if !requests.isEmpty {
-        let results = try await AASARetrieval.fetch(requests, options: fetch)
-        UniversalLinkInventory.attach(results, to: &report)
-      }
-    }
-    switch format {
-    case .json: print(JSONReporter.render(report))
-    case .jsonl: print(JSONReporter.render(report, pretty: false))
-    case .text: print(TextReporter(useColor: Terminal.wantsColor).render(report), terminator: "")
-    }
-    // One line per error on stderr, naming the file and the problem, so scripts and CI logs show it.
-    for d in report.diagnostics + report.bundles.flatMap(\.diagnostics) where d.severity == .error {
-      // Bundle-level messages name the entry inside the archive; prefix the archive so the file is unambiguous.
-      let message = d.message.hasPrefix(input) ? d.message : "\(input): \(d.message)"
-      Terminal.printError("ipalinks: \(message)")
-    }
+    let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
+    let report = await BatchInspector.inspect(input, fetches: fetches)
+    print(InspectReporter(format: format, useColor: Terminal.wantsColor).single(report), terminator: "")
+    InspectReporter.errorLines(report).forEach(Terminal.warn)
     throw ExitCode(ExitStatus.code(for: report.status))
   }
 
   func runBatch() async throws {
     let started = Date()
     let collected = BatchInputs.collect(inputs)
-    for problem in collected.problems { Terminal.printError("ipalinks: \(problem)") }
+    collected.problems.forEach(Terminal.warn)
     let shard = self.shard.flatMap(Shard.init(parsing:))
     let selected = shard?.select(collected.inputs) ?? collected.inputs
     if collected.inputs.isEmpty {
-      Terminal.printError("ipalinks: no inputs to inspect")
+      Terminal.warn("no inputs to inspect")
       throw ExitCode(2)
     }
-    var fetches: SharedAASAFetches?
-    if !noFetch { fetches = SharedAASAFetches(fetcher: try AASARetrieval.makeFetcher(fetch)) }
-
-    let output = BatchOutput(format: format)
+    let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
+    var reporter = InspectReporter(format: format, useColor: Terminal.wantsColor)
     let progress =
       !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(total: selected.count, startedAt: started) : nil
     var summary = BatchSummary()
-    output.begin()
+    Terminal.write(reporter.begin())
     await BatchInspector(jobs: jobs, fetches: fetches).run(
       selected, started: { progress?.started($0) },
       finished: { report in
-        output.write(report)
+        Terminal.write(reporter.next(report))
         summary.add(report)
-        if let line = Self.problemLine(report) {
+        if let line = InspectReporter.problemLine(report) {
           progress?.clear()
-          Terminal.printError(line)
+          Terminal.warn(line)
         }
         progress?.finished(report.input)
       })
-    output.end()
+    Terminal.write(reporter.end())
     progress?.clear()
 
-    let seconds = Date().timeIntervalSince(started)
-    var line = "ipalinks: \(summary.inputs) input\(summary.inputs == 1 ? "" : "s")"
-    if let shard { line += " (shard \(shard) of \(collected.inputs.count))" }
-    line += String(
-      format: " in %.1f s (%.1f/s, %d jobs): ", seconds, Double(summary.inputs) / max(seconds, 0.001), jobs)
-    line += "\(summary.complete) complete, \(summary.partial) partial, \(summary.unreadable) unreadable; "
-    line += "\(summary.bundles) bundles, \(summary.domains) associated domains"
-    if let fetches {
-      let (fetched, requested) = (await fetches.fetched, await fetches.requested)
-      line += "; \(fetched) AASA hosts looked up for \(requested) domain requests"
-    }
-    Terminal.printError(line)
+    var lookups: (Int, Int)?
+    if let fetches { lookups = (await fetches.fetched, await fetches.requested) }
+    Terminal.warn(
+      InspectReporter.summaryLine(
+        summary, shard: shard, of: collected.inputs.count, seconds: Date().timeIntervalSince(started), jobs: jobs,
+        lookups: lookups))
     let status = collected.problems.isEmpty ? summary.exitStatus : max(summary.exitStatus, .partial)
     throw ExitCode(ExitStatus.code(for: status))
-  }
-
-  /// The one stderr line a batch gives an input that is not complete: its status and first error.
-  static func problemLine(_ report: InspectionReport) -> String? {
-    guard report.status != .complete else { return nil }
-    let errors = (report.diagnostics + report.bundles.flatMap(\.diagnostics)).filter { $0.severity == .error }
-    guard let first = errors.first else { return nil }
-    let message = first.message.hasPrefix(report.input) ? first.message : "\(report.input): \(first.message)"
-    let more = errors.count > 1 ? " (and \(errors.count - 1) more)" : ""
-    return "ipalinks: \(report.status.rawValue): \(message)\(more)"
-  }
-}
-
-extension InspectionReport.Status: Comparable {
-  private var rank: Int {
-    switch self {
-    case .complete: 0
-    case .partial: 1
-    case .unreadable: 2
-    }
-  }
-  public static func < (a: Self, b: Self) -> Bool { a.rank < b.rank }
-}
-
-/// Writes a batch's reports to stdout as they finish, each with one `write`, so whatever was written before a
-/// crash or Ctrl-C is whole.
-final class BatchOutput {
-  let format: InspectFormat
-  private var count = 0
-
-  init(format: InspectFormat) { self.format = format }
-
-  func begin() { if format == .json { emit("[\n") } }
-
-  func write(_ report: InspectionReport) {
-    switch format {
-    case .jsonl: emit(JSONReporter.render(report, pretty: false) + "\n")
-    case .json: emit((count == 0 ? "" : ",\n") + JSONReporter.render(report))
-    case .text: emit((count == 0 ? "" : "\n") + TextReporter(useColor: Terminal.wantsColor).render(report))
-    }
-    count += 1
-  }
-
-  func end() { if format == .json { emit(count == 0 ? "]\n" : "\n]\n") } }
-
-  private func emit(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
-  }
-}
-
-/// Maps results to the documented exit codes.
-enum ExitStatus {
-  static func code(for status: InspectionReport.Status) -> Int32 {
-    switch status {
-    case .complete: 0
-    case .partial: 1
-    case .unreadable: 2
-    }
-  }
-}
-
-/// Runs the fetcher for a command, turning a bad option into a usage error.
-enum AASARetrieval {
-  static func makeFetcher(_ options: FetchOptions) throws -> AASAFetcher {
-    do {
-      return try AASAFetcher(options: try options.makeFetchOptions())
-    } catch let error as AASAFetchError {
-      throw ValidationError("\(error)")
-    }
-  }
-
-  static func fetch(_ requests: [AASARequest], options: FetchOptions) async throws -> [AASARequest: AASAFetchResult] {
-    let fetcher = try makeFetcher(options)
-    let results = await fetcher.fetch(requests)
-    await fetcher.shutdown()
-    return results
-  }
-}
-
-enum Terminal {
-  /// Colour only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
-  static var wantsColor: Bool {
-    isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
-  }
-
-  /// Error lines carry hosts, names and messages from untrusted input: escape sequences in them must not reach the
-  /// terminal, and a line break in a file name or host must not forge a second `ipalinks:` line for the scripts
-  /// that read one problem per line, so every control character, line breaks included, is written as an escape.
-  static func printError(_ line: String) {
-    let safe = TextReporter(useColor: false).clean(line)
-    FileHandle.standardError.write(Data((safe + "\n").utf8))
   }
 }

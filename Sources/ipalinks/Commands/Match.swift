@@ -40,64 +40,16 @@ struct Match: ParsableCommand {
   }
 
   func run() throws {
-    let file = try AASAInput.parse(try AASAInput.read(aasa), path: aasa)
+    let file = try AASAInput.orExit { try AASAInput.load(aasa) }
     let matcher = file.matcher(appID: appID)
-    if file.exceedsDeviceSizeLimit {
-      Terminal.printError(
-        "ipalinks: warning: \(aasa) is \(file.byteCount) bytes; devices refuse files over 128 KB, so no URL opens")
-    } else if matcher.detailIndex == nil {
-      Terminal.printError("ipalinks: warning: \(appID) is not listed in the applinks section of \(aasa)")
-    }
+    let reporter = MatchReporter(appID: appID, domain: domain)
+    if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
     var allMatch = true
     for url in urls {
       let result = matcher.verdict(for: url, domain: domain)
       if result.verdict != .match { allMatch = false }
-      switch format {
-      case .json:
-        let host = UniversalLinkURL(string: url)?.host ?? ""
-        print(AASAInput.jsonLine(MatchLine(url: url, appID: appID, domain: domain ?? host, result: result)))
-      case .text:
-        print(Self.text(url, result))
-      }
+      print(format == .json ? reporter.json(url, result) : reporter.text(url, result), terminator: "")
     }
     if !allMatch { throw ExitCode(1) }
-  }
-
-  /// `match     https://e.com/buy/1  details[0].components[1] {"/": "/buy/*"}`
-  static func text(_ url: String, _ result: MatchResult) -> String {
-    let verdict = result.verdict.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
-    if let rule = result.rule {
-      let list = rule.kind == .path ? "paths" : "components"
-      return "\(verdict)\(url)  matched by details[\(rule.detailIndex)].\(list)[\(rule.componentIndex)] \(rule.pattern)"
-    }
-    let reason: String
-    switch result.reason ?? .noPatternMatched {
-    case .noPatternMatched: reason = "no pattern matched"
-    case .appNotListed: reason = "the app is not listed in applinks"
-    case .hostMismatch: reason = "the host is not the file's domain"
-    case .unsupportedScheme: reason = "only http and https URLs are universal links"
-    case .fileTooLarge: reason = "the file is over 128 KB, which devices refuse"
-    case .invalidURL: reason = "not a valid URL"
-    }
-    return "\(verdict)\(url)  (\(reason))"
-  }
-}
-
-/// One `match --format json` line.
-struct MatchLine: Encodable {
-  var url: String
-  var verdict: String
-  var appId: String
-  var domain: String
-  var rule: MatchedRule?
-  var reason: String?
-
-  init(url: String, appID: String, domain: String, result: MatchResult) {
-    self.url = url
-    verdict = result.verdict.rawValue
-    appId = appID
-    self.domain = domain
-    rule = result.rule
-    reason = result.reason?.rawValue
   }
 }

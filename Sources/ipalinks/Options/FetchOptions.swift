@@ -88,7 +88,9 @@ struct FetchOptions: ParsableArguments {
     if noCache && offline {
       problems.append("--offline reads only the cache, so it cannot be combined with --no-cache")
     }
-    if !noCache { options.cacheDirectory = cacheDirectory.map(Self.url) ?? Self.defaultCacheDirectory(environment) }
+    if !noCache {
+      options.cacheDirectory = cacheDirectory.map(Self.url) ?? AASAFetchOptions.defaultCacheDirectory(environment)
+    }
 
     if let aasaDirectory {
       var isDirectory: ObjCBool = false
@@ -116,13 +118,13 @@ struct FetchOptions: ParsableArguments {
     return options
   }
 
-  /// `$XDG_CACHE_HOME/ipalinks` when that is an absolute path (as the XDG spec requires), else `~/.cache/ipalinks`.
-  static func defaultCacheDirectory(_ environment: [String: String]) -> URL {
-    if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-      return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("ipalinks", isDirectory: true)
+  /// A fetcher with these options; a bad option is a usage error.
+  func makeFetcher() throws -> AASAFetcher {
+    do {
+      return try AASAFetcher(options: try makeFetchOptions())
+    } catch let error as AASAFetchError {
+      throw ValidationError("\(error)")
     }
-    let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-    return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache/ipalinks", isDirectory: true)
   }
 
   private static func url(_ path: String) -> URL {

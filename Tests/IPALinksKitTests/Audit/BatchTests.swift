@@ -117,7 +117,7 @@ import Testing
     var summary = BatchSummary()
     #expect(summary.exitStatus == .complete)
     summary.add(
-      InspectionReport(input: "x", inputKind: .unknown, diagnostics: [Diagnostic(.error, "input.unreadable", "x")]))
+      InspectionReport(input: "x", inputKind: .unknown, diagnostics: [Diagnostic(.error, .inputUnreadable, "x")]))
     #expect(summary.exitStatus == .unreadable)
   }
 }

@@ -10,14 +10,14 @@ struct AssociatedDomainTests {
     var wildcard = false
     var modes: [String] = []
     var active = true
-    var code: String? = nil
+    var code: DiagnosticCode? = nil
     var description: String { raw }
   }
 
   static let cases: [Case] = [
     Case(raw: "applinks:example.com", service: "applinks", host: "example.com"),
     Case(
-      raw: "applinks:*.Example.COM", service: "applinks", host: "example.com", wildcard: true, code: "domain.uppercase"),
+      raw: "applinks:*.Example.COM", service: "applinks", host: "example.com", wildcard: true, code: .domainUppercase),
     Case(
       raw: "applinks:dev.example.com?mode=developer", service: "applinks", host: "dev.example.com", modes: ["developer"]
     ),
@@ -29,23 +29,23 @@ struct AssociatedDomainTests {
     Case(raw: "appclips:clip.example.com", service: "appclips", host: "clip.example.com"),
     Case(
       raw: "appclips:*.example.com", service: "appclips", host: "example.com", wildcard: true, active: false,
-      code: "domain.appclips-wildcard"),
+      code: .domainAppclipsWildcard),
     Case(
       raw: "applinks:example.com:8443", service: "applinks", host: "example.com:8443", active: false,
-      code: "domain.port"),
+      code: .domainPort),
     Case(
-      raw: "applinks:192.168.1.10", service: "applinks", host: "192.168.1.10", active: false, code: "domain.ip-address"),
-    Case(raw: "applinks:[::1]", service: "applinks", host: "[::1]", active: false, code: "domain.ip-address"),
-    Case(raw: "applinks:localhost", service: "applinks", host: "localhost", active: false, code: "domain.no-dot"),
+      raw: "applinks:192.168.1.10", service: "applinks", host: "192.168.1.10", active: false, code: .domainIPAddress),
+    Case(raw: "applinks:[::1]", service: "applinks", host: "[::1]", active: false, code: .domainIPAddress),
+    Case(raw: "applinks:localhost", service: "applinks", host: "localhost", active: false, code: .domainNoDot),
     Case(
-      raw: "applinks:*.com", service: "applinks", host: "com", wildcard: true, active: false, code: "domain.bare-tld"),
-    Case(raw: "applinks:", service: "applinks", host: "", active: false, code: "domain.empty-host"),
-    Case(raw: "example.com", service: "", host: "example.com", active: false, code: "domain.no-service"),
+      raw: "applinks:*.com", service: "applinks", host: "com", wildcard: true, active: false, code: .domainBareTLD),
+    Case(raw: "applinks:", service: "applinks", host: "", active: false, code: .domainEmptyHost),
+    Case(raw: "example.com", service: "", host: "example.com", active: false, code: .domainNoService),
     Case(
       raw: "applinks:example.com?mode=bogus", service: "applinks", host: "example.com", modes: ["bogus"],
-      code: "domain.unknown-mode"),
-    Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: "domain.unknown-service"),
-    Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: "domain.not-punycode"),
+      code: .domainUnknownMode),
+    Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: .domainUnknownService),
+    Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: .domainNotPunycode),
   ]
 
   @Test(arguments: cases) func parses(_ c: Case) {
@@ -67,17 +67,29 @@ struct AssociatedDomainTests {
 struct EntitlementResolverTests {
   @Test func derOfArm64WinsAndDisagreementsNameBothValues() {
     let (sources, diagnostics) = EntitlementResolver.resolve([
-      EntitlementSource(kind: .codeSignature, detail: "armv7 xml", entitlements: ["k": .string("old")]),
-      EntitlementSource(kind: .codeSignature, detail: "arm64 xml", entitlements: ["k": .string("xml")]),
-      EntitlementSource(kind: .codeSignature, detail: "arm64 der-application16", entitlements: ["k": .string("der")]),
+      EntitlementSource(architecture: "armv7", form: .xml, entitlements: ["k": .string("old")]),
+      EntitlementSource(architecture: "arm64", form: .xml, entitlements: ["k": .string("xml")]),
+      EntitlementSource(architecture: "arm64", form: .derApplication16, entitlements: ["k": .string("der")]),
       EntitlementSource(kind: .xcent, detail: "x.xcent", entitlements: ["k": .string("der")]),
       EntitlementSource(kind: .provisioningProfile, detail: "p", entitlements: ["k": .string("*")]),
     ])
     let chosen = sources.filter { $0.effective }.map { $0.detail }
     #expect(chosen == ["arm64 der-application16"])
     #expect(diagnostics.count == 2)
-    #expect(diagnostics.allSatisfy { $0.code == "entitlements.signature-disagreement" })
+    #expect(diagnostics.allSatisfy { $0.code == .entitlementsSignatureDisagreement })
     #expect(diagnostics.contains { $0.message.contains("\"der\"") && $0.message.contains("\"old\"") })
+  }
+
+  /// The choice comes from the typed slice and form; the display detail may say anything.
+  @Test func theDetailTextDecidesNothing() {
+    var misleading = EntitlementSource(
+      kind: .codeSignature, detail: "arm64e der-application16", entitlements: ["k": .string("a")])
+    misleading.architecture = "armv7"
+    misleading.form = .xml
+    let (sources, _) = EntitlementResolver.resolve([
+      misleading, EntitlementSource(architecture: "arm64", form: .derSet, entitlements: ["k": .string("b")]),
+    ])
+    #expect(sources.filter(\.effective).map(\.detail) == ["arm64 der-set"])
   }
 
   @Test func xcentIsTheFallbackAndTheProfileNeverWins() {
@@ -98,11 +110,11 @@ struct EntitlementResolverTests {
     let domains = PlistValue.array([.string("applinks:a.example.com")])
     let (_, diagnostics) = EntitlementResolver.resolve([
       EntitlementSource(
-        kind: .codeSignature, detail: "arm64 xml",
+        architecture: "arm64", form: .xml,
         entitlements: ["application-identifier": .string("T.x"), "com.apple.developer.associated-domains": domains]),
       EntitlementSource(kind: .xcent, detail: "x", entitlements: [:]),
     ])
-    #expect(diagnostics.map(\.code) == ["entitlements.xcent-disagreement"])
+    #expect(diagnostics.map(\.code) == [.entitlementsXcentDisagreement])
     #expect(diagnostics[0].message.hasPrefix("com.apple.developer.associated-domains"))
   }
 }

@@ -52,7 +52,6 @@ struct FetchHarness {
     let fetcher = try AASAFetcher(options: options)
     let request = AASARequest(host: host, developerMode: developerMode)
     let results = await fetcher.fetch([request])
-    await fetcher.shutdown()
     guard let result = results[request] else { throw HarnessError.noResult(host) }
     return result
   }

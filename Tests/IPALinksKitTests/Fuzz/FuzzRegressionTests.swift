@@ -69,6 +69,6 @@ struct FuzzRegressionTests {
     let report = Inspector().inspect(ipaBytes: ipa, name: "nul.ipa")
     let bundle = try #require(report.bundles.first)
     #expect(bundle.bundleId == "com.example.a")
-    #expect(bundle.diagnostics.contains { $0.code == "plist.nul-character" })
+    #expect(bundle.diagnostics.contains { $0.code == .plistNulCharacter })
   }
 }

@@ -59,7 +59,7 @@ struct ResourceLimitTests {
     let path = try zip.zip("bundles.ipa")
     let report = Inspector().inspect(path: path)
     #expect(report.bundles.count == BundleLocator.maximumBundles)
-    let finding = try #require(report.diagnostics.first { $0.code == "archive.too-many-bundles" })
+    let finding = try #require(report.diagnostics.first { $0.code == .archiveTooManyBundles })
     #expect(finding.message == "\(path): more than 256 bundles; the rest are not inspected")
   }
 
@@ -75,7 +75,7 @@ struct ResourceLimitTests {
     let report = Inspector().inspect(path: try zip.zip("domains.ipa"))
     let bundle = try #require(report.bundles.first)
     #expect(bundle.associatedDomains.count == Inspector.maximumDomainsPerBundle)
-    let finding = try #require(bundle.diagnostics.first { $0.code == "domain.too-many" })
+    let finding = try #require(bundle.diagnostics.first { $0.code == .domainTooMany })
     #expect(finding.message == "Payload/A.app: 1001 associated domains; only the first 1000 are reported")
   }
 

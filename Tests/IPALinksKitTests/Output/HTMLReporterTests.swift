@@ -126,7 +126,8 @@ struct HTMLReporterTests {
     bundle.associatedDomains = [shop, hostile, unlisted, missing, unfetched, inactive]
     bundle.urlSchemes = [p, "scheme\(number)"]
     bundle.queriedURLSchemes = [p]
-    bundle.diagnostics = diagnostics + [Diagnostic(.warning, p, p), Diagnostic(.info, "info.\(number)", p)]
+    bundle.diagnostics =
+      diagnostics + [Diagnostic(.warning, .domainUnknownParameter, p), Diagnostic(.info, .domainUppercase, p)]
     return bundle
   }
 
@@ -139,7 +140,7 @@ struct HTMLReporterTests {
         bundles.append(share)
       }
       return InspectionReport(
-        input: "inputs/\(p).ipa", inputKind: .ipa, diagnostics: [Diagnostic(.error, "input.\(index)", p)],
+        input: "inputs/\(p).ipa", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, p)],
         bundles: index == payloads.count - 1 ? [] : bundles)
     }
   }

@@ -1,0 +1,53 @@
+import Foundation
+import UniversalLinks
+
+/// Reads the AASA file `aasa validate`, `aasa show` and `match` take: a path, or `-` for standard input.
+public enum AASAInput {
+  /// Far above the 128 KB iOS accepts, so the validator can still report an oversized file, yet bounded:
+  /// the input is untrusted and may be a pipe that never ends.
+  public static let maximumBytes = 4 << 20
+
+  /// Why the file could not be used; the description names the file.
+  public enum Failure: Error, Sendable, CustomStringConvertible {
+    /// The file cannot be opened or read.
+    case unreadable(path: String, reason: String)
+    /// The file is larger than ``AASAInput/maximumBytes``.
+    case tooLarge(path: String)
+    /// The bytes are not an AASA file at all.
+    case invalid(path: String, AASAError)
+
+    /// One line for stderr.
+    public var description: String {
+      switch self {
+      case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+      case .tooLarge(let path): "\(path): larger than the \(AASAInput.maximumBytes >> 20) MiB read limit; refused"
+      case .invalid(let path, let error): "\(path): \(error)"
+      }
+    }
+  }
+
+  /// Reads a file, or standard input for `-`, up to ``maximumBytes``.
+  public static func read(_ path: String) throws(Failure) -> [UInt8] {
+    var bytes: [UInt8] = []
+    do {
+      let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      while bytes.count <= maximumBytes, let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
+        bytes += chunk
+      }
+    } catch {
+      throw .unreadable(path: path, reason: error.localizedDescription)
+    }
+    guard bytes.count <= maximumBytes else { throw .tooLarge(path: path) }
+    return bytes
+  }
+
+  /// Reads and parses.
+  public static func load(_ path: String) throws(Failure) -> AASAFile {
+    let bytes = try read(path)
+    do {
+      return try AASAFile(bytes: bytes)
+    } catch {
+      throw .invalid(path: path, error)
+    }
+  }
+}

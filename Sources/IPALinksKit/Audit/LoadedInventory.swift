@@ -1,0 +1,70 @@
+/// The reports of what a user names, loaded the same way for `blocklist`, `diff`, `report` and `who-claims`: saved
+/// inventories (`.json`, `.jsonl`, `-`, and every `inventories` file) are read, anything else is inspected like
+/// `inspect` does (folders walked for *.ipa, each host's AASA file fetched once for all inputs).
+public struct LoadedInventory: Sendable {
+  /// How the reports are ordered. Inputs are inspected several at a time and finish in any order, so either way
+  /// the order is fixed afterwards, and outputs do not depend on timing.
+  public enum Order: Sendable {
+    /// By input path, whichever argument named it.
+    case byInput
+    /// In the order the paths, then the inventories, were named; a folder's inputs by path, an inventory's reports
+    /// in the file's order. For outputs that keep the apps in the order the user gave them.
+    case asNamed
+  }
+
+  /// Every report, in the order asked for.
+  public var reports: [InspectionReport] = []
+  /// Something could not be read (an input, a file, a domain); the rest is here.
+  public var partial = false
+  /// What was named and gave something: inventories read, and inputs that were not unreadable.
+  public var readable = 0
+
+  /// Reads `inventories` and the inventories among `paths`, and inspects the other paths, `jobs` at a time;
+  /// `fetcher` looks up their AASA files (nil: not looked up). A file that cannot be read, or a folder without an
+  /// IPA, is passed to `problem` as one line naming it; each inspected report is passed to `inspected` as it is
+  /// done, for the caller to say what went wrong in it.
+  public static func load(
+    _ paths: [String], inventories: [String] = [], order: Order = .byInput, fetcher: AASAFetcher?, jobs: Int,
+    problem: (String) -> Void, inspected: (InspectionReport) -> Void
+  ) async -> LoadedInventory {
+    var loaded = LoadedInventory()
+    var keyed: [(key: (Int, String, Int), report: InspectionReport)] = []
+    func add(_ report: InspectionReport, named index: Int, byPath: Bool) {
+      let key =
+        order == .byInput ? (0, report.input, keyed.count) : (index, byPath ? report.input : "", keyed.count)
+      keyed.append((key, report))
+    }
+    let named = paths + inventories
+    let savedAmongPaths = paths.indices.filter { InventoryReader.looksLikeInventory(paths[$0]) }
+    for index in Array(paths.count..<named.count) + savedAmongPaths {
+      do {
+        for report in try InventoryReader.read(path: named[index]) { add(report, named: index, byPath: false) }
+        loaded.readable += 1
+      } catch {
+        problem("\(error)")
+        loaded.partial = true
+      }
+    }
+    let collected = BatchInputs.collect(paths.filter { !InventoryReader.looksLikeInventory($0) })
+    for line in collected.problems {
+      problem(line)
+      loaded.partial = true
+    }
+    if !collected.inputs.isEmpty {
+      let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
+      await BatchInspector(jobs: jobs, fetches: fetches).run(collected.inputs) { report in
+        inspected(report)
+        if report.status != .complete { loaded.partial = true }
+        if report.status != .unreadable { loaded.readable += 1 }
+        add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
+      }
+    }
+    loaded.reports = keyed.sorted { $0.key < $1.key }.map(\.report)
+    return loaded
+  }
+
+  /// Whether `argument` named `input`: the path itself, or a folder it was found in.
+  private static func names(_ argument: String, _ input: String) -> Bool {
+    input == argument || input.hasPrefix(argument.hasSuffix("/") ? argument : argument + "/")
+  }
+}

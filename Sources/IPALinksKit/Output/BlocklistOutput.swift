@@ -1,0 +1,74 @@
+import Foundation
+
+/// The formats of `ipalinks blocklist`.
+public enum BlocklistFormat: String, CaseIterable, Sendable {
+  /// WKContentRuleList JSON blocking document loads that would open an app.
+  case wkcontentrules
+  /// A self-contained `UniversalLinkGuard` with a `decidePolicyFor` helper.
+  case swift
+  /// A click guard to inject in pages.
+  case js
+  /// The hosts, one a line.
+  case domains
+  /// The rules, one a line: app, host, verdict, pattern.
+  case patterns
+  /// Regular expressions, one a line, for proxies and other tools.
+  case regex
+}
+
+/// What `ipalinks blocklist` writes: the files of one format, and the notes on what the format could not express.
+public struct BlocklistOutput: Sendable {
+  /// One file: `suffix` is added to the output name (`""` for the first, `-2` for the second rule list, …).
+  public struct File: Sendable, Equatable {
+    /// What goes before the output name's extension.
+    public var suffix: String
+    /// The file's text.
+    public var text: String
+  }
+
+  /// The files, the first one always there.
+  public var files: [File]
+  /// Approximations, left-out rules and uncovered domains.
+  public var notes: [BlocklistNote]
+
+  /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
+  public init(_ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String) {
+    let renderer = BlocklistRenderer(blocklist)
+    notes = blocklist.notes
+    switch format {
+    case .wkcontentrules:
+      let (lists, listNotes) = renderer.contentRules(maxRules: maxRules)
+      notes = listNotes
+      files = lists.enumerated().map { (index, list) in
+        File(suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list))
+      }
+    case .regex:
+      let (text, listNotes) = renderer.regexes(maxRules: maxRules)
+      notes = listNotes
+      files = [File(suffix: "", text: text)]
+    case .swift: files = [File(suffix: "", text: renderer.swiftGuard(generator: generator))]
+    case .js: files = [File(suffix: "", text: renderer.javaScriptGuard(generator: generator))]
+    case .domains: files = [File(suffix: "", text: renderer.domains())]
+    case .patterns: files = [File(suffix: "", text: renderer.patterns())]
+    }
+  }
+
+  /// Where a file goes when the output is `output`: `rules.json` with `-2` gives `rules-2.json`.
+  public static func path(_ output: String, suffix: String) -> String {
+    guard !suffix.isEmpty else { return output }
+    let ext = URL(fileURLWithPath: output).pathExtension
+    let base = ext.isEmpty ? output : String(output.dropLast(ext.count + 1))
+    return base + suffix + (ext.isEmpty ? "" : "." + ext)
+  }
+
+  /// The `--report` document: how many apps the list covers and every note, as JSON.
+  public func report(apps: Int) -> String {
+    JSONReporter.render(Report(apps: apps, notes: notes))
+  }
+
+  /// What `--report` holds.
+  struct Report: Encodable {
+    var apps: Int
+    var notes: [BlocklistNote]
+  }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import IPALinksKit
+
+/// Maps results to the documented exit codes.
+enum ExitStatus {
+  static func code(for status: InspectionReport.Status) -> Int32 {
+    switch status {
+    case .complete: 0
+    case .partial: 1
+    case .unreadable: 2
+    }
+  }
+}
+
+/// Standard output and error, as every command writes them.
+enum Terminal {
+  /// Colour only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
+  static var wantsColor: Bool {
+    isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+  }
+
+  /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
+  static func write(_ text: String) {
+    if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
+  }
+
+  /// One `ipalinks: …` line on stderr. Lines carry hosts, names and messages from untrusted input: escape
+  /// sequences in them must not reach the terminal, and a line break in a file name or host must not forge a second
+  /// `ipalinks:` line for the scripts that read one problem per line, so every control character, line breaks
+  /// included, is written as an escape.
+  static func warn(_ message: String) {
+    let safe = TextReporter(useColor: false).clean("ipalinks: " + message)
+    FileHandle.standardError.write(Data((safe + "\n").utf8))
+  }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+/// The renderers `aasa`, `match` and `fetch` print, without the CLI.
+struct AASAReporterTests {
+  static let file = try! AASAFile(
+    json: """
+      {"applinks": {"substitutionVariables": {"id": ["4?", "5?"]}, "details": [
+        {"appIDs": ["T.a", "T.b"], "components": [{"/": "/x/*", "exclude": true}, {"/": "/$(id)"}]},
+        {"appIDs": ["T.b", "T.c"], "paths": ["/legacy/*"]},
+        {"appIDs": ["T.a"], "components": []},
+        {"appIDs": [], "components": [{"/": "*"}]}
+      ]}, "webcredentials": {"apps": []}}
+      """)
+
+  @Test func showGivesEachAppItsFirstDetailOnly() {
+    let text = AASAShowReporter.text(Self.file, name: "aasa.json")
+    #expect(
+      text == """
+        aasa.json: \(Self.file.byteCount) bytes
+        applinks
+          $(id) = "4?", "5?"
+          T.a, T.b
+            details[0], components
+            [0] exclude {"/": "/x/*", "exclude": true}
+            [1] match   {"/": "/$(id)"}
+          T.c
+            details[1], legacy paths
+            [0] match   /legacy/*
+          details[2]: never used (its apps use an earlier entry)
+          details[3]: never used (lists no app)
+        webcredentials: (no apps)
+
+        """)
+  }
+
+  @Test func validationTextCountsAndJSONLinesNameTheFile() throws {
+    let diagnostics = AASAValidator.validate(Array(#"{"applinks": {"details": [{"appIDs": ["x"]}]}}"#.utf8))
+    try #require(!diagnostics.isEmpty)
+    let text = AASAValidationReporter.text(diagnostics, file: "f.json")
+    let lines = text.split(separator: "\n")
+    #expect(lines.count == diagnostics.count + 1)
+    #expect(lines.dropLast().allSatisfy { $0.hasPrefix("f.json: ") })
+    #expect(lines.last?.hasPrefix("f.json: ") == true && lines.last?.hasSuffix(" note(s)") == true)
+    #expect(AASAValidationReporter.text([], file: "f.json") == "f.json: no problems found\n")
+
+    let json = AASAValidationReporter.jsonLines(diagnostics, file: "f.json")
+    #expect(json.hasSuffix("\n"))
+    for (line, d) in zip(json.split(separator: "\n"), diagnostics) {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+      #expect(
+        object == [
+          "file": "f.json", "code": d.code.rawValue, "severity": d.severity.rawValue, "pointer": d.pointer,
+          "message": d.message,
+        ])
+    }
+    #expect(AASAValidationReporter.jsonLines([], file: "f.json").isEmpty)
+  }
+
+  @Test func matchLinesNameTheRuleOrTheReason() throws {
+    let reporter = MatchReporter(appID: "T.a", domain: nil)
+    let matcher = Self.file.matcher(appID: "T.a")
+    let url = "https://e.com/42"
+    #expect(
+      reporter.text(url, matcher.verdict(for: url))
+        == #"match    https://e.com/42  matched by details[0].components[1] {"/": "/$(id)"}"# + "\n")
+    #expect(
+      reporter.text("https://e.com/none", matcher.verdict(for: "https://e.com/none"))
+        == "no-match https://e.com/none  (no pattern matched)\n")
+    let json = reporter.json(url, matcher.verdict(for: url))
+    #expect(json.hasSuffix("}\n") && !json.dropLast().contains("\n"))
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+    #expect(object["domain"] as? String == "e.com")
+    #expect(object["appId"] as? String == "T.a")
+    #expect((object["rule"] as? [String: Any])?["pointer"] as? String == "/applinks/details/0/components/1")
+    #expect(object["reason"] == nil)
+    let pinned = MatchReporter(appID: "T.a", domain: "other.com").json(url, matcher.verdict(for: url))
+    #expect(pinned.contains(#""domain":"other.com""#))
+  }
+
+  @Test func matchWarnsWhenNoURLCanOpenTheApp() {
+    #expect(MatchReporter(appID: "T.a", domain: nil).warning(Self.file, name: "f") == nil)
+    #expect(
+      MatchReporter(appID: "T.z", domain: nil).warning(Self.file, name: "f")
+        == "warning: T.z is not listed in the applinks section of f")
+  }
+
+  @Test func fetchTextCleansWhatTheServerSentAndAddsBodiesOnRequest() {
+    var outcome = DomainAASA(
+      fetch: AASAFetchResult(
+        host: "e.com", status: .notFound, source: .cdn, url: "https://e.com/\u{1B}[2J", message: "e.com: gone\r\n"))
+    outcome.listedApps = ["T.a"]
+    let text = FetchReporter.text([outcome], bodies: ["e.com": Array("{\n\t}\u{1B}".utf8)])
+    #expect(
+      text == """
+        e.com  not-found  cdn  https://e.com/\\u{1b}[2J
+          e.com: gone\\u{d}\\u{a}
+          applinks apps: T.a
+        {
+        \t}\\u{1b}
+
+        """)
+    #expect(FetchReporter.text([outcome]).split(separator: "\n").count == 3)
+  }
+}
+
+/// What `inspect` writes around its reports, and the lines it gives stderr.
+struct InspectReporterTests {
+  static let broken = InspectionReport(
+    input: "in/a.ipa", inputKind: .ipa,
+    diagnostics: [
+      Diagnostic(.error, .archiveCorrupt, "in/a.ipa: corrupt"), Diagnostic(.warning, .archiveMultipleApps, "w"),
+    ],
+    bundles: [
+      {
+        var b = BundleReport(path: "Payload/A.app", kind: .app)
+        b.diagnostics = [Diagnostic(.error, .executableMissing, "Payload/A.app/A: missing")]
+        return b
+      }()
+    ])
+
+  @Test func aJSONBatchIsOneArrayWhateverItHolds() throws {
+    let empty = InspectReporter(format: .json, useColor: false)
+    #expect(empty.begin() + empty.end() == "[\n]\n")
+
+    var reporter = InspectReporter(format: .json, useColor: false)
+    let text = reporter.begin() + reporter.next(Self.broken) + reporter.next(Self.broken) + reporter.end()
+    let array = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+    #expect(array.count == 2 && array[0]["input"] as? String == "in/a.ipa")
+  }
+
+  @Test func jsonLinesAndTextNeedNoFrame() {
+    var lines = InspectReporter(format: .jsonl, useColor: false)
+    #expect(lines.begin().isEmpty && lines.end().isEmpty)
+    let one = lines.next(Self.broken)
+    #expect(one.hasSuffix("}\n") && one.filter { $0 == "\n" }.count == 1)
+    #expect(InspectReporter(format: .jsonl, useColor: false).single(Self.broken) == one)
+    var text = InspectReporter(format: .text, useColor: false)
+    let first = text.next(Self.broken)
+    #expect(text.next(Self.broken) == "\n" + first)
+  }
+
+  @Test func errorLinesNameTheInputOnce() {
+    #expect(
+      InspectReporter.errorLines(Self.broken) == ["in/a.ipa: corrupt", "in/a.ipa: Payload/A.app/A: missing"])
+    #expect(InspectReporter.problemLine(Self.broken) == "partial: in/a.ipa: corrupt (and 1 more)")
+    #expect(InspectReporter.problemLine(InspectionReport(input: "x", inputKind: .ipa)) == nil)
+  }
+
+  @Test func summaryLineCountsAndNamesTheShard() {
+    var summary = BatchSummary()
+    summary.add(Self.broken)
+    let line = InspectReporter.summaryLine(
+      summary, shard: Shard(index: 2, count: 3), of: 7, seconds: 2, jobs: 4, lookups: (fetched: 1, requested: 5))
+    #expect(
+      line
+        == "1 input (shard 2/3 of 7) in 2.0 s (0.5/s, 4 jobs): 0 complete, 1 partial, 0 unreadable; 1 bundles, "
+        + "0 associated domains; 1 AASA hosts looked up for 5 domain requests")
+  }
+}
+
+/// What `blocklist` writes, apart from the lists themselves (tested with the renderer).
+struct BlocklistOutputTests {
+  @Test func moreListsGoBesideTheFirstFile() {
+    #expect(BlocklistOutput.path("out/rules.json", suffix: "") == "out/rules.json")
+    #expect(BlocklistOutput.path("out/rules.json", suffix: "-2") == "out/rules-2.json")
+    #expect(BlocklistOutput.path("out/rules", suffix: "-3") == "out/rules-3")
+  }
+
+  @Test func listsSplitAtTheRuleBudgetAndTheReportCountsApps() throws {
+    func app(_ number: Int) -> BlocklistApp {
+      let reference = MatchedRule(
+        detailIndex: 0, componentIndex: 0, kind: .component, pattern: "/p", exclude: false,
+        pointer: "/applinks/details/0/components/0")
+      let rules = AppLinkRules(
+        appID: "T.a\(number)", detailIndex: 0, rules: [EffectiveRule(reference: reference, path: "/p")])
+      return BlocklistApp(
+        appID: "T.a\(number)", name: "A", input: "a.ipa",
+        scopes: [BlockScope(host: "e\(number).com", wildcard: false, rules: rules)])
+    }
+    let blocklist = Blocklist(apps: (1...3).map(app))
+    let split = BlocklistOutput(blocklist, format: .wkcontentrules, maxRules: 1, generator: "test")
+    #expect(split.files.map(\.suffix) == ["", "-2", "-3"])
+    let domains = BlocklistOutput(blocklist, format: .domains, maxRules: 1, generator: "test")
+    #expect(domains.files == [BlocklistOutput.File(suffix: "", text: "e1.com\ne2.com\ne3.com\n")])
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(domains.report(apps: 3).utf8)) as? [String: Any])
+    #expect(report["apps"] as? Int == 3 && (report["notes"] as? [Any])?.isEmpty == true)
+  }
+}
