@@ -21,7 +21,7 @@ public enum ExplanationText {
       let width = step.keys.map { name(of: $0).count }.max() ?? 0
       for key in step.keys {
         let label = name(of: key).padding(to: width)
-        let value = key.value.map { "\"\($0)\"" } ?? "nothing (the URL has no such item, read as \"\")"
+        let value = key.value.map { "\"\($0)\"" } ?? "\"\" (the URL has no such item)"
         var line = "    \(key.matched ? "✓" : "✗") \(label) \(key.pattern)  "
         line += key.matched ? "matches \(value)" : "does not match \(value)"
         if let shortfall = key.shortfall { line += ": " + shortfall }

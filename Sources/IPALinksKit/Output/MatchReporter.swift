@@ -27,6 +27,8 @@ public struct MatchReporter: Sendable {
     public var rule: MatchedRule?
     /// Why no rule decided.
     public var reason: String?
+    /// With `--explain`: every rule tried, in order, with each key's outcome.
+    public var explain: [MatchExplanation.Step]?
   }
 
   /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app; nil otherwise.
@@ -40,8 +42,19 @@ public struct MatchReporter: Sendable {
     return nil
   }
 
-  /// `match    https://e.com/buy/1  matched by details[0].components[1] {"/": "/buy/*"}`, with a newline.
+  /// The verdict line, then, with an explanation, each rule tried (see ``ExplanationText``).
+  public func text(_ url: String, _ result: MatchResult, explanation: MatchExplanation?) -> String {
+    guard let explanation else { return text(url, result) }
+    return text(url, result) + ExplanationText.lines(explanation).map { $0 + "\n" }.joined()
+  }
+
+  /// `match    https://e.com/buy/1  matched by details[0].components[1] {"/": "/buy/*"}`, with a newline; escaped
+  /// for a terminal, since the rule comes from the file.
   public func text(_ url: String, _ result: MatchResult) -> String {
+    TerminalText.escape(unescapedText(url, result), keepingLineBreaks: true)
+  }
+
+  private func unescapedText(_ url: String, _ result: MatchResult) -> String {
     let verdict = result.verdict.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
     if let rule = result.rule {
       let list = rule.kind == .path ? "paths" : "components"
@@ -60,11 +73,12 @@ public struct MatchReporter: Sendable {
     return "\(verdict)\(url)  (\(reason))\n"
   }
 
-  /// One compact JSON object (``Line``) with a newline.
-  public func json(_ url: String, _ result: MatchResult) -> String {
+  /// One compact JSON object (``Line``) with a newline; with an explanation, its steps under `explain`.
+  public func json(_ url: String, _ result: MatchResult, explanation: MatchExplanation? = nil) -> String {
     let line = Line(
       url: url, verdict: result.verdict.rawValue, appId: appID,
-      domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue)
+      domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue,
+      explain: explanation?.steps)
     return JSONReporter.render(line, pretty: false) + "\n"
   }
 }

@@ -49,7 +49,8 @@ public struct MatchExplanation: Sendable, Equatable, Codable {
   /// The rules tried, in order: up to the deciding one, or all of them when none matched. Empty when the verdict
   /// comes from outside the rules (see ``result``'s reason).
   public var steps: [Step]
-  /// When nothing matched: the index in ``steps`` of the closest rule, the first of those whose keys failed least.
+  /// When nothing matched: the index in ``steps`` of the closest rule: the fewest keys failed, then the most keys
+  /// matched, then the earliest.
   public var closest: Int?
 }
 
@@ -96,10 +97,11 @@ extension AASAMatcher {
     }
     var closest: Int? = nil
     if result.verdict == .noMatch, !steps.isEmpty {
-      closest = steps.indices.min { a, b in
-        let (fa, fb) = (steps[a].keys.filter { !$0.matched }.count, steps[b].keys.filter { !$0.matched }.count)
-        return fa != fb ? fa < fb : a < b
+      // Fewest keys failed, then most keys matched, then the earliest.
+      func rank(_ i: Int) -> (Int, Int, Int) {
+        (steps[i].keys.filter { !$0.matched }.count, -steps[i].keys.filter(\.matched).count, i)
       }
+      closest = steps.indices.min { rank($0) < rank($1) }
     }
     return MatchExplanation(result: result, steps: steps, closest: closest)
   }

@@ -29,6 +29,9 @@ struct Match: ParsableCommand {
   @Option(name: .shortAndLong, help: "Output format: text, or json (JSON Lines).")
   var format: OutputFormat = .text
 
+  @Flag(help: "For each URL, show every rule tried, each key's pattern and the URL's value as compared.")
+  var explain = false
+
   @Argument(help: "The URLs to check.")
   var urls: [String]
 
@@ -46,9 +49,13 @@ struct Match: ParsableCommand {
     if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
     var allMatch = true
     for url in urls {
-      let result = matcher.verdict(for: url, domain: domain)
+      let explanation = explain ? matcher.explain(url, domain: domain) : nil
+      let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
       if result.verdict != .match { allMatch = false }
-      print(format == .json ? reporter.json(url, result) : reporter.text(url, result), terminator: "")
+      let out =
+        format == .json
+        ? reporter.json(url, result, explanation: explanation) : reporter.text(url, result, explanation: explanation)
+      print(out, terminator: "")
     }
     if !allMatch { throw ExitCode(1) }
   }

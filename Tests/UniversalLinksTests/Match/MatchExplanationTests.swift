@@ -56,7 +56,8 @@ struct MatchExplanationTests {
     #expect(explanation.result.verdict == .noMatch)
     #expect(explanation.steps.count == 3)
     #expect(explanation.steps.map(\.failed) == [["/", "?", "#"], ["#"], ["#"]])
-    #expect(explanation.closest == 1)
+    // Both later rules fail only `#`; the third also matched `?`, so it is closer.
+    #expect(explanation.closest == 2)
   }
 
   @Test func aVerdictFromOutsideTheRulesHasNoSteps() {
