@@ -17,15 +17,20 @@ public struct BlocklistNote: Sendable, Equatable, Codable {
     case uncovered
   }
 
+  /// Whether the output blocks more, blocks less, leaves the rule out, or misses the domain.
   public var kind: Kind
   /// `wkcontentrules` or `regex`; nil when it applies to every format.
   public var format: String?
+  /// The app whose rule or domain the note is about.
   public var appID: String
+  /// The entry as written (`host` or `*.host`), several joined by commas, or `*` when a whole app is left out.
   public var host: String
   /// JSON pointer of the rule in its AASA file; nil for domain-level notes.
   public var pointer: String?
+  /// What went wrong, in words, for people reading stderr or the report.
   public var message: String
 
+  /// Creates a note; `format` and `pointer` stay nil for notes about every format or a whole domain.
   public init(
     _ kind: Kind, format: String? = nil, appID: String, host: String, pointer: String? = nil, message: String
   ) {
@@ -51,8 +56,10 @@ public struct BlockScope: Sendable, Equatable {
   /// `*.host`: every subdomain of `host`, not `host` itself (Apple: "an entry for *.example.com does not match
   /// example.com").
   public var wildcard: Bool
+  /// The app's rules from the domain's AASA file, in the order iOS tries them.
   public var rules: AppLinkRules
 
+  /// Creates a scope; `host` is lower-cased, as iOS compares hosts case-insensitively.
   public init(host: String, wildcard: Bool, rules: AppLinkRules) {
     self.host = host.lowercased()
     self.wildcard = wildcard
@@ -87,6 +94,7 @@ public struct BlockScope: Sendable, Equatable {
 
 /// One app whose universal links the list blocks.
 public struct BlocklistApp: Sendable, Equatable {
+  /// `TEAMID.bundle.id`: the key the AASA files list the app by, and what notes and verdicts name.
   public var appID: String
   /// Display name: the bundle name, else the bundle id.
   public var name: String
@@ -95,6 +103,7 @@ public struct BlocklistApp: Sendable, Equatable {
   /// Its applinks entries whose file lists the app, in entitlement order.
   public var scopes: [BlockScope]
 
+  /// Creates an app entry; ``Blocklist/init(reports:uncovered:)`` makes these from inspections.
   public init(appID: String, name: String, input: String, scopes: [BlockScope]) {
     self.appID = appID
     self.name = name
@@ -106,11 +115,14 @@ public struct BlocklistApp: Sendable, Equatable {
 
 /// The verdict a blocklist must reproduce for one URL: the matcher's, over every app in the list.
 public struct BlocklistVerdict: Sendable, Equatable, Codable {
+  /// Whether the URL opens an app, is excluded by one, or matches no app at all.
   public var verdict: MatchResult.Verdict
   /// The app that decided: the first that opens the URL, else the first that excludes it.
   public var appID: String?
+  /// JSON pointer of the deciding rule in its AASA file; nil when no app matched.
   public var pointer: String?
 
+  /// Creates a verdict; `appID` and `pointer` stay nil when no app decided.
   public init(verdict: MatchResult.Verdict, appID: String? = nil, pointer: String? = nil) {
     self.verdict = verdict
     self.appID = appID
@@ -143,10 +155,12 @@ extension AppLinkRules {
 
 /// Every app, domain and rule a blocklist is made from, whatever the output format.
 public struct Blocklist: Sendable {
+  /// The apps the list covers, in input order, each with the applinks entries that can open it.
   public var apps: [BlocklistApp]
   /// Domains left out because their files are unknown, found while collecting.
   public var notes: [BlocklistNote]
 
+  /// Creates a list from apps already collected; ``init(reports:uncovered:)`` builds one from inspections.
   public init(apps: [BlocklistApp], notes: [BlocklistNote] = []) {
     self.apps = apps
     self.notes = notes

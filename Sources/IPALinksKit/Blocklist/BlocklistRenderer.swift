@@ -3,15 +3,20 @@ import UniversalLinks
 
 /// One WebKit content rule, in the order the list holds it.
 public struct ContentRule: Sendable, Equatable {
+  /// What WebKit does on a match; the raw value is the JSON `action.type`.
   public enum Action: String, Sendable {
+    /// Blocks loading the page: how an AASA rule that opens the app (or a whole host) is said.
     case block
     /// Cancels every earlier rule that matched: how an AASA `exclude` (first match wins) is said in a list where
     /// the last match wins.
     case ignorePreviousRules = "ignore-previous-rules"
   }
 
+  /// The regex WebKit matches against the whole URL (`url-filter`).
   public var urlFilter: String
+  /// The AASA rule's effective `caseSensitive`, so the filter matches the same URLs; host-wide rules are not.
   public var caseSensitive: Bool
+  /// Block, or cancel earlier matches: for an exclude, or for a more specific entry's reset.
   public var action: Action
 
   /// The JSON object WebKit reads.
@@ -27,8 +32,10 @@ public struct ContentRule: Sendable, Equatable {
 
 /// Turns a ``Blocklist`` into the formats of `ipalinks blocklist`.
 public struct BlocklistRenderer: Sendable {
+  /// The apps, entries and notes every format is made from.
   public var blocklist: Blocklist
 
+  /// Prepares to render `blocklist`; nothing is computed until a format is asked for.
   public init(_ blocklist: Blocklist) { self.blocklist = blocklist }
 
   // MARK: - WebKit content rules

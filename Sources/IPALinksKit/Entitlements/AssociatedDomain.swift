@@ -12,6 +12,8 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
   public var modes: [String]
   /// False when iOS will not honour the entry (invalid, or developer mode in a build that cannot use it).
   public var active: Bool
+  /// Why iOS ignores the entry (the first problem found), for reports; nil while it is active. A developer-mode entry
+  /// inactive only for that reason still has its AASA file fetched.
   public var inactiveReason: String?
   /// The domain's AASA file as fetched for this app; nil until the inventory is joined with the web.
   public var aasa: DomainAASA?

@@ -6,8 +6,11 @@ public enum BundleLocator {
   /// More bundles than any real app ships; a hostile archive cannot make us inspect without end.
   public static let maximumBundles = 256
 
+  /// A bundle folder found in the container, before anything in it is read.
   public struct Located: Sendable, Equatable {
+    /// Folder path inside the container, without a trailing slash: `Payload/Store.app/PlugIns/Share.appex`.
     public var path: String
+    /// Told by the folder it sits in: `PlugIns`/`Extensions`, `AppClips`, `Watch`, or a main app.
     public var kind: BundleReport.Kind
   }
 

@@ -24,19 +24,30 @@ public struct InspectionReport: Sendable, Codable {
 
   /// What the input turned out to be.
   public enum InputKind: String, Sendable, Codable {
+    /// A zip archive: a file named `.ipa` or starting with the zip signature.
     case ipa
+    /// An unzipped folder: a `.app`, or one holding `Payload/`.
     case appFolder = "app-folder"
+    /// A bare Mach-O, read for its code signature's entitlements.
     case executable
+    /// A plist of entitlements, such as an `.xcent` file.
     case entitlementsPlist = "entitlements-plist"
+    /// A `.mobileprovision`, signed or as its bare plist.
     case provisioningProfile = "provisioning-profile"
+    /// Missing, unrecognised, or a saved report whose kind this version does not know.
     case unknown
   }
 
+  /// The path given on the command line, as given: what reports and notes name the input by.
   public var input: String
+  /// Which reader handled the input; `unknown` when none could.
   public var inputKind: InputKind
+  /// Problems with the input as a whole; each bundle carries its own.
   public var diagnostics: [Diagnostic]
+  /// Sorted by path, so each bundle comes before those nested in it; empty when nothing could be read.
   public var bundles: [BundleReport]
 
+  /// Creates a report; ``Inspector`` starts with an empty one and fills it in.
   public init(input: String, inputKind: InputKind, diagnostics: [Diagnostic] = [], bundles: [BundleReport] = []) {
     self.input = input
     self.inputKind = inputKind
@@ -44,6 +55,8 @@ public struct InspectionReport: Sendable, Codable {
     self.bundles = bundles
   }
 
+  /// Derived from the errors, never stored, so it always agrees with them: unreadable when there are errors and
+  /// no bundle, partial when there are errors, else complete.
   public var status: Status {
     let all = diagnostics + bundles.flatMap(\.diagnostics)
     if bundles.isEmpty && all.contains(where: { $0.severity == .error }) { return .unreadable }
@@ -62,6 +75,7 @@ public struct InspectionReport: Sendable, Codable {
     bundles = try c.decodeIfPresent([BundleReport].self, forKey: .bundles) ?? []
   }
 
+  /// Writes `status` alongside the stored keys, so scripts reading the JSON need not recompute it.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(input, forKey: .input)
@@ -74,10 +88,15 @@ public struct InspectionReport: Sendable, Codable {
 
 /// One bundle (app, extension, App Clip, watch app) or one bare file, with the source of each fact.
 public struct BundleReport: Sendable, Codable {
+  /// What sort of bundle it is, as told by the folder it sits in.
   public enum Kind: String, Sendable, Codable {
+    /// A main app: `Payload/<Name>.app`.
     case app
+    /// An app extension (`.appex`) in `PlugIns/` or `Extensions/`.
     case appExtension = "app-extension"
+    /// An App Clip in `AppClips/`.
     case appClip = "app-clip"
+    /// A watchOS app in `Watch/`.
     case watchApp = "watch-app"
     /// A bare Mach-O, entitlements plist or profile given on the command line.
     case file
@@ -85,16 +104,25 @@ public struct BundleReport: Sendable, Codable {
 
   /// Path inside the archive (`Payload/Store.app/PlugIns/Share.appex`) or the file given.
   public var path: String
+  /// Which kind of bundle; `file` for a bare file given on the command line.
   public var kind: Kind
+  /// `CFBundleIdentifier` from Info.plist; nil when there is no readable Info.plist.
   public var bundleId: String?
+  /// `CFBundleDisplayName`, else `CFBundleName`: how reports and blocklists name the app to people.
   public var name: String?
+  /// `CFBundleShortVersionString`: the marketing version.
   public var version: String?
+  /// `CFBundleVersion`: the build number.
   public var build: String?
+  /// `MinimumOSVersion` (or `LSMinimumSystemVersion`): the oldest OS the bundle runs on.
   public var minimumOSVersion: String?
+  /// The executable's file name: `CFBundleExecutable`, else the bundle folder's name without its extension.
   public var executable: String?
+  /// The Mach-O slices (`arm64`, …); entitlements are read from each, so they may disagree.
   public var architectures: [String] = []
   /// The signing identifier of the chosen CodeDirectory (normally equals the bundle id).
   public var signingIdentifier: String?
+  /// The signing team: from the entitlements, else the code signature, the profile or the application identifier.
   public var teamId: String?
   /// `TEAMID.bundle.id`: the key AASA files list apps by.
   public var appId: String?
@@ -102,19 +130,26 @@ public struct BundleReport: Sendable, Codable {
   public var encrypted: Bool?
   /// How the build is distributed, from the profile or from its shape (encrypted means App Store).
   public var distribution: String?
+  /// The kinds of source that held entitlements (`code-signature`, `xcent`, `provisioning-profile`), each once;
+  /// ``entitlementSourceDetails`` says which one is effective.
   public var entitlementSources: [String] = []
   /// Each source with what it said, so an auditor can see which source said what.
   public var entitlementSourceDetails: [EntitlementSource] = []
   /// The effective entitlements: code signature first, else `.xcent`.
   public var entitlements: [String: PlistValue] = [:]
+  /// The embedded (or given) profile, which says how the build is signed and for which team.
   public var provisioningProfile: ProvisioningProfile?
+  /// `com.apple.developer.associated-domains`, in entitlement order and deduplicated, capped at
+  /// ``Inspector/maximumDomainsPerBundle``; each with its AASA file once fetched.
   public var associatedDomains: [AssociatedDomain] = []
   /// Custom URL schemes from `CFBundleURLTypes`: the other way a web page can open the app.
   public var urlSchemes: [String] = []
   /// `LSApplicationQueriesSchemes`: schemes the app may ask about; these do not open it.
   public var queriedURLSchemes: [String] = []
+  /// Problems found in this bundle, including its domains' AASA files; errors make the report partial.
   public var diagnostics: [Diagnostic] = []
 
+  /// Creates an empty report for a bundle; the inspector fills in what it reads.
   public init(path: String, kind: Kind) {
     self.path = path
     self.kind = kind

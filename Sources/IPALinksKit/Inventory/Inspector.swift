@@ -11,6 +11,7 @@ public struct Inspector: Sendable {
   /// Cap on associated-domain entries per bundle; a hostile entitlement cannot flood the inventory.
   public static let maximumDomainsPerBundle = 1_000
 
+  /// Creates an inspector; it holds no state, so one can inspect many inputs, even concurrently.
   public init() {}
 
   /// Inspects an .ipa, an unzipped .app (or a folder holding `Payload/`), a bare Mach-O,

@@ -5,6 +5,7 @@ import Foundation
 public enum InventoryReader {
   /// Why an inventory could not be read; the message names the file and, for JSON Lines, the line.
   public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The message to show, naming the file and, for JSON Lines, the line.
     public var description: String
   }
 

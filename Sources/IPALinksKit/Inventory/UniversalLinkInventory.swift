@@ -21,8 +21,10 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   /// Every app id the file lists for this service: who else the domain opens.
   public var listedApps: [String] = []
 
+  /// Wraps a retrieval result with nothing learned yet; ``evaluate(_:service:appID:)`` fills in the rest.
   public init(fetch: AASAFetchResult) { self.fetch = fetch }
 
+  /// The retrieval status, downgraded to `invalid-json` or `over-limit` when the body could not be used.
   public var status: AASAFetchResult.Status { fetch.status }
   /// The host the file was taken from: the apex for a `*.` wildcard.
   public var servedBy: String { fetch.host }
@@ -48,6 +50,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     listedApps = try c.decodeIfPresent([String].self, forKey: .listedApps) ?? []
   }
 
+  /// Writes one flat object: the retrieval result's keys beside this app's, as ``init(from:)`` reads them.
   public func encode(to encoder: any Encoder) throws {
     try fetch.encode(to: encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
@@ -113,6 +116,7 @@ public struct ParsedAASA: Sendable {
     fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
   }
 
+  /// Parses and validates the body once; the stored result drops the body, so the raw bytes are not kept too.
   public init(_ result: AASAFetchResult) {
     var stripped = result
     stripped.body = nil

@@ -5,6 +5,7 @@ import UniversalLinks
 public struct AuditTextReporter: Sendable {
   let text: TextReporter
 
+  /// Creates a reporter; the caller decides on colour (TTY and `NO_COLOR`), as for ``TextReporter``.
   public init(useColor: Bool) { text = TextReporter(useColor: useColor) }
 
   private func paint(_ s: String, _ code: String) -> String { text.useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
@@ -26,6 +27,8 @@ public struct AuditTextReporter: Sendable {
     }
   }
 
+  /// The text of `ipalinks diff`: bundles added and removed, then per changed bundle its fields, domains, schemes and
+  /// rules, then the sample URLs whose verdict changed; "No differences." first when nothing changed.
   public func render(_ diff: InventoryDiff) -> String {
     var out: [String] = []
     let plus = { (s: String) in self.paint("+ " + s, "32") }
@@ -70,6 +73,8 @@ public struct AuditTextReporter: Sendable {
     return out.joined(separator: "\n") + "\n"
   }
 
+  /// The text of `ipalinks who-claims`: how many apps claim the host, then per app its entries, its rules in the
+  /// order iOS tries them, and the URL's verdict when one was given.
   public func render(_ claims: HostClaims) -> String {
     var out: [String] = []
     let active = claims.claims.filter(\.isActive)

@@ -3,6 +3,7 @@ public struct TextReporter: Sendable {
   /// The caller decides (TTY and `NO_COLOR`); the library never looks at the terminal.
   public var useColor: Bool
 
+  /// Creates a reporter; ``useColor`` says who decides on colour.
   public init(useColor: Bool) { self.useColor = useColor }
 
   private func paint(_ text: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
@@ -17,6 +18,9 @@ public struct TextReporter: Sendable {
     }
   }
 
+  /// The text of `ipalinks inspect` for one input: its diagnostics, then per bundle its identity, entitlement
+  /// sources, profile, domains with their rules, URL schemes and findings. Untrusted strings are cleaned of control
+  /// characters, so an app cannot forge terminal output.
   public func render(_ report: InspectionReport) -> String {
     var out: [String] = []
     out.append(bold(report.input) + dim("  (\(report.inputKind.rawValue), \(report.status.rawValue))"))

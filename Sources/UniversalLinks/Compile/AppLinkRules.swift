@@ -47,6 +47,7 @@ public struct EffectiveRule: Sendable, Equatable, Codable {
     percentEncoded = try c.decodeIfPresent(Bool.self, forKey: .percentEncoded) ?? true
   }
 
+  /// Flat, as ``init(from:)`` reads it: the reference's keys beside the effective ones; a nil pattern is left out.
   public func encode(to encoder: any Encoder) throws {
     try reference.encode(to: encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
