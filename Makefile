@@ -85,8 +85,10 @@ test-tsan: setup
 fuzz: setup
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash scripts/fuzz.sh
 
+## swift format, and a /// comment on every public declaration (scripts/undocumented.py).
 lint:
-	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
+	$(SWIFT) format lint --strict --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift Plugins
+	python3 scripts/undocumented.py
 
 format:
 	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift

@@ -2,7 +2,12 @@
 public struct Diagnostic: Sendable, Equatable, Codable {
   /// How much a finding matters; an error makes the report partial or unreadable.
   public enum Severity: String, Sendable, Codable, Comparable {
-    case info, warning, error
+    /// Worth knowing; the result is still complete.
+    case info
+    /// Something is off but nothing was lost.
+    case warning
+    /// Part of the input could not be read or checked: the report is partial (or unreadable when nothing was read).
+    case error
 
     private var rank: Int {
       switch self {
