@@ -91,7 +91,7 @@ lint:
 	python3 scripts/undocumented.py
 
 format:
-	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift
+	$(SWIFT) format --in-place --recursive --configuration .swift-format Sources Tests Benchmarks Fuzz/Sources Package.swift Fuzz/Package.swift Plugins
 
 ## Regenerate the committed samples and fixtures (deterministic).
 samples:
