@@ -2,13 +2,14 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/ipalinks
-APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webkit2-4.1 python3-gi xvfb xauth bsdutils
+APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webkit2-4.1 python3-gi xvfb xauth bsdutils \
+  nodejs
 # The real engines the blocklist tests drive on Linux: WebKitGTK through PyGObject, under Xvfb; bsdutils gives
-# util-linux script(1), the pseudo-terminal the colour test runs the binary in.
+# util-linux script(1), the pseudo-terminal the colour test runs the binary in; Node runs the JavaScript guard.
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
-BREW_PACKAGES := libzip libplist pkg-config
-# Suites that drive real engines (WebKitGTK under Xvfb, swiftc); `make test` runs them after the rest.
-ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests|SwiftGuardCompileTests
+BREW_PACKAGES := libzip libplist pkg-config node
+# Suites that drive real engines (WebKitGTK under Xvfb, swiftc, Node); `make test` runs them after the rest.
+ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests|SwiftGuardCompileTests|JSGuardNodeTests
 # On Linux `make setup` installs every tool the tests drive, so tests that need one fail instead of skipping.
 REQUIRE_ENGINES := IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1)
 # Suites that assert wall-clock bounds (the fetcher's timeouts and overlap): run on their own after the rest, since
@@ -28,6 +29,7 @@ TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
 	@if pkg-config --exists libzip libplist-2.0 2>/dev/null && command -v zip >/dev/null && command -v python3 >/dev/null \
+	  && command -v node >/dev/null \
 	  && { [ "$$(uname)" = Darwin ] || { command -v xvfb-run >/dev/null && [ -n "$(WEBKIT_TYPELIB)" ] \
 	    && [ -x /usr/bin/script ]; }; }; then \
 	  exit 0; \
@@ -59,6 +61,7 @@ demo: build
 ## Every test: unit, end-to-end on the built binary, bad inputs, plus the sample generator check.
 test: build lint
 	python3 scripts/make-samples.py --check
+	node --check Sources/IPALinksKit/Resources/ipalinks-guard.js
 	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SWIFT) test --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them

@@ -278,9 +278,10 @@ public struct BlocklistRenderer: Sendable {
     SwiftGuardWriter.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
   }
 
-  /// The click guard to inject in pages, with the rules and a port of the matcher.
+  /// The click guard to inject in pages: `Resources/ipalinks-guard.js` (a port of the runtime core and the click
+  /// handler) with the rules document in it.
   public func javaScriptGuard(generator: String) -> String {
-    JSGuardTemplate.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+    JSGuardWriter.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
   }
 
   /// The comment block at the top of generated Swift and JavaScript: what the file covers, with untrusted names
