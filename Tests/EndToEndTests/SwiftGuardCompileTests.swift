@@ -125,4 +125,45 @@ struct SwiftGuardCompileTests {
       executable: URL(fileURLWithPath: "/usr/bin/env"))
     #expect(lint.status == 0, "\(lint.stderr)")
   }
+
+  /// The compiled guard on 12,000 URLs over random AASA files (the generator the JavaScript guard's Node check
+  /// uses): every verdict, app and rule must be the library's.
+  @Test func swiftGuardGivesTheLibrarysVerdictsOnRandomFiles() throws {
+    var random = RandomAASA(seed: JSGuardNodeTests.seed)
+    let (blocklist, _) = random.blocklist(worlds: 50)
+    let urls = random.urls(for: blocklist, count: 12_000).filter { !$0.contains("\n") && !$0.contains("\r") }
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let exe = try Engines.compileSwiftGuard(
+      BlocklistRenderer(blocklist).swiftGuard(generator: "test"),
+      driver: """
+        import Foundation
+        let text = try String(contentsOfFile: CommandLine.arguments[1], encoding: .utf8)
+        for line in text.split(separator: "\\n", omittingEmptySubsequences: false) {
+          switch UniversalLinkGuard.shared.verdict(for: String(line)) {
+          case .opensApp(let app, let rule): print("match \\(app) \\(rule)")
+          case .excluded(let app, let rule): print("exclude \\(app) \\(rule)")
+          case .staysInWebView: print("no-match")
+          }
+        }
+        """, in: folder)
+    let file = folder.appendingPathComponent("urls.txt")
+    try Data(urls.joined(separator: "\n").utf8).write(to: file)
+    let run = try CLI.run([file.path], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    try #require(lines.count == urls.count)
+    let table = blocklist.table()
+    var tally: [String: Int] = [:]
+    for (url, line) in zip(urls, lines) {
+      let decision = table.decide(url)
+      let want =
+        decision.verdict == .noMatch
+        ? "no-match" : "\(decision.verdict.rawValue) \(decision.appID ?? "") \(decision.pointer ?? "")"
+      tally[decision.verdict.rawValue, default: 0] += 1
+      #expect(line == want, "seed \(JSGuardNodeTests.seed): \(url)")
+    }
+    // Not an all-"no-match" corpus.
+    #expect((tally["match"] ?? 0) * 5 >= urls.count && (tally["exclude"] ?? 0) * 20 >= urls.count, "\(tally)")
+  }
 }
