@@ -216,14 +216,11 @@ public struct BlocklistRenderer: Sendable {
     return (out, notes)
   }
 
-  /// `s` as one field of one line: control characters, and the NEL, U+2028 and U+2029 some readers split lines
-  /// on, become spaces.
+  /// `s` as one field of one line: every character ``TerminalText`` escapes (C0 and C1 controls, DEL, bidi
+  /// controls, the NEL, U+2028 and U+2029 some readers split lines on) becomes a space, so a list written to a file
+  /// or a pipe carries none either.
   static func tabSafe(_ s: String) -> String {
-    String(
-      String.UnicodeScalarView(
-        s.unicodeScalars.map { c in
-          c.value < 0x20 || c.value == 0x7F || c.value == 0x2028 || c.value == 0x2029 || c.value == 0x85 ? " " : c
-        }))
+    String(String.UnicodeScalarView(s.unicodeScalars.map { TerminalText.needsEscape($0) ? " " : $0 }))
   }
 
   // MARK: - Guards

@@ -27,7 +27,8 @@ public enum AASAValidationReporter {
 
   /// `file: error[code] /pointer: message` per finding, then a count (or "no problems found").
   public static func text(_ diagnostics: [AASADiagnostic], file: String) -> String {
-    var out = diagnostics.map { "\(file): \($0)\n" }.joined()
+    let file = TerminalText.escape(file)
+    var out = diagnostics.map { "\(file): \(TerminalText.escape($0.description))\n" }.joined()
     let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }
     out +=
       diagnostics.isEmpty

@@ -10,6 +10,25 @@ public enum JSONReporter {
       pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     // Encoding plain value types cannot fail; a failure here is a programming error worth seeing.
     guard let data = try? encoder.encode(value) else { return "{}" }
-    return String(decoding: data, as: UTF8.self)
+    return terminalSafe(String(decoding: data, as: UTF8.self))
+  }
+
+  /// JSON text with every character a terminal would act on (DEL, C1 controls, bidi controls, line separators),
+  /// and the invisible U+FEFF, written as a `\u` escape. They only occur inside strings, where the escape means the
+  /// same character, so the JSON is unchanged for a parser but safe to print. (`JSONEncoder` already escapes C0
+  /// controls.) U+FEFF is escaped too because Foundation's parser on Linux drops a raw one that follows an escape.
+  static func terminalSafe(_ json: String) -> String {
+    func escaped(_ scalar: Unicode.Scalar) -> Bool { scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true) }
+    guard json.unicodeScalars.contains(where: escaped) else { return json }
+    var out = String.UnicodeScalarView()
+    for scalar in json.unicodeScalars {
+      guard escaped(scalar) else {
+        out.append(scalar)
+        continue
+      }
+      let digits = String(scalar.value, radix: 16)
+      out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars)
+    }
+    return String(out)
   }
 }

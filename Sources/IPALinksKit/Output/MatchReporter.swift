@@ -51,7 +51,7 @@ public struct MatchReporter: Sendable {
   /// `match    https://e.com/buy/1  matched by details[0].components[1] {"/": "/buy/*"}`, with a newline; escaped
   /// for a terminal, since the rule comes from the file.
   public func text(_ url: String, _ result: MatchResult) -> String {
-    TerminalText.escape(unescapedText(url, result), keepingLineBreaks: true)
+    TerminalText.escape(String(unescapedText(url, result).dropLast())) + "\n"
   }
 
   private func unescapedText(_ url: String, _ result: MatchResult) -> String {

@@ -101,23 +101,11 @@ public struct TextReporter: Sendable {
     return lines
   }
 
-  /// Untrusted strings must not move the cursor or recolour the terminal: control characters become escapes.
+  /// Untrusted strings must not move the cursor or recolour the terminal: see ``TerminalText/escape(_:keepingLineBreaks:)``.
   public func clean(_ s: String, keepingNewlines: Bool = false) -> String {
-    var out = ""
-    for scalar in s.unicodeScalars {
-      if keepingNewlines && (scalar == "\n" || scalar == "\t") {
-        out.unicodeScalars.append(scalar)
-      } else if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
-        || scalar == "\u{2028}"
-        || scalar == "\u{2029}"
-      {
-        out += "\\u{\(String(scalar.value, radix: 16))}"
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
+    TerminalText.escape(s, keepingLineBreaks: keepingNewlines)
   }
+
 }
 
 extension String {
