@@ -1,16 +1,21 @@
 import Foundation
+import IPALinksKit
 
 /// A one-line progress bar on stderr for batches: done/total, rate, ETA and the file being read.
 ///
 /// Only made when stderr is a terminal, so logs and pipes never see carriage returns. Redraws are limited to ten
-/// a second so a fast batch is not slowed by its own progress output.
+/// a second so a fast batch is not slowed by its own progress output. The rate and ETA come from the last
+/// completions, not the whole run, so a slow start (the first AASA lookups) does not make the estimate wrong.
 final class ProgressBar {
   let total: Int
   let startedAt: Date
-  private var done = 0
+  private(set) var done = 0
   private var running: [String] = []
   private var lastDraw = Date.distantPast
   private var visible = false
+  /// When the last completions happened, for the rate.
+  private var recent: [Date] = []
+  private static let window = 32
 
   init(total: Int, startedAt: Date) {
     self.total = total
@@ -24,6 +29,8 @@ final class ProgressBar {
 
   func finished(_ input: String) {
     done += 1
+    recent.append(Date())
+    if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
     if let index = running.firstIndex(of: input) { running.remove(at: index) }
     draw(force: done == total)
   }
@@ -41,29 +48,33 @@ final class ProgressBar {
     lastDraw = now
     write(
       "\r\u{1B}[2K"
-        + Self.line(
-          done: done, total: total, elapsed: now.timeIntervalSince(startedAt),
-          current: running.last, width: Self.columns()))
+        + Self.line(done: done, total: total, rate: rate(now), current: running.last, width: Self.columns()))
     visible = true
   }
 
+  /// Completions per second over the last ones (from the start while there are few).
+  func rate(_ now: Date) -> Double {
+    guard let first = recent.first else { return 0 }
+    if recent.count < 4 {
+      let elapsed = now.timeIntervalSince(startedAt)
+      return elapsed > 0 ? Double(done) / elapsed : 0
+    }
+    let span = now.timeIntervalSince(first)
+    return span > 0 ? Double(recent.count - 1) / span : 0
+  }
+
   /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to the terminal's width.
-  static func line(done: Int, total: Int, elapsed: Double, current: String?, width: Int) -> String {
+  static func line(done: Int, total: Int, rate: Double, current: String?, width: Int) -> String {
     let fraction = total == 0 ? 1 : Double(done) / Double(total)
     let barWidth = 20
     let filled = Int((fraction * Double(barWidth)).rounded(.down))
-    let rate = elapsed > 0 ? Double(done) / elapsed : 0
     let eta = rate > 0 ? Int((Double(total - done) / rate).rounded()) : nil
     var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
     text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
     text += " ETA " + (eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "-:--")
     if let current {
       // Terminal control characters in a file name must not reach the terminal.
-      let name = String(
-        (current.split(separator: "/").last.map(String.init) ?? current).unicodeScalars.map {
-          $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0)
-        })
-      text += "  " + name
+      text += "  " + TerminalText.escape(current.split(separator: "/").last.map(String.init) ?? current)
     }
     return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
   }
@@ -76,5 +87,104 @@ final class ProgressBar {
 
   private func write(_ text: String) {
     FileHandle.standardError.write(Data(text.utf8))
+  }
+}
+
+/// What a command that walks many inputs writes on stderr while it runs, so every such command behaves the same:
+/// the progress bar (on a terminal, unless `--no-progress` or `--quiet`), problem lines written with the bar cleared
+/// first and redrawn after, report text on stdout likewise, AASA lookup failures told once per host at the end, and
+/// on Ctrl-C the bar cleared and what finished summarised before exit 130.
+final class BatchConsole: @unchecked Sendable {
+  private let showProgress: Bool
+  /// `--quiet`: errors only, no bar, no summary.
+  let quiet: Bool
+  private let lock = NSLock()
+  private var bar: ProgressBar?
+  private var failures = HostFailures()
+  private var interrupt: (any DispatchSourceSignal)?
+  private var total = 0
+  private var done = 0
+  private let startedAt = Date()
+
+  init(progress: Bool, quiet: Bool) {
+    showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
+    self.quiet = quiet
+  }
+
+  /// The batch has `total` inputs to inspect: the bar appears, and Ctrl-C now ends with a summary.
+  func begin(total: Int) {
+    locked {
+      self.total = total
+      if showProgress { bar = ProgressBar(total: total, startedAt: startedAt) }
+    }
+    signal(SIGINT, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    source.setEventHandler { [self] in
+      locked {
+        bar?.clear()
+        bar = nil
+        let line = "interrupted: \(done) of \(TerminalText.count(total, "input")) finished"
+        FileHandle.standardError.write(Data(("\nipalinks: " + line + "\n").utf8))
+      }
+      exit(130)
+    }
+    source.resume()
+    interrupt = source
+  }
+
+  func started(_ input: String) { locked { bar?.started(input) } }
+
+  /// One input is done: counts its lookup failures, and says what else went wrong in it.
+  func finished(_ report: InspectionReport) {
+    locked {
+      done += 1
+      failures.add(report)
+      if let line = InspectReporter.problemLine(report) { warnLocked(line) }
+      bar?.finished(report.input)
+    }
+  }
+
+  /// Writes text on stdout with the bar out of the way.
+  func output(_ text: String) {
+    locked {
+      bar?.clear()
+      Terminal.write(text)
+      bar?.draw(force: true)
+    }
+  }
+
+  /// A problem line on stderr (always, even with `--quiet`).
+  func problem(_ line: String) { locked { warnLocked(line) } }
+
+  /// A line that is not an error (a summary, a note); `--quiet` drops it.
+  func say(_ line: String) {
+    guard !quiet else { return }
+    locked { warnLocked(line) }
+  }
+
+  /// The batch is over: the bar goes, and each failing host is told once.
+  func end() {
+    locked {
+      interrupt?.cancel()
+      bar?.clear()
+      bar = nil
+      if !failures.isEmpty {
+        Terminal.warn("AASA lookups that failed, once per host:")
+        failures.lines.forEach { Terminal.warn("  " + $0) }
+      }
+    }
+    signal(SIGINT, SIG_DFL)
+  }
+
+  private func warnLocked(_ line: String) {
+    bar?.clear()
+    Terminal.warn(line)
+    bar?.draw(force: true)
+  }
+
+  private func locked<T>(_ body: () -> T) -> T {
+    lock.lock()
+    defer { lock.unlock() }
+    return body()
   }
 }

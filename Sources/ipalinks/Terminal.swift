@@ -19,6 +19,18 @@ enum Terminal {
     isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
 
+  /// Whether standard output is a terminal, where people read it (and where stderr need not repeat it).
+  static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+  /// How text output looks here: colour as ``wantsColor`` says, fitted to `COLUMNS`, else the terminal, else 80.
+  static var style: TextStyle {
+    var size = winsize()
+    let terminal = stdoutIsTerminal && ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+    return TextStyle(
+      useColor: wantsColor,
+      width: TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal))
+  }
+
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
   static func write(_ text: String) {
     if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
@@ -31,5 +43,23 @@ enum Terminal {
   static func warn(_ message: String) {
     let safe = TextReporter(useColor: false).clean("ipalinks: " + message)
     FileHandle.standardError.write(Data((safe + "\n").utf8))
+  }
+}
+
+/// Standard input read whole, for the commands that take `-`.
+enum StandardInput {
+  /// The most `inspect -` reads: an IPA is read in memory, so the bound keeps memory bounded.
+  static let ipaLimit = 512 << 20
+
+  /// The bytes of standard input, or nil when there are more than `limit`.
+  static func read(limit: Int) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    let handle = FileHandle.standardInput
+    while true {
+      let chunk = handle.readData(ofLength: 1 << 20)
+      if chunk.isEmpty { return bytes }
+      bytes += chunk
+      if bytes.count > limit { return nil }
+    }
   }
 }

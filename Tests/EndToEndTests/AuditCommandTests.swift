@@ -129,8 +129,10 @@ struct AuditCommandTests {
       "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to", server.connectToEverything,
       "--no-cache", "--timeout", "120",
     ]
+    let err = folder.appendingPathComponent("err.txt")
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     process.standardOutput = try FileHandle(forWritingTo: out)
-    process.standardError = FileHandle.nullDevice
+    process.standardError = try FileHandle(forWritingTo: err)
     try process.run()
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, server.requests(host: "shop.example.com").isEmpty {
@@ -140,7 +142,9 @@ struct AuditCommandTests {
     process.interrupt()
     process.waitUntilExit()
     await server.stop()
-    #expect(process.terminationReason == .uncaughtSignal)
+    // Ctrl-C ends the batch with exit 130 and a summary of what finished, not a raw signal death.
+    #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+    #expect(try String(contentsOf: err, encoding: .utf8).contains("ipalinks: interrupted: 1 of 2 inputs finished"))
     let written = try String(contentsOf: out, encoding: .utf8)
     #expect(written.hasSuffix("\n"))
     let records = try lines(written)
@@ -234,8 +238,9 @@ struct AuditCommandTests {
     #expect(www.status == 0, "\(www.stderr)")
     #expect(www.stdout.hasPrefix("https://www.example.com/promo/spring/1: claimed by 1 app\n"))
     #expect(www.stdout.contains("applinks:*.example.com  (AASA ok, lists the app, decides)"))
-    #expect(www.stdout.contains("1. ✓ include {\"/\": \"/promo/$(campaign)/*\"}"))
-    #expect(www.stdout.contains("verdict: opens this app (/applinks/details/0/components/0)"))
+    #expect(
+      www.stdout.contains("    /applinks/details/0/components\n      0  match    {\"/\": \"/promo/$(campaign)/*\"}\n"))
+    #expect(www.stdout.contains("  verdict: match  /applinks/details/0/components/0\n"))
 
     let nested = try CLI.run([
       "who-claims", "menu.nested.example.com", "--inventory", inventory.path, "--format", "json",
@@ -246,6 +251,21 @@ struct AuditCommandTests {
     #expect(claims.map { $0["bundleId"] as? String } == ["com.example.nested.cafe", "com.example.store"])
     let entries = claims.map { ($0["entries"] as? [[String: Any]] ?? []).map { $0["raw"] as? String } }
     #expect(entries == [["applinks:*.nested.example.com"], ["applinks:*.example.com"]])
+
+    let lines = try CLI.run([
+      "who-claims", "menu.nested.example.com", "--inventory", inventory.path, "--format", "jsonl",
+    ])
+    let records = lines.stdout.split(separator: "\n").map {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+    #expect(records.map { $0?["bundleId"] as? String } == ["com.example.nested.cafe", "com.example.store"])
+
+    let swapped = try CLI.run(["who-claims", inventory.path, "menu.nested.example.com"])
+    #expect(swapped.status == 64)
+    #expect(swapped.stderr.contains("is a file, not a host: the host comes first"))
+    let notAHost = try CLI.run(["who-claims", "not a host!", "--inventory", inventory.path])
+    #expect(notAHost.status == 64)
+    #expect(notAHost.stderr.contains("'not a host!' is not a host name"))
 
     let nobody = try CLI.run(["who-claims", "nobody.test", "--inventory", inventory.path])
     #expect(nobody.status == 1)

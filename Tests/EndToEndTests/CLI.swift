@@ -45,6 +45,8 @@ enum CLI {
     process.executableURL = executable ?? binary
     process.arguments = arguments
     var env = ProcessInfo.processInfo.environment
+    // Text fits the width it is given; tests read it at 80 columns whatever terminal runs them.
+    env["COLUMNS"] = "80"
     env.merge(environment) { $1 }
     process.environment = env
     process.standardOutput = try FileHandle(forWritingTo: outURL)

@@ -10,7 +10,7 @@ struct MatchExplainTests {
   @Test func jsonLinesCarryEveryRuleTriedWithTheKeysThatFailed() throws {
     let run = try CLI.run(
       Self.arguments + [
-        "--explain", "--format", "json", "https://shop.example.com/p/x?ref=home",
+        "--explain", "--format", "jsonl", "https://shop.example.com/p/x?ref=home",
         "https://shop.example.com/buy/1",
       ])
     #expect(run.status == 1)
@@ -23,8 +23,14 @@ struct MatchExplainTests {
     #expect(miss.map { $0["failed"] as? [String] ?? ["?"] } == [["/"], ["/"], ["/"], ["/", "#"]])
     let hit = try #require(lines[1]?["explain"] as? [[String: Any]])
     #expect(hit.map { $0["failed"] as? [String] ?? ["?"] } == [["/"], []])
-    let plain = try CLI.run(Self.arguments + ["--format", "json", "https://shop.example.com/buy/1"])
+    let plain = try CLI.run(Self.arguments + ["--format", "jsonl", "https://shop.example.com/buy/1"])
     #expect(plain.status == 0)
     #expect(!plain.stdout.contains("explain"))
+    // `json` is one document holding the same records.
+    let document = try CLI.run(
+      Self.arguments + ["--explain", "--format", "json", "https://shop.example.com/p/x?ref=home"])
+    let results = try #require(document.json?["results"] as? [[String: Any]])
+    #expect((results.first?["explain"] as? [[String: Any]])?.count == 4)
+    #expect((document.json?["generator"] as? String)?.hasPrefix("ipalinks ") == true)
   }
 }

@@ -32,7 +32,7 @@ struct NetworkCommandTests {
         "--connect-to", server.connectToEverything, "--no-cache", "--app-id", "FAT2SL1CE5.com.example.fat",
       ])
       #expect(result.status == 0, "\(result.stderr)")
-      let list = try #require((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [[String: Any]])
+      let list = try #require(result.json?["domains"] as? [[String: Any]])
       let fetched = try #require(list.first)
       #expect(fetched["status"] as? String == "ok")
       #expect(fetched["source"] as? String == "direct-well-known")
@@ -84,7 +84,7 @@ struct MatchCommandTests {
 
   @Test func matchPrintsVerdictsAndTheDecidingRule() throws {
     let result = try CLI.run([
-      "match", "--aasa", aasa, "--app-id", appID, "--format", "json",
+      "match", "--aasa", aasa, "--app-id", appID, "--format", "jsonl",
       "https://shop.example.com/buy/42", "https://shop.example.com/buy/gift/1", "https://shop.example.com/about",
     ])
     #expect(result.status == 1, "one URL does not open the app")
@@ -104,8 +104,15 @@ struct MatchCommandTests {
   @Test func validateAndShow() throws {
     let valid = try CLI.run(["aasa", "validate", aasa, "--app-id", appID])
     #expect(valid.status == 0, "\(valid.stdout)")
-    let missing = try CLI.run(["aasa", "validate", aasa, "--app-id", "ZZZZZZZZZZ.other", "--format", "json"])
+    let missing = try CLI.run(["aasa", "validate", aasa, "--app-id", "ZZZZZZZZZZ.other", "--format", "jsonl"])
     #expect(missing.stdout.contains("ZZZZZZZZZZ.other"))
+    // A clean file gives a document that says so, not nothing.
+    let clean = try CLI.run(["aasa", "validate", aasa, "--format", "json"])
+    #expect(clean.status == 0)
+    #expect(clean.json?["valid"] as? Bool == true && clean.json?["errors"] as? Int == 0)
+    #expect((clean.json?["diagnostics"] as? [Any])?.isEmpty == true)
+    let cleanLines = try CLI.run(["aasa", "validate", aasa, "--format", "jsonl"])
+    #expect(cleanLines.status == 0 && cleanLines.stdout.isEmpty)
     let show = try CLI.run(["aasa", "show", aasa])
     #expect(show.status == 0)
     #expect(show.stdout.contains("/buy/gift/*"))

@@ -267,7 +267,7 @@ struct ReportEngineTests {
     #expect(Self.value(result, Self.scripts) as? Int == 1)
     #expect(Self.value(result, Self.loaders) as? Int == 0)
     #expect(Self.value(result, strike) as? String == "line-through")
-    #expect(Self.value(result, rows) as? [String] == ["exclude", "include", "include", "include"])
+    #expect(Self.value(result, rows) as? [String] == ["exclude", "match", "match", "match"])
     let visible = try #require(Self.value(result, Self.shown) as? String)
     let missing = ["ST0REAPP42.com.example.store", "/account/*", "redirect", "dns-error", "$(lang)", "storeapp"]
       .filter { !visible.contains($0) }

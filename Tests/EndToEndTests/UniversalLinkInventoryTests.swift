@@ -64,7 +64,7 @@ struct UniversalLinkInventoryTests {
     ])
     #expect(text.stdout.contains("shop.example.com"))
     #expect(text.stdout.contains("4 rules"))
-    #expect(text.stdout.contains("(file from example.com)"))
+    #expect(text.stdout.contains(", file from example.com"))
     #expect(text.stdout.contains("not-found"))
   }
 

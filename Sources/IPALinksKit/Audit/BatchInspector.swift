@@ -44,9 +44,19 @@ public struct BatchInspector: Sendable {
 
   /// One input: read on a thread of its own (libzip and the parsers block), then joined with its AASA files.
   public static func inspect(_ input: String, fetches: SharedAASAFetches?) async -> InspectionReport {
-    var report = await withCheckedContinuation { continuation in
+    let report = await withCheckedContinuation { continuation in
       DispatchQueue.global().async { continuation.resume(returning: Inspector().inspect(path: input)) }
     }
+    return await attach(report, fetches: fetches)
+  }
+
+  /// An IPA held in memory (`inspect -`), named `name` in the report, then joined with its AASA files.
+  public static func inspect(ipaBytes: [UInt8], name: String, fetches: SharedAASAFetches?) async -> InspectionReport {
+    await attach(Inspector().inspect(ipaBytes: ipaBytes, name: name), fetches: fetches)
+  }
+
+  private static func attach(_ report: InspectionReport, fetches: SharedAASAFetches?) async -> InspectionReport {
+    var report = report
     if let fetches {
       let requests = UniversalLinkInventory.requests(for: report)
       if !requests.isEmpty {

@@ -29,7 +29,8 @@ public struct InventoryDiff: Sendable, Encodable {
     public var domain: String
   }
 
-  /// A rule, identified by what it says rather than where it sits.
+  /// A rule, identified by what it says rather than where it sits: two rules are equal when they say the same,
+  /// whatever their ``pointer``s.
   public struct Rule: Sendable, Hashable, Encodable {
     /// True for rules that keep the app from opening (`exclude` in the components format, `NOT ` in legacy `paths`).
     public var exclude: Bool
@@ -39,23 +40,42 @@ public struct InventoryDiff: Sendable, Encodable {
     public var caseSensitive: Bool
     /// The effective `percentEncoded`; like ``caseSensitive``, a change shows as a removal and an addition.
     public var percentEncoded: Bool
+    /// Where the rule sits in its side's AASA file (`/applinks/details/0/components/1`); not part of its identity.
+    public var pointer: String
 
     init(_ rule: EffectiveRule) {
       exclude = rule.exclude
       pattern = rule.reference.pattern
       caseSensitive = rule.caseSensitive
       percentEncoded = rule.percentEncoded
+      pointer = rule.reference.pointer
+    }
+
+    /// Equal when the rules say the same, wherever they sit.
+    public static func == (a: Rule, b: Rule) -> Bool {
+      (a.exclude, a.pattern, a.caseSensitive, a.percentEncoded) == (
+        b.exclude, b.pattern, b.caseSensitive, b.percentEncoded
+      )
+    }
+
+    /// Hashes what the rule says, as ``==`` compares it.
+    public func hash(into hasher: inout Hasher) {
+      hasher.combine(exclude)
+      hasher.combine(pattern)
+      hasher.combine(caseSensitive)
+      hasher.combine(percentEncoded)
     }
   }
 
   /// A rule in both versions whose place among the common rules changed; order decides which rule wins.
   public struct Move: Sendable, Equatable, Encodable {
-    /// The rule that moved; equal copies pair in order, the n-th old copy with the n-th new one.
+    /// The rule that moved, as the new file has it; equal copies pair in order, the n-th old copy with the n-th new
+    /// one.
     public var rule: Rule
-    /// 0-based positions in each version's rule list.
-    public var oldIndex: Int
-    /// The rule's position in the new list; compare with ``oldIndex``.
-    public var newIndex: Int
+    /// Where the rule was in the old file.
+    public var oldPointer: String
+    /// Where it is in the new file; compare with ``oldPointer``.
+    public var newPointer: String
   }
 
   /// What changed for one applinks (or other service) domain's AASA file, for this app.
@@ -99,21 +119,23 @@ public struct InventoryDiff: Sendable, Encodable {
     public enum Change: String, Sendable, Encodable { case added, removed, changed }
     /// The bundle id; bundles without one are paired by path.
     public var key: String
-    /// Whether the bundle was added, removed or changed; only `changed` fills the lists of differences below.
+    /// Whether the bundle was added, removed or changed. An added or removed bundle lists what it brings or takes:
+    /// its domains and schemes.
     public var change: Change
     /// Who the bundle was in the old inventory; nil when it was added.
     public var old: Identity?
     /// Who the bundle is in the new inventory; nil when it was removed.
     public var new: Identity?
-    /// Identity fields that differ, such as a new version or a different team.
+    /// Identity fields that differ, such as a new version or a different team; empty for an added or removed bundle.
     public var fields: [FieldChange] = []
-    /// Associated-domain entries only the new version claims: new places on the web the app may open from.
+    /// Associated-domain entries only the new version claims: new places on the web the app may open from. For an
+    /// added bundle, all of its entries.
     public var domainsAdded: [Entry] = []
-    /// Associated-domain entries only the old version claimed.
+    /// Associated-domain entries only the old version claimed; for a removed bundle, all of its entries.
     public var domainsRemoved: [Entry] = []
-    /// Custom URL schemes only the new version registers.
+    /// Custom URL schemes only the new version registers; for an added bundle, all of its schemes.
     public var schemesAdded: [String] = []
-    /// Custom URL schemes only the old version registered.
+    /// Custom URL schemes only the old version registered; for a removed bundle, all of its schemes.
     public var schemesRemoved: [String] = []
     /// AASA changes for the domains both versions claim; domains on one side only are in the lists above.
     public var domains: [DomainChange] = []
@@ -169,11 +191,17 @@ public struct InventoryDiff: Sendable, Encodable {
     let newBundles = Self.keyed(new)
     var changes: [BundleChange] = []
     for (key, entry) in oldBundles where newBundles.index(forKey: key) == nil {
-      changes.append(BundleChange(key: key, change: .removed, old: Self.identity(entry), new: nil))
+      var change = BundleChange(key: key, change: .removed, old: Self.identity(entry), new: nil)
+      change.domainsRemoved = Self.entries(entry.bundle)
+      change.schemesRemoved = entry.bundle.urlSchemes
+      changes.append(change)
     }
     for (key, entry) in newBundles {
       guard let before = oldBundles[key] else {
-        changes.append(BundleChange(key: key, change: .added, old: nil, new: Self.identity(entry)))
+        var change = BundleChange(key: key, change: .added, old: nil, new: Self.identity(entry))
+        change.domainsAdded = Self.entries(entry.bundle)
+        change.schemesAdded = entry.bundle.urlSchemes
+        changes.append(change)
         continue
       }
       let change = Self.compare(key: key, before, entry)
@@ -219,6 +247,11 @@ public struct InventoryDiff: Sendable, Encodable {
     (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
   }
 
+  /// A bundle's associated-domain entries.
+  static func entries(_ b: BundleReport) -> [Entry] {
+    b.associatedDomains.map { Entry(service: $0.service, domain: label($0)) }
+  }
+
   static func compare(key: String, _ a: Located, _ b: Located) -> BundleChange {
     var change = BundleChange(key: key, change: .changed, old: identity(a), new: identity(b))
     let (x, y) = (a.bundle, b.bundle)
@@ -228,7 +261,6 @@ public struct InventoryDiff: Sendable, Encodable {
     ]
     change.fields = fields.filter { $0.1 != $0.2 }.map { FieldChange(field: $0.0, old: $0.1, new: $0.2) }
 
-    let entries = { (b: BundleReport) in b.associatedDomains.map { Entry(service: $0.service, domain: label($0)) } }
     let (oldEntries, newEntries) = (entries(x), entries(y))
     change.domainsAdded = newEntries.filter { !oldEntries.contains($0) }
     change.domainsRemoved = oldEntries.filter { !newEntries.contains($0) }
@@ -296,7 +328,8 @@ struct RuleSequenceDiff {
     let common = new.indices.compactMap { j in oldPositions[j].map { (new: j, old: $0) } }
     let keep = Self.longestIncreasing(common.map(\.old))
     for (k, pair) in common.enumerated() where !keep.contains(k) {
-      moved.append(InventoryDiff.Move(rule: new[pair.new], oldIndex: pair.old, newIndex: pair.new))
+      moved.append(
+        InventoryDiff.Move(rule: new[pair.new], oldPointer: old[pair.old].pointer, newPointer: new[pair.new].pointer))
     }
   }
 

@@ -25,7 +25,8 @@ public struct LoadedInventory: Sendable {
   /// done, for the caller to say what went wrong in it.
   public static func load(
     _ paths: [String], inventories: [String] = [], order: Order = .byInput, fetcher: AASAFetcher?, jobs: Int,
-    problem: (String) -> Void, inspected: (InspectionReport) -> Void
+    problem: (String) -> Void, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
+    inspected: (InspectionReport) -> Void
   ) async -> LoadedInventory {
     var loaded = LoadedInventory()
     var keyed: [(key: (Int, String, Int), report: InspectionReport)] = []
@@ -51,8 +52,9 @@ public struct LoadedInventory: Sendable {
       loaded.partial = true
     }
     if !collected.inputs.isEmpty {
+      willInspect(collected.inputs.count)
       let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
-      await BatchInspector(jobs: jobs, fetches: fetches).run(collected.inputs) { report in
+      await BatchInspector(jobs: jobs, fetches: fetches).run(collected.inputs, started: started) { report in
         inspected(report)
         if report.status != .complete { loaded.partial = true }
         if report.status != .unreadable { loaded.readable += 1 }

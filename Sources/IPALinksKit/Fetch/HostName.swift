@@ -18,3 +18,23 @@ enum HostName {
     (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
   }
 }
+
+/// Checks a host given on the command line, so a mistake is a usage error that names it rather than a lookup that
+/// fails later.
+public enum HostArgument {
+  /// Why `text` is not a host name such as `shop.example.com`, or nil when it is one; `allowURL` accepts an
+  /// absolute URL too (its host is then checked).
+  public static func problem(_ text: String, allowURL: Bool = false) -> String? {
+    let shown = TerminalText.escape(text)
+    if let range = text.range(of: "://") {
+      let rest = text[range.upperBound...]
+      let host = String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" })
+      if !allowURL {
+        return "'\(shown)' is a URL; give the host alone" + (HostName.validated(host) != nil ? ", \(host)" : "")
+      }
+      return HostName.validated(host) == nil ? "'\(shown)' is not a URL with a valid host" : nil
+    }
+    let host = text.hasSuffix(".") ? String(text.dropLast()) : text
+    return HostName.validated(host) == nil ? "'\(shown)' is not a host name" : nil
+  }
+}

@@ -30,6 +30,10 @@ public struct Inspector: Sendable {
         return report
       }
       let head = try FileByteSource(path: path)
+      if head.size == 0 {
+        report.diagnostics.append(Diagnostic(.error, .inputUnreadable, "\(path): empty file (0 bytes)"))
+        return report
+      }
       let magic = try head.read(at: 0, count: Int(min(head.size, 64)))
       if magic.starts(with: [0x50, 0x4B]) || path.lowercased().hasSuffix(".ipa") {
         report.inputKind = .ipa

@@ -4,7 +4,7 @@ import UniversalLinks
 public enum AASAShowReporter {
   /// The file's size and form, then each `details` entry with the apps that use it and its effective rules, then
   /// the other services' app lists. `name` is how the file is named in the first line.
-  public static func text(_ file: AASAFile, name: String) -> String {
+  public static func text(_ file: AASAFile, name: String, style: TextStyle = TextStyle(useColor: false)) -> String {
     // Every string from the file is escaped where it is written, so none can add a line or move the cursor.
     let e = { (text: String) in TerminalText.escape(text) }
     var out = "\(e(name)): \(file.byteCount) bytes"
@@ -17,7 +17,7 @@ public enum AASAShowReporter {
         out += "  $(\(e(v.name))) = \(e(v.values.map(JSONPointer.quote).joined(separator: ", ")))\n"
       }
       if let d = links.defaults { out += "  defaults \(e(d.summary))\n" }
-      for detail in links.details { out += lines(detail, in: file) }
+      for detail in links.details { out += lines(detail, in: file, style: style) }
     } else {
       out += "applinks: none (no universal links)\n"
     }
@@ -30,28 +30,30 @@ public enum AASAShowReporter {
     return out
   }
 
-  /// One `details` entry: the apps iOS gives it (those no earlier entry lists) and their rules.
-  private static func lines(_ detail: AppLinksDetail, in file: AASAFile) -> String {
+  /// One `details` entry: its pointer and the apps iOS gives it (those no earlier entry lists), then their rules,
+  /// numbered as in ``TextStyle/ruleLines(_:indent:heading:)``.
+  private static func lines(_ detail: AppLinksDetail, in file: AASAFile, style: TextStyle) -> String {
     let e = { (text: String) in TerminalText.escape(text) }
     let apps = detail.appIDs.filter { file.applinks?.detail(for: $0)?.index == detail.index }
-    let label = "details[\(e(detail.key.map(JSONPointer.quote) ?? String(detail.index)))]"
+    let entry = "/applinks/details/" + e(detail.key.map(JSONPointer.escape) ?? String(detail.index))
     guard let first = apps.first else {
-      return "  \(label): never used (\(detail.appIDs.isEmpty ? "lists no app" : "its apps use an earlier entry"))\n"
+      return "  \(entry)  never used (\(detail.appIDs.isEmpty ? "lists no app" : "its apps use an earlier entry"))\n"
     }
-    let kind: String
+    let list: String
     switch detail.rules {
-    case .components: kind = "components"
-    case .paths: kind = "legacy paths"
-    case .none: kind = "no rules"
+    case .components: list = entry + "/components"
+    case .paths: list = entry + "/paths (legacy)"
+    case .none: list = entry + "  (no rules)"
     }
-    var out = "  \(e(apps.joined(separator: ", ")))\n    \(label), \(kind)"
-    if let d = detail.defaults { out += ", defaults \(e(d.summary))" }
+    var out =
+      TerminalText.wrap(e(apps.joined(separator: ", ")), width: style.width, first: "  ", rest: "    ")
+      .joined(separator: "\n") + "\n"
+    out += "    \(list)"
+    if let d = detail.defaults { out += "  defaults \(e(d.summary))" }
     out += "\n"
     let rules = AppLinkRules(file: file, appID: first).rules.map(\.reference)
-    if rules.isEmpty { out += "    (matches nothing)\n" }
-    for rule in rules {
-      out += "    [\(rule.componentIndex)] \(rule.exclude ? "exclude" : "match  ") \(e(rule.pattern))\n"
-    }
+    if rules.isEmpty { out += "      (matches nothing)\n" }
+    out += style.ruleLines(rules, indent: "    ", heading: false).map { $0 + "\n" }.joined()
     return out
   }
 }

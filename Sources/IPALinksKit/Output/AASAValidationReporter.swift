@@ -25,16 +25,55 @@ public enum AASAValidationReporter {
     }
   }
 
-  /// `file: error[code] /pointer: message` per finding, then a count (or "no problems found").
-  public static func text(_ diagnostics: [AASADiagnostic], file: String) -> String {
+  /// The `aasa validate --format json` document: the file, whether it is valid (no error), the counts, and every
+  /// finding; a clean file gives a document that says so, not nothing.
+  public struct Document: Encodable, Sendable {
+    /// The file as given on the command line.
+    public var file: String
+    /// True when the file has no error (warnings and notes allowed).
+    public var valid: Bool
+    /// How many findings are errors.
+    public var errors: Int
+    /// How many findings are warnings.
+    public var warnings: Int
+    /// How many findings are notes (`info`).
+    public var notes: Int
+    /// Every finding, in the order the validator found them.
+    public var diagnostics: [Line]
+  }
+
+  /// `file: error[code] /pointer: message` per finding, then the counts (or "no problems found").
+  public static func text(
+    _ diagnostics: [AASADiagnostic], file: String, style: TextStyle = TextStyle(useColor: false)
+  ) -> String {
     let file = TerminalText.escape(file)
-    var out = diagnostics.map { "\(file): \(TerminalText.escape($0.description))\n" }.joined()
+    var out = ""
+    for d in diagnostics {
+      let label = "\(d.severity.rawValue)[\(d.code.rawValue)] "
+      let where_ = d.pointer.isEmpty ? "(document)" : d.pointer
+      var lines = TerminalText.wrap(
+        TerminalText.escape("\(where_): \(d.message)"), width: style.width, first: "\(file): " + label, rest: "    ")
+      lines[0] =
+        "\(file): " + style.finding(d.severity.rawValue, d.code.rawValue) + " "
+        + lines[0].dropFirst(file.count + 2 + label.count)
+      out += lines.map { $0 + "\n" }.joined()
+    }
     let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }
     out +=
       diagnostics.isEmpty
       ? "\(file): no problems found\n"
-      : "\(file): \(count(.error)) error(s), \(count(.warning)) warning(s), \(count(.info)) note(s)\n"
+      : "\(file): \(TerminalText.count(count(.error), "error")), \(TerminalText.count(count(.warning), "warning")), "
+        + "\(TerminalText.count(count(.info), "note"))\n"
     return out
+  }
+
+  /// The whole result as one JSON ``Document``.
+  public static func document(_ diagnostics: [AASADiagnostic], file: String) -> String {
+    let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }
+    return JSONReporter.document(
+      Document(
+        file: file, valid: count(.error) == 0, errors: count(.error), warnings: count(.warning), notes: count(.info),
+        diagnostics: diagnostics.map { Line(file: file, diagnostic: $0) })) + "\n"
   }
 
   /// JSON Lines: one compact object (``Line``) per finding; nothing when there is none.

@@ -1,70 +1,84 @@
 import UniversalLinks
 
-/// Text for `ipalinks diff` and `ipalinks who-claims`: one line per fact, `+`/`-`/`~` marks like a diff, every
-/// untrusted string cleaned of control characters.
+/// Text for `ipalinks diff` and `ipalinks who-claims`: one line per fact, `+`/`-`/`~` marks like a diff, rules named by
+/// JSON pointer and called `match` or `exclude` as in every command, every untrusted string cleaned of control
+/// characters, and lines fitted to the style's width.
 public struct AuditTextReporter: Sendable {
-  let text: TextReporter
+  let style: TextStyle
 
-  /// Creates a reporter; the caller decides on colour (TTY and `NO_COLOR`), as for ``TextReporter``.
-  public init(useColor: Bool) { text = TextReporter(useColor: useColor) }
+  /// Creates a reporter; the caller decides on colour (TTY and `NO_COLOR`) and width.
+  public init(useColor: Bool, width: Int = 80) { style = TextStyle(useColor: useColor, width: width) }
 
-  private func paint(_ s: String, _ code: String) -> String { text.useColor ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
-  private func clean(_ s: String?) -> String { text.clean(s ?? "—") }
+  /// Creates a reporter with a style.
+  public init(style: TextStyle) { self.style = style }
 
+  private func clean(_ s: String?) -> String { TerminalText.escape(s ?? "—") }
+
+  /// `match {"/": "/buy/*"}`, with `(case-insensitive)` or `(decoded)` for a legacy path whose flags the pattern
+  /// does not show.
   static func describe(_ rule: InventoryDiff.Rule) -> String {
     var flags: [String] = []
-    if !rule.caseSensitive { flags.append("case-insensitive") }
-    if !rule.percentEncoded { flags.append("decoded") }
-    return (rule.exclude ? "exclude " : "include ") + rule.pattern
+    if !rule.pattern.hasPrefix("{") {
+      if !rule.caseSensitive { flags.append("case-insensitive") }
+      if !rule.percentEncoded { flags.append("decoded") }
+    }
+    return (rule.exclude ? "exclude " : "match ") + rule.pattern
       + (flags.isEmpty ? "" : " (" + flags.joined(separator: ", ") + ")")
   }
 
+  /// A verdict over many apps: `match ST0REAPP42.com.example.store /applinks/details/0/components/1`, the same
+  /// with `exclude`, or `no-match`.
   static func describe(_ v: BlocklistVerdict) -> String {
     switch v.verdict {
-    case .match: "opens \(v.appID ?? "?")" + (v.pointer.map { " (\($0))" } ?? "")
-    case .exclude: "excluded by \(v.appID ?? "?")" + (v.pointer.map { " (\($0))" } ?? "")
-    case .noMatch: "opens no app"
+    case .match, .exclude:
+      ([v.verdict.rawValue, v.appID ?? "?"] + (v.pointer.map { [$0] } ?? [])).joined(separator: " ")
+    case .noMatch: "no-match"
     }
   }
 
-  /// The text of `ipalinks diff`: bundles added and removed, then per changed bundle its fields, domains, schemes and
-  /// rules, then the sample URLs whose verdict changed; "No differences." first when nothing changed.
+  private func lines(_ text: String, indent: String) -> [String] {
+    TerminalText.wrap(text, width: style.width, first: indent, rest: indent + "    ")
+  }
+
+  /// The text of `ipalinks diff`: bundles added and removed with the domains and schemes they bring or take, then per
+  /// changed bundle its fields, domains, schemes and rules, then the sample URLs whose verdict changed; "No
+  /// differences." first when nothing changed.
   public func render(_ diff: InventoryDiff) -> String {
     var out: [String] = []
-    let plus = { (s: String) in self.paint("+ " + s, "32") }
-    let minus = { (s: String) in self.paint("- " + s, "31") }
+    let plus = { (s: String, indent: String) in self.lines("+ " + s, indent: indent).map { self.style.green($0) } }
+    let minus = { (s: String, indent: String) in self.lines("- " + s, indent: indent).map { self.style.red($0) } }
     for b in diff.bundles {
       let who = b.new ?? b.old
       let title = clean(b.key) + (who?.name.map { " (\(clean($0)))" } ?? "")
       switch b.change {
-      case .added: out.append(plus("bundle " + title + " in " + clean(b.new?.input)))
-      case .removed: out.append(minus("bundle " + title + " in " + clean(b.old?.input)))
-      case .changed:
-        out.append(text.useColor ? paint(title, "1") : title)
-        for f in b.fields { out.append("  ~ \(f.field): \(clean(f.old)) → \(clean(f.new))") }
-        for e in b.domainsAdded { out.append("  " + plus("\(e.service):\(clean(e.domain))")) }
-        for e in b.domainsRemoved { out.append("  " + minus("\(e.service):\(clean(e.domain))")) }
-        for s in b.schemesAdded { out.append("  " + plus("URL scheme \(clean(s))")) }
-        for s in b.schemesRemoved { out.append("  " + minus("URL scheme \(clean(s))")) }
-        for d in b.domains {
-          out.append("  \(clean(d.service)):\(clean(d.domain))")
-          if let o = d.oldStatus, let n = d.newStatus { out.append("    ~ AASA \(o) → \(n)") }
-          if !d.rulesCompared { out.append("    rules not compared: a side's AASA file is unknown") }
-          if let o = d.oldAppListed, let n = d.newAppListed {
-            out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
-          }
-          for r in d.rulesAdded { out.append("    " + plus(clean(Self.describe(r)))) }
-          for r in d.rulesRemoved { out.append("    " + minus(clean(Self.describe(r)))) }
-          for m in d.rulesReordered {
-            out.append("    ~ moved \(clean(Self.describe(m.rule))): rule \(m.oldIndex + 1) → \(m.newIndex + 1)")
-          }
+      case .added: out += plus("bundle " + title + " in " + clean(b.new?.input), "")
+      case .removed: out += minus("bundle " + title + " in " + clean(b.old?.input), "")
+      case .changed: out.append(style.bold(title))
+      }
+      for f in b.fields { out += lines("~ \(f.field): \(clean(f.old)) → \(clean(f.new))", indent: "  ") }
+      for e in b.domainsAdded { out += plus("\(clean(e.service)):\(clean(e.domain))", "  ") }
+      for e in b.domainsRemoved { out += minus("\(clean(e.service)):\(clean(e.domain))", "  ") }
+      for s in b.schemesAdded { out += plus("URL scheme \(clean(s))", "  ") }
+      for s in b.schemesRemoved { out += minus("URL scheme \(clean(s))", "  ") }
+      for d in b.domains {
+        out.append("  \(clean(d.service)):\(clean(d.domain))")
+        if let o = d.oldStatus, let n = d.newStatus { out.append("    ~ AASA \(o) → \(n)") }
+        if !d.rulesCompared { out += lines("rules not compared: a side's AASA file is unknown", indent: "    ") }
+        if let o = d.oldAppListed, let n = d.newAppListed {
+          out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
+        }
+        for r in d.rulesAdded { out += plus(clean(Self.describe(r)) + "  at " + clean(r.pointer), "    ") }
+        for r in d.rulesRemoved { out += minus(clean(Self.describe(r)) + "  at " + clean(r.pointer), "    ") }
+        for m in d.rulesReordered {
+          out += lines(
+            "~ moved \(clean(Self.describe(m.rule))): \(clean(m.oldPointer)) → \(clean(m.newPointer))", indent: "    ")
         }
       }
     }
     if !diff.verdicts.isEmpty {
       out.append("URLs that changed verdict (\(diff.verdicts.count) of \(diff.urlsCompared))")
       for v in diff.verdicts {
-        out.append("  ~ \(clean(v.url)): \(clean(Self.describe(v.old))) → \(clean(Self.describe(v.new)))")
+        out += lines("~ \(clean(v.url)): \(clean(Self.describe(v.old))) → \(clean(Self.describe(v.new)))", indent: "  ")
       }
     } else if diff.urlsCompared > 0 {
       out.append("No sample URL changed verdict (\(diff.urlsCompared) compared).")
@@ -74,38 +88,31 @@ public struct AuditTextReporter: Sendable {
   }
 
   /// The text of `ipalinks who-claims`: how many apps claim the host, then per app its entries, its rules in the
-  /// order iOS tries them, and the URL's verdict when one was given.
+  /// order iOS tries them (as `inspect` shows them), and the URL's verdict when one was given.
   public func render(_ claims: HostClaims) -> String {
     var out: [String] = []
     let active = claims.claims.filter(\.isActive)
     out.append(
-      "\(clean(claims.url ?? claims.host)): claimed by \(active.count) app\(active.count == 1 ? "" : "s")"
+      "\(clean(claims.url ?? claims.host)): claimed by \(TerminalText.count(active.count, "app"))"
         + (claims.claims.count > active.count ? " (and \(claims.claims.count - active.count) inactive)" : ""))
     for c in claims.claims {
       out.append("")
-      out.append(
-        (text.useColor ? paint(clean(c.name ?? c.bundleId), "1") : clean(c.name ?? c.bundleId))
-          + "  \(clean(c.appId ?? c.bundleId))  \(clean(c.input)) \(clean(c.path))")
+      out += TerminalText.pack(
+        [style.bold(clean(c.name ?? c.bundleId)), clean(c.appId ?? c.bundleId), clean(c.input) + " " + clean(c.path)],
+        width: style.width + (style.useColor ? 8 : 0), rest: "  ")
       for e in c.entries {
         var facts: [String] = []
         if !e.active { facts.append("inactive: \(clean(e.inactiveReason))") }
         if let s = e.status { facts.append("AASA \(s)") }
         if let listed = e.appListed { facts.append(listed ? "lists the app" : "does not list the app") }
         if e.decides == true { facts.append("decides") }
-        out.append("  \(clean(e.raw))" + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"))
+        out += lines(clean(e.raw) + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"), indent: "  ")
       }
-      for (i, r) in c.rules.enumerated() {
-        let mark = r.exclude ? paint("✗", "31") : paint("✓", "32")
-        out.append("    \(i + 1). \(mark) \(clean(Self.describe(InventoryDiff.Rule(r))))")
-      }
+      out += style.ruleLines(c.rules.map(\.reference), indent: "    ")
       if let v = c.verdict {
-        let what: String
-        switch v.verdict {
-        case .match: what = paint("opens this app", "32")
-        case .exclude: what = "excluded"
-        case .noMatch: what = "no rule matches"
-        }
-        out.append("  verdict: \(what)" + (v.rule.map { " (\($0.pointer))" } ?? ""))
+        out += TerminalText.pack(
+          ["verdict: " + style.verdict(v.verdict)] + (v.rule.map { [clean($0.pointer)] } ?? []), width: style.width,
+          first: "  ", rest: "    ")
       }
     }
     return out.joined(separator: "\n") + "\n"

@@ -7,25 +7,31 @@ public enum ExplanationText {
   ///     /applinks/details/0/components/0  {"/": "/help/*", "?": {"articleNumber": "????"}}  (closest)
   ///       ✓ /              /help/*  matches "/help/1/"
   ///       ✗ ?articleNumber ????     does not match "481": needs exactly 4 characters, has 3
-  public static func lines(_ explanation: MatchExplanation) -> [String] {
+  public static func lines(_ explanation: MatchExplanation, style: TextStyle = TextStyle(useColor: false)) -> [String] {
+    let e = { (text: String) in TerminalText.escape(text) }
     if explanation.steps.isEmpty {
       return ["  " + (outsideTheRules(explanation.result) ?? "no rule was tried")]
     }
     var out: [String] = []
     for (index, step) in explanation.steps.enumerated() {
-      var head = "  \(step.pointer)  \(step.pattern)"
+      // The marker sits by the pointer, so it stays on the first line when the rule wraps.
+      var head = e(step.pointer)
       if index == explanation.closest { head += "  (closest)" }
       if step.failed.isEmpty { head += "  (decides)" }
-      out.append(TerminalText.escape(head))
-      if step.keys.isEmpty { out.append("    ✓ sets no key, so it matches every URL") }
-      let width = step.keys.map { name(of: $0).count }.max() ?? 0
+      let fields = [head, e(step.pattern)]
+      out += TerminalText.pack(fields, width: style.width, first: "  ", rest: "      ")
+      if step.keys.isEmpty { out.append("    " + style.green("✓") + " sets no key, so it matches every URL") }
+      let width = step.keys.map { e(name(of: $0)).count }.max() ?? 0
       for key in step.keys {
-        let label = name(of: key).padding(to: width)
-        let value = key.value.map { "\"\($0)\"" } ?? "\"\" (the URL has no such item)"
-        var line = "    \(key.matched ? "✓" : "✗") \(label) \(key.pattern)  "
-        line += key.matched ? "matches \(value)" : "does not match \(value)"
-        if let shortfall = key.shortfall { line += ": " + shortfall }
-        out.append(TerminalText.escape(line))
+        let label = e(name(of: key)).padding(to: width)
+        let value = key.value.map { "\"\(e($0))\"" } ?? "\"\" (the URL has no such item)"
+        var verdict = key.matched ? "matches \(value)" : "does not match \(value)"
+        if let shortfall = key.shortfall { verdict += ": " + e(shortfall) }
+        var lines = TerminalText.pack(
+          [label, e(key.pattern), verdict], width: style.width, first: "    ✓ ", rest: "        ")
+        let mark = key.matched ? style.green("✓") : style.red("✗")
+        lines[0] = "    " + mark + lines[0].dropFirst(5)
+        out += lines
       }
     }
     return out

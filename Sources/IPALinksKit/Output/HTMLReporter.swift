@@ -525,8 +525,8 @@ public enum HTMLReporter {
       if !rule.percentEncoded { flags.append("not percent-encoded") }
       let effect =
         rule.exclude
-        ? "<span class=\"mark\">✗</span> exclude" : "<span class=\"mark\">✓</span> open"
-      html += "<tr class=\"\(rule.exclude ? "exclude" : "include")\"><td>\(index + 1)</td><td>\(effect)</td>"
+        ? "<span class=\"mark\">✗</span> exclude" : "<span class=\"mark\">✓</span> match"
+      html += "<tr class=\"\(rule.exclude ? "exclude" : "match")\"><td>\(index + 1)</td><td>\(effect)</td>"
       html += "<td class=\"pat\">\(pattern(rule.path))</td><td class=\"pat\">\(query(rule.query))</td>"
       let shownFlags = flags.map { "<span class=\"nw\">\($0)</span>" }.joined(separator: ", ")
       html += "<td class=\"pat\">\(pattern(rule.fragment))</td><td>\(shownFlags)</td>"
@@ -632,7 +632,7 @@ public enum HTMLReporter {
     .aasa { border-left: 3px solid var(--line); padding: 4px 0 4px 12px; margin: 12px 0; }
     .facts { font-size: 12.5px; margin: 2px 0 6px; overflow-wrap: anywhere; }
     table.rules td { padding: 3px 8px; }
-    tr.include td .mark { color: var(--ok); font-weight: 700; }
+    tr.match td .mark { color: var(--ok); font-weight: 700; }
     tr.exclude td { background: #fdeeee; }
     tr.exclude td .mark { color: var(--unknown); font-weight: 700; }
     tr.exclude td.pat code { text-decoration: line-through; text-decoration-color: var(--unknown); }

@@ -7,20 +7,23 @@ public struct InspectReporter: Sendable {
   public let format: InspectFormat
   /// Colour in the text format; the caller decides (TTY, `NO_COLOR`).
   public let useColor: Bool
+  /// The width the text format fits.
+  public let width: Int
   private var count = 0
 
   /// A reporter for `format`.
-  public init(format: InspectFormat, useColor: Bool) {
+  public init(format: InspectFormat, useColor: Bool, width: Int = 80) {
     self.format = format
     self.useColor = useColor
+    self.width = width
   }
 
   /// The whole stdout of a single input: one JSON object, not an array.
   public func single(_ report: InspectionReport) -> String {
     switch format {
-    case .json: JSONReporter.render(report) + "\n"
-    case .jsonl: JSONReporter.render(report, pretty: false) + "\n"
-    case .text: TextReporter(useColor: useColor).render(report)
+    case .json: JSONReporter.document(report) + "\n"
+    case .jsonl: JSONReporter.document(report, pretty: false) + "\n"
+    case .text: TextReporter(useColor: useColor, width: width).render(report)
     }
   }
 
@@ -31,9 +34,9 @@ public struct InspectReporter: Sendable {
   public mutating func next(_ report: InspectionReport) -> String {
     defer { count += 1 }
     switch format {
-    case .jsonl: return JSONReporter.render(report, pretty: false) + "\n"
-    case .json: return (count == 0 ? "" : ",\n") + JSONReporter.render(report)
-    case .text: return (count == 0 ? "" : "\n") + TextReporter(useColor: useColor).render(report)
+    case .jsonl: return JSONReporter.document(report, pretty: false) + "\n"
+    case .json: return (count == 0 ? "" : ",\n") + JSONReporter.document(report)
+    case .text: return (count == 0 ? "" : "\n") + TextReporter(useColor: useColor, width: width).render(report)
     }
   }
 
@@ -48,10 +51,11 @@ public struct InspectReporter: Sendable {
     errors(report).map(\.message)
   }
 
-  /// The one line a batch gives an input that is not complete: its status and first error; nil when complete.
+  /// The one line a batch gives an input that is not complete: its status and first error; nil when complete, or
+  /// when its only errors are AASA lookups, which ``HostFailures`` tells once per host at the end.
   public static func problemLine(_ report: InspectionReport) -> String? {
     guard report.status != .complete else { return nil }
-    let errors = errors(report)
+    let errors = errors(report).filter { !$0.code.rawValue.hasPrefix("aasa.") }
     guard let first = errors.first else { return nil }
     let more = errors.count > 1 ? " (and \(errors.count - 1) more)" : ""
     return "\(report.status.rawValue): \(first.message)\(more)"
@@ -72,15 +76,50 @@ public struct InspectReporter: Sendable {
     _ summary: BatchSummary, shard: Shard?, of total: Int, seconds: Double, jobs: Int,
     lookups: (fetched: Int, requested: Int)?
   ) -> String {
-    var line = "\(summary.inputs) input\(summary.inputs == 1 ? "" : "s")"
+    var line = TerminalText.count(summary.inputs, "input")
     if let shard { line += " (shard \(shard) of \(total))" }
     line += String(
-      format: " in %.1f s (%.1f/s, %d jobs): ", seconds, Double(summary.inputs) / max(seconds, 0.001), jobs)
+      format: " in %.1f s (%.1f/s, %@): ", seconds, Double(summary.inputs) / max(seconds, 0.001),
+      TerminalText.count(jobs, "job"))
     line += "\(summary.complete) complete, \(summary.partial) partial, \(summary.unreadable) unreadable; "
-    line += "\(summary.bundles) bundles, \(summary.domains) associated domains"
+    line += TerminalText.count(summary.bundles, "bundle") + ", "
+    line += TerminalText.count(summary.domains, "associated domain")
     if let lookups {
-      line += "; \(lookups.fetched) AASA hosts looked up for \(lookups.requested) domain requests"
+      line += "; " + TerminalText.count(lookups.fetched, "AASA host") + " looked up for "
+      line += TerminalText.count(lookups.requested, "domain request")
     }
     return line
+  }
+}
+
+/// The AASA lookups that failed in a batch, once per host: a batch fetches each host once for all its inputs, so one
+/// failing host would otherwise be told once per input that claims it.
+public struct HostFailures: Sendable {
+  private var counts: [String: (status: String, inputs: Int, order: Int)] = [:]
+
+  /// An empty tally.
+  public init() {}
+
+  /// Counts the failed lookups of one finished report.
+  public mutating func add(_ report: InspectionReport) {
+    var seen = Set<String>()
+    for bundle in report.bundles {
+      for domain in bundle.associatedDomains {
+        guard let aasa = domain.aasa, aasa.status != .ok, seen.insert(aasa.fetch.message).inserted else { continue }
+        let entry = counts[aasa.fetch.message] ?? (aasa.status.rawValue, 0, counts.count)
+        counts[aasa.fetch.message] = (entry.status, entry.inputs + 1, entry.order)
+      }
+    }
+  }
+
+  /// Whether no lookup failed.
+  public var isEmpty: Bool { counts.isEmpty }
+
+  /// One line per failure, in the order first seen: `shop.example.com: cannot resolve …: no such host (dns-error,
+  /// 204 inputs)`.
+  public var lines: [String] {
+    counts.sorted { $0.value.order < $1.value.order }.map {
+      "\($0.key) (\($0.value.status), \(TerminalText.count($0.value.inputs, "input")))"
+    }
   }
 }

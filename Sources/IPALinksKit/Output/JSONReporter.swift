@@ -13,6 +13,12 @@ public enum JSONReporter {
     return terminalSafe(String(decoding: data, as: UTF8.self))
   }
 
+  /// `value` as a JSON document stamped with the ``ToolVersion/generator`` that wrote it: the object's keys plus
+  /// `generator`. For the top-level documents and saved inventories; records inside them stay unstamped.
+  public static func document<T: Encodable>(_ value: T, pretty: Bool = true) -> String {
+    render(Stamped(value: value), pretty: pretty)
+  }
+
   /// JSON text with every character a terminal would act on (DEL, C1 controls, bidi controls, line separators),
   /// and the invisible U+FEFF, written as a `\u` escape. They only occur inside strings, where the escape means the
   /// same character, so the JSON is unchanged for a parser but safe to print. (`JSONEncoder` already escapes C0
@@ -30,5 +36,18 @@ public enum JSONReporter {
       out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars)
     }
     return String(out)
+  }
+}
+
+/// A value encoded with a `generator` key beside its own keys.
+private struct Stamped<T: Encodable>: Encodable {
+  var value: T
+
+  enum Key: String, CodingKey { case generator }
+
+  func encode(to encoder: any Encoder) throws {
+    try value.encode(to: encoder)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(ToolVersion.generator, forKey: .generator)
   }
 }

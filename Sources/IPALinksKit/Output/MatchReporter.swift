@@ -43,42 +43,64 @@ public struct MatchReporter: Sendable {
   }
 
   /// The verdict line, then, with an explanation, each rule tried (see ``ExplanationText``).
-  public func text(_ url: String, _ result: MatchResult, explanation: MatchExplanation?) -> String {
-    guard let explanation else { return text(url, result) }
-    return text(url, result) + ExplanationText.lines(explanation).map { $0 + "\n" }.joined()
+  public func text(
+    _ url: String, _ result: MatchResult, explanation: MatchExplanation? = nil,
+    style: TextStyle = TextStyle(useColor: false)
+  ) -> String {
+    var lines = verdictLines(url, result, style: style)
+    if let explanation { lines += ExplanationText.lines(explanation, style: style) }
+    return lines.map { $0 + "\n" }.joined()
   }
 
-  /// `match    https://e.com/buy/1  matched by details[0].components[1] {"/": "/buy/*"}`, with a newline; escaped
-  /// for a terminal, since the rule comes from the file.
-  public func text(_ url: String, _ result: MatchResult) -> String {
-    TerminalText.escape(String(unescapedText(url, result).dropLast())) + "\n"
-  }
-
-  private func unescapedText(_ url: String, _ result: MatchResult) -> String {
-    let verdict = result.verdict.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
+  /// `match     https://e.com/buy/1  /applinks/details/0/components/1  {"/": "/buy/*"}`: the verdict, the URL, and
+  /// the deciding rule's pointer and pattern, or why no rule decided; wrapped to the style's width, with every
+  /// string escaped for a terminal, since the URL and the rule are untrusted.
+  public func verdictLines(_ url: String, _ result: MatchResult, style: TextStyle) -> [String] {
+    let e = { (text: String) in TerminalText.escape(text) }
+    let label = result.verdict.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+    var fields = [e(url)]
     if let rule = result.rule {
-      let list = rule.kind == .path ? "paths" : "components"
-      return
-        "\(verdict)\(url)  matched by details[\(rule.detailIndex)].\(list)[\(rule.componentIndex)] \(rule.pattern)\n"
+      fields += [e(rule.pointer), e(rule.pattern)]
+    } else {
+      fields.append("(" + Self.reason(result.reason ?? .noPatternMatched) + ")")
     }
-    let reason: String
-    switch result.reason ?? .noPatternMatched {
-    case .noPatternMatched: reason = "no pattern matched"
-    case .appNotListed: reason = "the app is not listed in applinks"
-    case .hostMismatch: reason = "the host is not the file's domain"
-    case .unsupportedScheme: reason = "only http and https URLs are universal links"
-    case .fileTooLarge: reason = "the file is over 128 KB, which devices refuse"
-    case .invalidURL: reason = "not a valid URL"
+    var lines = TerminalText.pack(fields, width: style.width, first: label, rest: "            ")
+    lines[0] = style.verdict(result.verdict) + lines[0].dropFirst(result.verdict.rawValue.count)
+    return lines
+  }
+
+  /// Why no rule decided, in words.
+  static func reason(_ reason: MatchResult.Reason) -> String {
+    switch reason {
+    case .noPatternMatched: "no rule matched"
+    case .appNotListed: "the app is not listed in applinks"
+    case .hostMismatch: "the host is not the file's domain"
+    case .unsupportedScheme: "only http and https URLs are universal links"
+    case .fileTooLarge: "the file is over 128 KB, which devices refuse"
+    case .invalidURL: "not a valid URL"
     }
-    return "\(verdict)\(url)  (\(reason))\n"
+  }
+
+  /// The record of one URL's verdict.
+  public func line(_ url: String, _ result: MatchResult, explanation: MatchExplanation? = nil) -> Line {
+    Line(
+      url: url, verdict: result.verdict.rawValue, appId: appID,
+      domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue,
+      explain: explanation?.steps)
   }
 
   /// One compact JSON object (``Line``) with a newline; with an explanation, its steps under `explain`.
   public func json(_ url: String, _ result: MatchResult, explanation: MatchExplanation? = nil) -> String {
-    let line = Line(
-      url: url, verdict: result.verdict.rawValue, appId: appID,
-      domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue,
-      explain: explanation?.steps)
-    return JSONReporter.render(line, pretty: false) + "\n"
+    JSONReporter.render(line(url, result, explanation: explanation), pretty: false) + "\n"
+  }
+
+  /// The `match --format json` document: the app, the file's domain when one was given, and every URL's record.
+  public func document(_ results: [Line]) -> String {
+    struct Document: Encodable {
+      var appId: String
+      var domain: String?
+      var results: [Line]
+    }
+    return JSONReporter.document(Document(appId: appID, domain: domain, results: results)) + "\n"
   }
 }

@@ -38,3 +38,92 @@ public enum TerminalText {
     "\(n) " + (n == 1 ? singular : plural ?? singular + "s")
   }
 }
+
+extension TerminalText {
+  /// `text` as lines of at most `width` characters, the first starting with `first` and the others with `rest`.
+  ///
+  /// Lines break after `, ` where they can and at a space where they must, so a JSON rule keeps each `"key": value`
+  /// whole and a list keeps each item whole. Nothing breaks inside a token: one longer than the line gets a line of
+  /// its own and overflows it, which is better than a host or path cut in two.
+  public static func wrap(_ text: String, width: Int, first: String = "", rest: String) -> [String] {
+    if first.count + text.count <= width { return [first + text] }
+    var units: [String] = []
+    for item in text.split(separator: ", ", omittingEmptySubsequences: false).enumerated().map({
+      $0.offset == 0 ? String($0.element) : ", " + $0.element
+    }) {
+      // `, ` belongs to the end of the unit before it, so a continuation line never starts with a comma.
+      if units.isEmpty {
+        units.append(item)
+      } else {
+        units[units.count - 1] += ","
+        units.append(String(item.dropFirst(2)))
+      }
+    }
+    var lines: [String] = []
+    var line = first
+    var lineHasText = false
+    func add(_ piece: String) {
+      let joined = lineHasText ? line + " " + piece : line + piece
+      if joined.count <= width || !lineHasText {
+        line = joined
+      } else {
+        lines.append(line)
+        line = rest + piece
+      }
+      lineHasText = true
+    }
+    for unit in units {
+      let prefix = lineHasText ? line.count + 1 : line.count
+      if prefix + unit.count <= width || !unit.contains(" ") {
+        add(unit)
+      } else if rest.count + unit.count <= width {
+        lines.append(line)
+        line = rest + unit
+        lineHasText = true
+      } else {
+        for word in unit.split(separator: " ", omittingEmptySubsequences: false) { add(String(word)) }
+      }
+    }
+    lines.append(line)
+    return lines
+  }
+
+  /// The width text output should fit: `COLUMNS` when set, else the terminal's width when standard output is one,
+  /// else 80. Passed in by the caller, so the library never looks at the terminal.
+  public static func width(columns: String?, terminalWidth: Int?) -> Int {
+    if let columns, let value = Int(columns), value >= 20 { return value }
+    if let terminalWidth, terminalWidth >= 20 { return terminalWidth }
+    return 80
+  }
+}
+
+extension TerminalText {
+  /// Fields joined by `separator` on lines of at most `width` characters, the first line starting with `first` and
+  /// the others with `rest`: a field that does not fit starts a new line, and one too long for any line is wrapped
+  /// as ``wrap(_:width:first:rest:)`` does.
+  public static func pack(
+    _ fields: [String], width: Int, first: String = "", rest: String, separator: String = "  "
+  ) -> [String] {
+    var lines: [String] = []
+    var line = first
+    var empty = true
+    for field in fields where !field.isEmpty {
+      let candidate = empty ? line + field : line + separator + field
+      if candidate.count <= width {
+        line = candidate
+        empty = false
+        continue
+      }
+      if !empty {
+        lines.append(line)
+        line = rest
+      }
+      let wrapped = wrap(field, width: width, first: line, rest: rest)
+      lines += wrapped.dropLast()
+      line = wrapped.last ?? line
+      empty = false
+    }
+    lines.append(line)
+    return lines
+  }
+}

@@ -1,36 +1,37 @@
-/// Renders a report for people in a terminal: grouped per bundle, sources shown, colour optional.
+import Foundation
+
+/// Renders a report for people in a terminal: grouped per bundle, sources shown, colour optional, fitted to a width.
 public struct TextReporter: Sendable {
   /// The caller decides (TTY and `NO_COLOR`); the library never looks at the terminal.
   public var useColor: Bool
+  /// The width lines fit (long values wrap onto indented lines of their own).
+  public var width: Int
 
-  /// Creates a reporter; ``useColor`` says who decides on colour.
-  public init(useColor: Bool) { self.useColor = useColor }
-
-  private func paint(_ text: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-  private func bold(_ t: String) -> String { paint(t, "1") }
-  private func dim(_ t: String) -> String { paint(t, "2") }
-
-  private func badge(_ severity: Diagnostic.Severity) -> String {
-    switch severity {
-    case .error: paint("error", "31")
-    case .warning: paint("warning", "33")
-    case .info: paint("info", "36")
-    }
+  /// Creates a reporter; ``useColor`` and ``width`` are the caller's to decide.
+  public init(useColor: Bool, width: Int = 80) {
+    self.useColor = useColor
+    self.width = width
   }
+
+  private var style: TextStyle { TextStyle(useColor: useColor, width: width) }
 
   /// The text of `ipalinks inspect` for one input: its diagnostics, then per bundle its identity, entitlement
   /// sources, profile, domains with their rules, URL schemes and findings. Untrusted strings are cleaned of control
-  /// characters, so an app cannot forge terminal output.
+  /// characters, so an app cannot forge terminal output. A lookup failure is told once, under its domain, not again
+  /// in the bundle's findings.
   public func render(_ report: InspectionReport) -> String {
+    let style = self.style
     var out: [String] = []
-    out.append(bold(report.input) + dim("  (\(report.inputKind.rawValue), \(report.status.rawValue))"))
-    for d in report.diagnostics { out.append("  \(badge(d.severity)) [\(d.code.rawValue)] \(clean(d.message))") }
+    out.append(
+      style.bold(clean(report.input)) + style.dim("  (\(report.inputKind.rawValue), \(report.status.rawValue))"))
+    for d in report.diagnostics { out += finding(d, indent: "  ") }
     for bundle in report.bundles {
       out.append("")
-      out.append(bold(clean(bundle.path)) + dim("  \(bundle.kind.rawValue)"))
+      out.append(style.bold(clean(bundle.path)) + style.dim("  \(bundle.kind.rawValue)"))
       func line(_ label: String, _ value: String?) {
         guard let value, !value.isEmpty else { return }
-        out.append("  " + label.padding(toLength: 16, withPad: " ", startingAt: 0) + clean(value))
+        let first = "  " + label.padding(toLength: 16, withPad: " ", startingAt: 0)
+        out += TerminalText.wrap(clean(value), width: width, first: first, rest: String(repeating: " ", count: 18))
       }
       line("Bundle ID", bundle.bundleId)
       line("Name", bundle.name)
@@ -45,10 +46,14 @@ public struct TextReporter: Sendable {
       if !bundle.entitlementSourceDetails.isEmpty {
         out.append("  Entitlement sources")
         for s in bundle.entitlementSourceDetails {
-          let mark = s.effective ? " " + paint("✓ effective", "32") : ""
-          out.append(
-            "    \(s.kind.rawValue.padding(toLength: 22, withPad: " ", startingAt: 0))\(clean(s.detail)) \(dim("(\(s.entitlements.count) keys)"))\(mark)"
-          )
+          let keys = TerminalText.count(s.entitlements.count, "key")
+          let text = "\(s.kind.rawValue)  \(clean(s.detail)), \(keys)" + (s.effective ? "  ✓ effective" : "")
+          var lines = TerminalText.wrap(text, width: width, first: "    ", rest: "      ")
+          if s.effective, useColor {
+            lines[lines.count - 1] = lines[lines.count - 1].replacingLast(
+              "✓ effective", with: style.green("✓ effective"))
+          }
+          out += lines
         }
       }
       if let p = bundle.provisioningProfile {
@@ -58,46 +63,68 @@ public struct TextReporter: Sendable {
         out.append("  Associated domains")
         for d in bundle.associatedDomains { out += domainLines(d) }
       } else {
-        out.append("  Associated domains  " + dim("none"))
+        out.append("  Associated domains  " + style.dim("none"))
       }
       line("URL schemes", bundle.urlSchemes.joined(separator: ", "))
       line("Queries schemes", bundle.queriedURLSchemes.joined(separator: ", "))
-      for d in bundle.diagnostics { out.append("  \(badge(d.severity)) [\(d.code.rawValue)] \(clean(d.message))") }
+      for d in bundle.diagnostics where !d.code.rawValue.hasPrefix("aasa.") { out += finding(d, indent: "  ") }
     }
     return out.joined(separator: "\n") + "\n"
   }
 
-  /// One table row per domain (service, host, AASA status, source, rule count), then its rules in order.
+  /// `error[code] message`, wrapped under the message.
+  private func finding(_ d: Diagnostic, indent: String) -> [String] {
+    let label = "\(d.severity.rawValue)[\(d.code.rawValue)] "
+    var lines = TerminalText.wrap(
+      clean(d.message), width: width, first: indent + label, rest: indent + "    ")
+    lines[0] =
+      indent + style.finding(d.severity.rawValue, d.code.rawValue) + " "
+      + lines[0].dropFirst(indent.count + label.count)
+    return lines
+  }
+
+  /// The entry as the entitlement writes it (`applinks:shop.example.com`), then its AASA status, where the file came
+  /// from and how many rules it gives the app, on the same line when they fit; then the lookup's message when it
+  /// failed, and the rules in the order iOS tries them.
   private func domainLines(_ d: AssociatedDomain) -> [String] {
-    func pad(_ text: String, _ width: Int) -> String {
-      text.count >= width ? text + " " : text.padding(toLength: width, withPad: " ", startingAt: 0)
-    }
+    let style = self.style
     let host = (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
-    var row = "    " + pad(d.service, 22) + pad(clean(host), 34)
+    let name = "    " + style.bold(clean(d.service + ":" + host))
+    let nameWidth = 4 + d.service.count + 1 + clean(host).count
     var lines: [String] = []
     if let aasa = d.aasa {
-      let label = aasa.status == .ok ? (aasa.appListed ? "ok" : "app not listed") : aasa.status.rawValue
-      let colour = aasa.status == .ok ? (aasa.appListed ? "32" : "33") : (aasa.status == .notFound ? "33" : "31")
-      row += paint(pad(label, 16), colour) + pad(aasa.fetch.source.rawValue, 18)
-      if d.service == "applinks" && aasa.appListed {
-        row += "\(aasa.rules.count) rule" + (aasa.rules.count == 1 ? "" : "s")
+      let label = aasa.status == .ok ? (aasa.appListed ? "ok" : "app-not-listed") : aasa.status.rawValue
+      let status =
+        aasa.status == .ok && aasa.appListed
+        ? style.green(label) : (aasa.status == .notFound || aasa.status == .ok ? style.yellow(label) : style.red(label))
+      var facts = [aasa.fetch.source.rawValue]
+      if d.service == "applinks" && aasa.appListed { facts.append(TerminalText.count(aasa.rules.count, "rule")) }
+      if aasa.servedBy != d.host || d.wildcard { facts.append("file from " + clean(aasa.servedBy)) }
+      if aasa.signed { facts.append("signed") }
+      let rest = facts.joined(separator: ", ")
+      if nameWidth + 2 + label.count + 2 + rest.count <= width {
+        lines.append(name + "  " + status + "  " + style.dim(rest))
+      } else {
+        lines.append(name)
+        lines.append("      " + status + "  " + style.dim(rest))
       }
-      if aasa.servedBy != d.host || d.wildcard { row += dim(" (file from \(aasa.servedBy))") }
-      if aasa.signed { row += dim(" signed") }
-      lines.append(row.trimmingTrailingSpaces())
-      if aasa.status != .ok { lines.append("        " + dim(clean(aasa.fetch.message))) }
+      if aasa.status != .ok {
+        lines += TerminalText.wrap(clean(aasa.fetch.message), width: width, first: "      ", rest: "        ")
+          .map(style.dim)
+      }
       for other in aasa.fetch.comparison {
-        let differs = other.status != aasa.status ? paint(" (differs)", "33") : ""
-        lines.append("        " + dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
+        let differs = other.status != aasa.status ? style.yellow(" (differs)") : ""
+        lines.append("      " + style.dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
       }
-      for rule in aasa.rules.map(\.reference) {
-        let verb = rule.exclude ? paint("exclude", "31") : paint("open   ", "32")
-        lines.append("        \(verb)  \(clean(rule.pattern))  " + dim("[\(rule.detailIndex).\(rule.componentIndex)]"))
-      }
+      lines += style.ruleLines(aasa.rules.map(\.reference), indent: "      ")
     } else {
-      lines.append(row.trimmingTrailingSpaces())
+      lines.append(name)
     }
-    if !d.active { lines.append("        " + paint("inactive: \(d.inactiveReason ?? "")", "33")) }
+    if !d.active {
+      lines += TerminalText.wrap(
+        "inactive: " + clean(d.inactiveReason ?? ""), width: width, first: "      ", rest: "        "
+      ).map(style.yellow)
+    }
     return lines
   }
 
@@ -109,9 +136,8 @@ public struct TextReporter: Sendable {
 }
 
 extension String {
-  fileprivate func trimmingTrailingSpaces() -> String {
-    var s = self
-    while s.last == " " { s.removeLast() }
-    return s
+  fileprivate func replacingLast(_ target: String, with replacement: String) -> String {
+    guard let range = range(of: target, options: .backwards) else { return self }
+    return replacingCharacters(in: range, with: replacement)
   }
 }

@@ -31,7 +31,9 @@ struct AASACommand: ParsableCommand {
     @Option(name: .customLong("app-id"), help: "Also check that this app (TEAMID.bundle.id) is listed in applinks.")
     var appID: String?
 
-    @Option(name: .shortAndLong, help: "Output format: text, or json (JSON Lines, one diagnostic per line).")
+    @Option(
+      name: .shortAndLong,
+      help: "Output format: text, json (one document), or jsonl (one finding per line; none for a clean file).")
     var format: OutputFormat = .text
 
     @Flag(help: "Fail on warnings too.")
@@ -40,8 +42,9 @@ struct AASACommand: ParsableCommand {
     func run() throws {
       let diagnostics = AASAValidator.validate(try AASAInput.orExit { try AASAInput.read(file) }, appID: appID)
       switch format {
-      case .json: print(AASAValidationReporter.jsonLines(diagnostics, file: file), terminator: "")
-      case .text: print(AASAValidationReporter.text(diagnostics, file: file), terminator: "")
+      case .json: Terminal.write(AASAValidationReporter.document(diagnostics, file: file))
+      case .jsonl: Terminal.write(AASAValidationReporter.jsonLines(diagnostics, file: file))
+      case .text: Terminal.write(AASAValidationReporter.text(diagnostics, file: file, style: Terminal.style))
       }
       let failing = diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
       if failing { throw ExitCode(1) }
@@ -64,13 +67,13 @@ struct AASACommand: ParsableCommand {
     var file: String
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: OutputFormat = .text
+    var format: DocumentFormat = .text
 
     func run() throws {
       let aasa = try AASAInput.orExit { try AASAInput.load(file) }
       switch format {
-      case .json: print(JSONReporter.render(aasa))
-      case .text: print(AASAShowReporter.text(aasa, name: file), terminator: "")
+      case .json: Terminal.write(JSONReporter.document(aasa) + "\n")
+      case .text: Terminal.write(AASAShowReporter.text(aasa, name: file, style: Terminal.style))
       }
     }
   }

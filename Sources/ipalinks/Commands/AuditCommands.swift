@@ -23,7 +23,7 @@ struct DiffCommand: AsyncParsableCommand {
   @Option(help: ArgumentHelp("A file of sample URLs, one per line (# starts a comment).", valueName: "file"))
   var urls: String?
 
-  @Option(name: .shortAndLong, help: "Output format: text or json.") var format: OutputFormat = .text
+  @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
 
   @OptionGroup var audit: AuditInputOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
@@ -46,8 +46,8 @@ struct DiffCommand: AsyncParsableCommand {
     }
     let diff = InventoryDiff(old: before.reports, new: after.reports, urls: samples)
     switch format {
-    case .json: print(JSONReporter.render(diff))
-    case .text: print(AuditTextReporter(useColor: Terminal.wantsColor).render(diff), terminator: "")
+    case .json: Terminal.write(JSONReporter.document(diff) + "\n")
+    case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(diff))
     }
     if before.partial || after.partial {
       Terminal.warn("warning: a side is partial; differences may come from what could not be read")
@@ -78,6 +78,12 @@ struct ReportCommand: AsyncParsableCommand {
   @OptionGroup var audit: AuditInputOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
+  func validate() throws {
+    if output == nil && Terminal.stdoutIsTerminal {
+      throw ValidationError("the report is an HTML page: give -o FILE, or redirect standard output to a file")
+    }
+  }
+
   func run() async throws {
     let loaded = try await audit.load(inputs, fetch: fetch)
     if loaded.reports.isEmpty { throw ExitCode(2) }
@@ -87,7 +93,7 @@ struct ReportCommand: AsyncParsableCommand {
         Terminal.warn("\(output): cannot write: \((error as NSError).localizedDescription)")
         throw ExitCode(2)
       }
-      Terminal.warn("wrote \(output) (\(loaded.reports.count) inputs)")
+      if !audit.quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
     } else {
       Terminal.write(html)
     }
@@ -114,12 +120,18 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     name: .customLong("inventory"),
     help: ArgumentHelp("A saved inventory (object, array or JSON Lines). Repeatable.", valueName: "file"))
   var inventories: [String] = []
-  @Option(name: .shortAndLong, help: "Output format: text or json.") var format: OutputFormat = .text
+  @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per app).")
+  var format: OutputFormat = .text
 
   @OptionGroup var audit: AuditInputOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
+    if FileManager.default.fileExists(atPath: host) {
+      throw ValidationError(
+        "'\(TerminalText.escape(host))' is a file, not a host: the host comes first (ipalinks who-claims HOST INPUT…)")
+    }
+    if let problem = HostArgument.problem(host, allowURL: true) { throw ValidationError(problem) }
     if inputs.isEmpty && inventories.isEmpty { throw ValidationError("Give --inventory or at least one input.") }
   }
 
@@ -131,8 +143,9 @@ struct WhoClaimsCommand: AsyncParsableCommand {
       throw ExitCode(64)
     }
     switch format {
-    case .json: print(JSONReporter.render(claims))
-    case .text: print(AuditTextReporter(useColor: Terminal.wantsColor).render(claims), terminator: "")
+    case .json: Terminal.write(JSONReporter.document(claims) + "\n")
+    case .jsonl: Terminal.write(claims.claims.map { JSONReporter.render($0, pretty: false) + "\n" }.joined())
+    case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(claims))
     }
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
   }

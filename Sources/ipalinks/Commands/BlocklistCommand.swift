@@ -59,6 +59,7 @@ struct BlocklistCommand: AsyncParsableCommand {
         + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
   var uncovered: UncoveredDomains = .skip
 
+  @OptionGroup var audit: AuditInputOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
@@ -68,10 +69,7 @@ struct BlocklistCommand: AsyncParsableCommand {
 
   func run() async throws {
     // The lists keep the apps in the order given, and name every error of every input.
-    let loaded = await LoadedInventory.load(
-      inputs, inventories: inventories, order: .asNamed, fetcher: try fetch.makeFetcher(),
-      jobs: ProcessInfo.processInfo.activeProcessorCount, problem: Terminal.warn,
-      inspected: { InspectReporter.errorLines($0).forEach(Terminal.warn) })
+    let loaded = try await audit.load(inputs, inventories: inventories, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { throw ExitCode(2) }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
     let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")
@@ -80,7 +78,7 @@ struct BlocklistCommand: AsyncParsableCommand {
         "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
       throw ExitCode(1)
     }
-    for note in out.notes { Terminal.warn(note.line) }
+    if !audit.quiet { for note in out.notes { Terminal.warn(note.line) } }
     if let report { try Data(out.report(apps: blocklist.apps.count).utf8).write(to: URL(fileURLWithPath: report)) }
     for file in out.files {
       if let output {

@@ -20,7 +20,7 @@ struct Fetch: AsyncParsableCommand {
   @Option(name: .customLong("app-id"), help: "Also check that this TEAMID.bundle.id is listed.")
   var appID: String?
 
-  @Option(name: .shortAndLong, help: "Output format: text or json.")
+  @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per host).")
   var format: OutputFormat = .text
 
   @Flag(help: "Print the body of each file that was fetched (text format only).")
@@ -28,18 +28,27 @@ struct Fetch: AsyncParsableCommand {
 
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
+  func validate() throws {
+    if hosts.isEmpty { throw ValidationError("Give at least one host, such as example.com.") }
+    for host in hosts { if let problem = HostArgument.problem(host) { throw ValidationError(problem) } }
+  }
+
   func run() async throws {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     let results = try await fetch.makeFetcher().fetch(requests)
     let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
     switch format {
-    case .json: print(JSONReporter.render(outcomes))
+    case .json: Terminal.write(JSONReporter.document(FetchReporter.Document(domains: outcomes)) + "\n")
+    case .jsonl: Terminal.write(outcomes.map { JSONReporter.render($0, pretty: false) + "\n" }.joined())
     case .text:
       let bodies: [String: [UInt8]] = body ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
-      print(FetchReporter.text(outcomes, bodies: bodies), terminator: "")
+      Terminal.write(FetchReporter.text(outcomes, bodies: bodies, style: Terminal.style))
     }
     let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
-    for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
+    // The text already tells a failure; stderr repeats it only when stdout is not where people read.
+    if format != .text || !Terminal.stdoutIsTerminal {
+      for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
+    }
     throw ExitCode(failed ? 1 : 0)
   }
 }

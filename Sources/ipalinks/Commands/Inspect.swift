@@ -3,7 +3,7 @@ import Foundation
 import IPALinksKit
 
 extension OutputFormat: ExpressibleByArgument {}
-extension InspectFormat: ExpressibleByArgument {}
+extension DocumentFormat: ExpressibleByArgument {}
 
 /// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` (or ``BatchInspector`` for many inputs),
 /// fetches the domains' AASA files, and prints a reporter's output.
@@ -18,7 +18,8 @@ struct Inspect: AsyncParsableCommand {
       Several inputs, or a folder (walked for *.ipa), make a batch: inputs are sorted, --shard i/n keeps every \
       n-th starting at the i-th, --jobs of them are inspected at once, each host's AASA file is fetched once for \
       all apps, and each report is written as soon as it is done (--format jsonl: one JSON object per line). A \
-      summary goes to stderr, and a progress bar too when stderr is a terminal.
+      summary goes to stderr, with each failing AASA host told once, and a progress bar too when stderr is a \
+      terminal. '-' reads one IPA from standard input.
 
       Exit codes: 0 complete result; 1 partial result (some part or some input could not be read; the rest is \
       reported); 2 nothing could be read; 64 usage error.
@@ -47,10 +48,16 @@ struct Inspect: AsyncParsableCommand {
   @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
   var noProgress = false
 
+  @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no summary.")
+  var quiet = false
+
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
     if inputs.isEmpty { throw ValidationError("Give at least one input.") }
+    if inputs.contains("-") && inputs.count > 1 {
+      throw ValidationError("'-' (an IPA on standard input) cannot be combined with other inputs")
+    }
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
     if let shard, Shard(parsing: shard) == nil {
       throw ValidationError("--shard \"\(shard)\" must be i/n with 1 ≤ i ≤ n, e.g. 2/8")
@@ -71,45 +78,55 @@ struct Inspect: AsyncParsableCommand {
 
   func runSingle(_ input: String) async throws {
     let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
-    let report = await BatchInspector.inspect(input, fetches: fetches)
-    print(InspectReporter(format: format, useColor: Terminal.wantsColor).single(report), terminator: "")
-    InspectReporter.errorLines(report).forEach(Terminal.warn)
+    let report: InspectionReport
+    if input == "-" {
+      guard let bytes = StandardInput.read(limit: StandardInput.ipaLimit) else {
+        Terminal.warn(
+          "-: standard input is over \(StandardInput.ipaLimit >> 20) MiB; save the IPA to a file and inspect that")
+        throw ExitCode(2)
+      }
+      report = await BatchInspector.inspect(ipaBytes: bytes, name: "-", fetches: fetches)
+    } else {
+      report = await BatchInspector.inspect(input, fetches: fetches)
+    }
+    let style = Terminal.style
+    let reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
+    Terminal.write(reporter.single(report))
+    // One failure is told once: the text report on a terminal already lists it.
+    if format != .text || !Terminal.stdoutIsTerminal { InspectReporter.errorLines(report).forEach(Terminal.warn) }
     throw ExitCode(ExitStatus.code(for: report.status))
   }
 
   func runBatch() async throws {
     let started = Date()
+    let console = BatchConsole(progress: !noProgress, quiet: quiet)
     let collected = BatchInputs.collect(inputs)
-    collected.problems.forEach(Terminal.warn)
+    collected.problems.forEach(console.problem)
     let shard = self.shard.flatMap(Shard.init(parsing:))
     let selected = shard?.select(collected.inputs) ?? collected.inputs
     if collected.inputs.isEmpty {
-      Terminal.warn("no inputs to inspect")
+      console.problem("no inputs to inspect")
       throw ExitCode(2)
     }
     let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
-    var reporter = InspectReporter(format: format, useColor: Terminal.wantsColor)
-    let progress =
-      !noProgress && isatty(STDERR_FILENO) == 1 ? ProgressBar(total: selected.count, startedAt: started) : nil
+    let style = Terminal.style
+    var reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
     var summary = BatchSummary()
-    Terminal.write(reporter.begin())
+    console.output(reporter.begin())
+    console.begin(total: selected.count)
     await BatchInspector(jobs: jobs, fetches: fetches).run(
-      selected, started: { progress?.started($0) },
+      selected, started: console.started,
       finished: { report in
-        Terminal.write(reporter.next(report))
+        console.output(reporter.next(report))
         summary.add(report)
-        if let line = InspectReporter.problemLine(report) {
-          progress?.clear()
-          Terminal.warn(line)
-        }
-        progress?.finished(report.input)
+        console.finished(report)
       })
-    Terminal.write(reporter.end())
-    progress?.clear()
+    console.output(reporter.end())
+    console.end()
 
     var lookups: (Int, Int)?
     if let fetches { lookups = (await fetches.fetched, await fetches.requested) }
-    Terminal.warn(
+    console.say(
       InspectReporter.summaryLine(
         summary, shard: shard, of: collected.inputs.count, seconds: Date().timeIntervalSince(started), jobs: jobs,
         lookups: lookups))

@@ -10,7 +10,8 @@ struct Match: ParsableCommand {
     discussion: """
       Reads the domain's apple-app-site-association file (plain or PKCS#7-signed; '-' for standard input) and \
       applies the rules iOS uses for --app-id: only the first details entry listing the app, first matching \
-      pattern wins. --format json prints JSON Lines, one object per URL. See docs/MATCHING.md.
+      pattern wins. Without --domain, each URL is checked against the file as if it were served for the URL's own \
+      host (a warning says so when the URLs name several hosts). See docs/MATCHING.md.
 
       Exit codes: 0 every URL opens the app; 1 at least one URL does not (excluded or no match); 64 usage error \
       (including a URL that does not parse); 65 the file is not valid AASA JSON; 66 the file cannot be read.
@@ -26,7 +27,7 @@ struct Match: ParsableCommand {
   @Option(help: "The host the file was served for; each URL's host must equal it. Default: each URL's own host.")
   var domain: String?
 
-  @Option(name: .shortAndLong, help: "Output format: text, or json (JSON Lines).")
+  @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per URL).")
   var format: OutputFormat = .text
 
   @Flag(help: "For each URL, show every rule tried, each key's pattern and the URL's value as compared.")
@@ -37,8 +38,8 @@ struct Match: ParsableCommand {
 
   func validate() throws {
     guard !urls.isEmpty else { throw ValidationError("give at least one URL") }
-    for url in urls where UniversalLinkURL(string: url) == nil {
-      throw ValidationError("'\(url)' is not an absolute URL with a host")
+    for url in urls where UniversalLinkURL(string: url) == nil || URLComponents(string: url)?.host == nil {
+      throw ValidationError("'\(TerminalText.escape(url))' is not an absolute URL with a host")
     }
   }
 
@@ -47,16 +48,26 @@ struct Match: ParsableCommand {
     let matcher = file.matcher(appID: appID)
     let reporter = MatchReporter(appID: appID, domain: domain)
     if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
+    let hosts = Set(urls.compactMap { UniversalLinkURL(string: $0)?.host })
+    if domain == nil, hosts.count > 1 {
+      Terminal.warn(
+        "warning: the URLs name \(hosts.count) hosts and no --domain was given, so each is matched as if \(aasa) "
+          + "were served for its own host; give --domain HOST to check them against the file's own host")
+    }
     var allMatch = true
+    var results: [MatchReporter.Line] = []
+    let style = Terminal.style
     for url in urls {
       let explanation = explain ? matcher.explain(url, domain: domain) : nil
       let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
       if result.verdict != .match { allMatch = false }
-      let out =
-        format == .json
-        ? reporter.json(url, result, explanation: explanation) : reporter.text(url, result, explanation: explanation)
-      print(out, terminator: "")
+      switch format {
+      case .text: Terminal.write(reporter.text(url, result, explanation: explanation, style: style))
+      case .jsonl: Terminal.write(reporter.json(url, result, explanation: explanation))
+      case .json: results.append(reporter.line(url, result, explanation: explanation))
+      }
     }
+    if format == .json { Terminal.write(reporter.document(results)) }
     if !allMatch { throw ExitCode(1) }
   }
 }

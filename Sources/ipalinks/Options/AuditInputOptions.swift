@@ -10,16 +10,28 @@ struct AuditInputOptions: ParsableArguments {
   @Option(help: "How many inputs to inspect at once.")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
+  @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
+  var noProgress = false
+
+  @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no notes.")
+  var quiet = false
+
   func validate() throws {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
-  /// The library's ``LoadedInventory`` with these options; each problem goes to stderr as it is found, one line
-  /// per input, as a batch reports it.
-  func load(_ paths: [String], inventories: [String] = [], fetch: FetchOptions) async throws -> LoadedInventory {
+  /// The library's ``LoadedInventory`` with these options, with the progress bar of a batch while inputs are
+  /// inspected; each problem goes to stderr as it is found, one line per input, and each failing AASA host once at
+  /// the end, as `inspect` reports them.
+  func load(
+    _ paths: [String], inventories: [String] = [], order: LoadedInventory.Order = .byInput, fetch: FetchOptions
+  ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
-    return await LoadedInventory.load(
-      paths, inventories: inventories, fetcher: fetcher, jobs: jobs, problem: Terminal.warn,
-      inspected: { InspectReporter.problemLine($0).map(Terminal.warn) })
+    let console = BatchConsole(progress: !noProgress, quiet: quiet)
+    let loaded = await LoadedInventory.load(
+      paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,
+      willInspect: console.begin(total:), started: console.started, inspected: console.finished)
+    console.end()
+    return loaded
   }
 }

@@ -24,14 +24,14 @@ struct AASAReporterTests {
         applinks
           $(id) = "4?", "5?"
           T.a, T.b
-            details[0], components
-            [0] exclude {"/": "/x/*", "exclude": true}
-            [1] match   {"/": "/$(id)"}
+            /applinks/details/0/components
+              0  exclude  {"/": "/x/*", "exclude": true}
+              1  match    {"/": "/$(id)"}
           T.c
-            details[1], legacy paths
-            [0] match   /legacy/*
-          details[2]: never used (its apps use an earlier entry)
-          details[3]: never used (lists no app)
+            /applinks/details/1/paths (legacy)
+              0  match    /legacy/*
+          /applinks/details/2  never used (its apps use an earlier entry)
+          /applinks/details/3  never used (lists no app)
         webcredentials: (no apps)
 
         """)
@@ -40,11 +40,15 @@ struct AASAReporterTests {
   @Test func validationTextCountsAndJSONLinesNameTheFile() throws {
     let diagnostics = AASAValidator.validate(Array(#"{"applinks": {"details": [{"appIDs": ["x"]}]}}"#.utf8))
     try #require(!diagnostics.isEmpty)
-    let text = AASAValidationReporter.text(diagnostics, file: "f.json")
+    let text = AASAValidationReporter.text(diagnostics, file: "f.json", style: TextStyle(useColor: false, width: 500))
     let lines = text.split(separator: "\n")
     #expect(lines.count == diagnostics.count + 1)
-    #expect(lines.dropLast().allSatisfy { $0.hasPrefix("f.json: ") })
-    #expect(lines.last?.hasPrefix("f.json: ") == true && lines.last?.hasSuffix(" note(s)") == true)
+    #expect(lines.dropLast().allSatisfy { $0.hasPrefix("f.json: error[") || $0.hasPrefix("f.json: warning[") })
+    #expect(lines.last?.hasPrefix("f.json: ") == true && lines.last?.contains(" error") == true)
+    #expect(!text.contains("(s)"), "counts use the noun's number: 1 error, 2 warnings")
+    // At 80 columns a long finding wraps under its first line instead of running past the edge.
+    let narrow = AASAValidationReporter.text(diagnostics, file: "f.json", style: TextStyle(useColor: false, width: 80))
+    #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 80 })
     #expect(AASAValidationReporter.text([], file: "f.json") == "f.json: no problems found\n")
 
     let json = AASAValidationReporter.jsonLines(diagnostics, file: "f.json")
@@ -66,10 +70,10 @@ struct AASAReporterTests {
     let url = "https://e.com/42"
     #expect(
       reporter.text(url, matcher.verdict(for: url))
-        == #"match    https://e.com/42  matched by details[0].components[1] {"/": "/$(id)"}"# + "\n")
+        == #"match     https://e.com/42  /applinks/details/0/components/1  {"/": "/$(id)"}"# + "\n")
     #expect(
       reporter.text("https://e.com/none", matcher.verdict(for: "https://e.com/none"))
-        == "no-match https://e.com/none  (no pattern matched)\n")
+        == "no-match  https://e.com/none  (no rule matched)\n")
     let json = reporter.json(url, matcher.verdict(for: url))
     #expect(json.hasSuffix("}\n") && !json.dropLast().contains("\n"))
     let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -157,8 +161,8 @@ struct InspectReporterTests {
       summary, shard: Shard(index: 2, count: 3), of: 7, seconds: 2, jobs: 4, lookups: (fetched: 1, requested: 5))
     #expect(
       line
-        == "1 input (shard 2/3 of 7) in 2.0 s (0.5/s, 4 jobs): 0 complete, 1 partial, 0 unreadable; 1 bundles, "
-        + "0 associated domains; 1 AASA hosts looked up for 5 domain requests")
+        == "1 input (shard 2/3 of 7) in 2.0 s (0.5/s, 4 jobs): 0 complete, 1 partial, 0 unreadable; 1 bundle, "
+        + "0 associated domains; 1 AASA host looked up for 5 domain requests")
   }
 }
 

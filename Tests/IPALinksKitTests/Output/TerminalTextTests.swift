@@ -29,6 +29,32 @@ struct TerminalTextTests {
     #expect(TerminalText.count(1, "entry", "entries") == "1 entry")
     #expect(TerminalText.count(3, "entry", "entries") == "3 entries")
   }
+
+  @Test func wrapBreaksAfterCommasAndNeverInsideAToken() {
+    let rule = #"{"/": "/p/$(digit)*", "?": {"ref": "?*"}, "caseSensitive": false}"#
+    #expect(
+      TerminalText.wrap(rule, width: 50, first: "  ", rest: "    ") == [
+        #"  {"/": "/p/$(digit)*", "?": {"ref": "?*"},"#,
+        #"    "caseSensitive": false}"#,
+      ])
+    // A token longer than the line stays whole on a line of its own.
+    let host = "a-very-long-host-name-that-does-not-fit.example.com"
+    #expect(TerminalText.wrap("see " + host, width: 20, rest: "  ") == ["see", "  " + host])
+    #expect(TerminalText.wrap("short", width: 20, first: "> ", rest: "") == ["> short"])
+  }
+
+  @Test func packMovesAFieldThatDoesNotFitToTheNextLine() {
+    #expect(
+      TerminalText.pack(
+        ["https://e.com/x", "/applinks/details/0/components/1"], width: 40, first: "match  ", rest: "    ")
+        == ["match  https://e.com/x", "    /applinks/details/0/components/1"])
+  }
+
+  @Test func widthIsColumnsThenTheTerminalThen80() {
+    #expect(TerminalText.width(columns: "100", terminalWidth: 120) == 100)
+    #expect(TerminalText.width(columns: nil, terminalWidth: 120) == 120)
+    #expect(TerminalText.width(columns: "junk", terminalWidth: nil) == 80)
+  }
 }
 
 struct ExplanationTextTests {
@@ -39,13 +65,22 @@ struct ExplanationTextTests {
       json:
         #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [{"/": "/help/*", "?": {"articleNumber": "????"}}]}]}}"#
     )
-    let lines = ExplanationText.lines(
-      file.matcher(appID: Self.app).explain("https://example.com/help/1?articleNumber=481"))
+    let explanation = file.matcher(appID: Self.app).explain("https://example.com/help/1?articleNumber=481")
+    let lines = ExplanationText.lines(explanation, style: TextStyle(useColor: false, width: 120))
     #expect(
       lines == [
-        #"  /applinks/details/0/components/0  {"/": "/help/*", "?": {"articleNumber": "????"}}  (closest)"#,
-        #"    ✓ /              /help/*  matches "/help/1/""#,
-        #"    ✗ ?articleNumber ????  does not match "481": needs exactly 4 characters, has 3"#,
+        #"  /applinks/details/0/components/0  (closest)  {"/": "/help/*", "?": {"articleNumber": "????"}}"#,
+        #"    ✓ /               /help/*  matches "/help/1/""#,
+        #"    ✗ ?articleNumber  ????  does not match "481": needs exactly 4 characters, has 3"#,
+      ])
+    // At 80 columns the rule and the reason move to indented lines of their own.
+    #expect(
+      ExplanationText.lines(explanation) == [
+        "  /applinks/details/0/components/0  (closest)",
+        #"      {"/": "/help/*", "?": {"articleNumber": "????"}}"#,
+        #"    ✓ /               /help/*  matches "/help/1/""#,
+        #"    ✗ ?articleNumber  ????"#,
+        #"        does not match "481": needs exactly 4 characters, has 3"#,
       ])
   }
 

@@ -26,7 +26,20 @@ struct TextReporterTests {
     #expect(text.contains("*.example.com"))
     #expect(text.contains("ok"))
     #expect(text.contains("cdn"))
-    #expect(text.contains("0 rules (file from example.com)"))
+    #expect(text.contains("    applinks:*.example.com  ok  cdn, 0 rules, file from example.com\n"))
+  }
+
+  @Test func longValuesWrapOnTheirOwnLinesWithinTheWidth() {
+    var long = aasa(.httpError)
+    long.fetch.message = "example.com: " + Array(repeating: "word", count: 40).joined(separator: " ")
+    var report = report(with: long)
+    report.bundles[0].urlSchemes = (1...30).map { "scheme\($0)" }
+    let text = TextReporter(useColor: false, width: 60).render(report)
+    let lines = text.split(separator: "\n")
+    #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines.filter { $0.count > 60 })")
+    // Continuation lines are indented under their value, and no scheme is cut in two.
+    #expect(lines.contains { $0.hasPrefix("                  scheme") })
+    #expect(!text.contains("sche\n"))
   }
 
   @Test func bothSourcesAreComparedAndDifferencesFlagged() {

@@ -1,0 +1,85 @@
+import UniversalLinks
+
+/// The words and colours every text output shares, so a user who learns one command reads them all.
+///
+/// - A rule that opens the app is a `match` rule, one that keeps it closed an `exclude` rule; a URL's verdict is
+///   `match`, `exclude` or `no-match`, the values of the JSON outputs.
+/// - Green is a match or a file that is read and lists the app; red an exclude or an error; yellow a warning or a
+///   verdict that is not definite; dim what only gives context.
+/// - A finding is written `error[code]`, `warning[code]` or `info[code]`.
+///
+/// Colour is the caller's decision (a terminal, and no `NO_COLOR`), so the library never looks at the terminal.
+public struct TextStyle: Sendable {
+  /// Whether to colour at all.
+  public var useColor: Bool
+  /// The width lines should fit; see ``TerminalText/width(columns:terminalWidth:)``.
+  public var width: Int
+
+  /// A style for `useColor` and `width`.
+  public init(useColor: Bool, width: Int = 80) {
+    self.useColor = useColor
+    self.width = width
+  }
+
+  func paint(_ text: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
+  func bold(_ text: String) -> String { paint(text, "1") }
+  func dim(_ text: String) -> String { paint(text, "2") }
+  func green(_ text: String) -> String { paint(text, "32") }
+  func red(_ text: String) -> String { paint(text, "31") }
+  func yellow(_ text: String) -> String { paint(text, "33") }
+
+  /// `error[aasa.dns-error]`, coloured by severity.
+  func finding(_ severity: String, _ code: String) -> String {
+    let label: String
+    switch severity {
+    case "error": label = red(severity)
+    case "warning": label = yellow(severity)
+    default: label = paint(severity, "36")
+    }
+    return label + "[\(code)]"
+  }
+
+  /// `match` or `exclude`, the kind of a rule, padded to one width so patterns line up.
+  func ruleKind(exclude: Bool) -> String { exclude ? red("exclude") : green("match  ") }
+
+  /// A verdict's JSON name, coloured: `match`, `exclude` or `no-match`.
+  func verdict(_ verdict: LinkRuntime.Verdict) -> String {
+    switch verdict {
+    case .match: green(verdict.rawValue)
+    case .exclude: red(verdict.rawValue)
+    case .noMatch: verdict.rawValue
+    }
+  }
+
+  /// `/applinks/details/0/components` for the rule `/applinks/details/0/components/1`: the list its index is in.
+  static func listPointer(_ rule: MatchedRule) -> String {
+    rule.pointer.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+  }
+
+  /// The rules of one app in one AASA file, as `aasa show` and `inspect` print them: a heading with the JSON
+  /// pointer of the `details` entry's rule list, then one line per rule, `index  kind  rule`, where the heading and
+  /// the index together are the rule's pointer (`/applinks/details/0/components` and `1` for
+  /// `/applinks/details/0/components/1`). Long rules wrap after a comma, under the rule's first character.
+  func ruleLines(_ rules: [MatchedRule], indent: String, heading: Bool = true) -> [String] {
+    guard let first = rules.first else { return [] }
+    var lines: [String] = []
+    let list = Self.listPointer(first)
+    if heading { lines.append(indent + TerminalText.escape(list)) }
+    let digits = String(rules.map(\.componentIndex).max() ?? 0).count
+    for rule in rules {
+      let index = String(rule.componentIndex)
+      let lead = indent + "  " + String(repeating: " ", count: digits - index.count) + index + "  "
+      let wrapped = TerminalText.wrap(
+        TerminalText.escape(rule.pattern), width: width, first: lead + "exclude  ",
+        rest: String(repeating: " ", count: lead.count + 9))
+      // Colour goes on after wrapping, so escape codes never count towards the width.
+      var head = wrapped[0]
+      head.replaceSubrange(
+        head.index(head.startIndex, offsetBy: lead.count)..<head.index(head.startIndex, offsetBy: lead.count + 7),
+        with: ruleKind(exclude: rule.exclude))
+      lines.append(head)
+      lines += wrapped.dropFirst()
+    }
+    return lines
+  }
+}
