@@ -22,9 +22,13 @@ TSAN_SUITES := AASAFetcherTests|SharedAASAFetchesTests|BatchInspectorTests|Audit
 SANITIZED_ENV := IPALINKS_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no
 # Seconds each libFuzzer harness runs in `make fuzz`.
 FUZZ_SECONDS ?= 60
+# Where `make install` puts the binary, its man page and shell completions; DESTDIR is prepended, for packagers.
+PREFIX ?= /usr/local
+# The build `make install` installs; `make test` checks the install with the debug build it already has.
+CONFIGURATION ?= release
 TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
 
-.PHONY: setup build demo test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch bench-expansion samples clean
+.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch bench-expansion samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -58,9 +62,32 @@ demo: build
 	$(BIN) blocklist samples/Store.ipa samples/Nested.ipa --aasa-dir samples/aasa --format patterns
 	$(BIN) who-claims https://shop.example.com/buy/1 samples --aasa-dir samples/aasa
 
+## The binary, its man page (from swift-argument-parser's generate-manual plugin) and bash, zsh and fish
+## completions (from the binary itself), under $(DESTDIR)$(PREFIX).
+install: setup
+	$(SWIFT) build -c $(CONFIGURATION) --product ipalinks
+	$(SWIFT) package plugin generate-manual --configuration $(CONFIGURATION) >/dev/null
+	@set -e; bin=$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/ipalinks; root="$(DESTDIR)$(PREFIX)"; \
+	  install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
+	    "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
+	  install -m 755 "$$bin" "$$root/bin/ipalinks"; \
+	  install -m 644 .build/plugins/GenerateManual/outputs/ipalinks/ipalinks.1 "$$root/share/man/man1/ipalinks.1"; \
+	  "$$bin" --generate-completion-script bash > "$$root/share/bash-completion/completions/ipalinks"; \
+	  "$$bin" --generate-completion-script zsh > "$$root/share/zsh/site-functions/_ipalinks"; \
+	  "$$bin" --generate-completion-script fish > "$$root/share/fish/vendor_completions.d/ipalinks.fish"; \
+	  echo "installed ipalinks $$("$$root/bin/ipalinks" --version) in $$root"
+
 ## Every test: unit, end-to-end on the built binary, bad inputs, plus the sample generator check.
 test: build lint
 	python3 scripts/make-samples.py --check
+	@# The install from this build: binary, man page and completions, each non-empty and each what it claims to be.
+	@set -e; root=$$(mktemp -d); $(MAKE) --no-print-directory install CONFIGURATION=debug PREFIX=$$root >/dev/null; \
+	  "$$root/bin/ipalinks" --version | grep -qx '[0-9.]*'; \
+	  grep -q '^\.Dt IPALINKS 1' "$$root/share/man/man1/ipalinks.1"; \
+	  grep -q '_ipalinks' "$$root/share/bash-completion/completions/ipalinks"; \
+	  grep -q '#compdef ipalinks' "$$root/share/zsh/site-functions/_ipalinks"; \
+	  grep -q '^complete -c .ipalinks' "$$root/share/fish/vendor_completions.d/ipalinks.fish"; \
+	  rm -rf "$$root"; echo "make install: binary, man page and completions checked"
 	node --check Sources/IPALinksKit/Resources/ipalinks-guard.js
 	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SWIFT) test --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
