@@ -170,7 +170,7 @@ final class BatchConsole: @unchecked Sendable {
       bar = nil
       if !failures.isEmpty {
         Terminal.warn("AASA lookups that failed, once per host:")
-        failures.lines.forEach { Terminal.warn("  " + $0) }
+        failures.lines().forEach { Terminal.warn("  " + $0) }
       }
     }
     signal(SIGINT, SIG_DFL)

@@ -49,13 +49,10 @@ public enum AASAValidationReporter {
     let file = TerminalText.escape(file)
     var out = ""
     for d in diagnostics {
-      let label = "\(d.severity.rawValue)[\(d.code.rawValue)] "
       let where_ = d.pointer.isEmpty ? "(document)" : d.pointer
-      var lines = TerminalText.wrap(
-        TerminalText.escape("\(where_): \(d.message)"), width: style.width, first: "\(file): " + label, rest: "    ")
-      lines[0] =
-        "\(file): " + style.finding(d.severity.rawValue, d.code.rawValue) + " "
-        + lines[0].dropFirst(file.count + 2 + label.count)
+      let lines = style.findingLines(
+        d.severity.rawValue, d.code.rawValue, TerminalText.escape("\(where_): \(d.message)"), lead: "\(file): ",
+        rest: "    ")
       out += lines.map { $0 + "\n" }.joined()
     }
     let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }

@@ -28,12 +28,8 @@ public enum FetchReporter {
         out += "  applinks apps: \(o.listedApps.map { reporter.clean($0) }.joined(separator: ", "))\n"
       }
       for d in o.diagnostics {
-        let label = "\(d.severity.rawValue)[\(d.code.rawValue)] "
-        var lines = TerminalText.wrap(
-          "\(reporter.clean(d.pointer.isEmpty ? "(document)" : d.pointer)): \(reporter.clean(d.message))",
-          width: style.width, first: "  " + label, rest: "      ")
-        lines[0] =
-          "  " + style.finding(d.severity.rawValue, d.code.rawValue) + " " + lines[0].dropFirst(2 + label.count)
+        let text = "\(reporter.clean(d.pointer.isEmpty ? "(document)" : d.pointer)): \(reporter.clean(d.message))"
+        let lines = style.findingLines(d.severity.rawValue, d.code.rawValue, text, lead: "  ", rest: "      ")
         out += lines.map { $0 + "\n" }.joined()
       }
       if let bytes = bodies[o.fetch.host] {

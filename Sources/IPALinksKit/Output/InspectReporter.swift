@@ -116,10 +116,26 @@ public struct HostFailures: Sendable {
   public var isEmpty: Bool { counts.isEmpty }
 
   /// One line per failure, in the order first seen: `shop.example.com: cannot resolve …: no such host (dns-error,
-  /// 204 inputs)`.
-  public var lines: [String] {
-    counts.sorted { $0.value.order < $1.value.order }.map {
-      "\($0.key) (\($0.value.status), \(TerminalText.count($0.value.inputs, "input")))"
+  /// 204 inputs)`. When more than `perStatus` hosts failed the same way (every host, offline with an empty cache),
+  /// the first of them are listed and one line counts the rest, so the summary stays short.
+  public func lines(perStatus: Int = 5) -> [String] {
+    let sorted = counts.sorted { $0.value.order < $1.value.order }
+    var shown: [String: Int] = [:]
+    var hidden: [String: Int] = [:]
+    var statuses: [String] = []
+    var out: [String] = []
+    for (message, entry) in sorted {
+      if shown[entry.status] == nil { statuses.append(entry.status) }
+      if shown[entry.status, default: 0] < perStatus {
+        shown[entry.status, default: 0] += 1
+        out.append("\(message) (\(entry.status), \(TerminalText.count(entry.inputs, "input")))")
+      } else {
+        hidden[entry.status, default: 0] += 1
+      }
     }
+    for status in statuses {
+      if let more = hidden[status] { out.append("and \(TerminalText.count(more, "more host")) with \(status)") }
+    }
+    return out
   }
 }

@@ -64,8 +64,12 @@ extension TerminalText {
     var lineHasText = false
     func add(_ piece: String) {
       let joined = lineHasText ? line + " " + piece : line + piece
-      if joined.count <= width || !lineHasText {
+      if joined.count <= width || (!lineHasText && first.count <= rest.count) {
         line = joined
+      } else if !lineHasText {
+        // A label wider than the continuation indent leaves more room below it than beside it.
+        lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
+        line = rest + piece
       } else {
         lines.append(line)
         line = rest + piece

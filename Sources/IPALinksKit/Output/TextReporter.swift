@@ -28,10 +28,16 @@ public struct TextReporter: Sendable {
     for bundle in report.bundles {
       out.append("")
       out.append(style.bold(clean(bundle.path)) + style.dim("  \(bundle.kind.rawValue)"))
-      func line(_ label: String, _ value: String?) {
-        guard let value, !value.isEmpty else { return }
+      func line(_ label: String, _ raw: String?) {
+        guard let raw, !raw.isEmpty else { return }
         let first = "  " + label.padding(toLength: 16, withPad: " ", startingAt: 0)
-        out += TerminalText.wrap(clean(value), width: width, first: first, rest: String(repeating: " ", count: 18))
+        let value = clean(raw)
+        // One long token (an app id, a path) that fits under the label but not beside it goes on its own line.
+        if first.count + value.count > width && !value.contains(" ") {
+          out += ["  " + label, "    " + value]
+          return
+        }
+        out += TerminalText.wrap(value, width: width, first: first, rest: String(repeating: " ", count: 18))
       }
       line("Bundle ID", bundle.bundleId)
       line("Name", bundle.name)
@@ -74,13 +80,7 @@ public struct TextReporter: Sendable {
 
   /// `error[code] message`, wrapped under the message.
   private func finding(_ d: Diagnostic, indent: String) -> [String] {
-    let label = "\(d.severity.rawValue)[\(d.code.rawValue)] "
-    var lines = TerminalText.wrap(
-      clean(d.message), width: width, first: indent + label, rest: indent + "    ")
-    lines[0] =
-      indent + style.finding(d.severity.rawValue, d.code.rawValue) + " "
-      + lines[0].dropFirst(indent.count + label.count)
-    return lines
+    style.findingLines(d.severity.rawValue, d.code.rawValue, clean(d.message), lead: indent, rest: indent + "    ")
   }
 
   /// The entry as the entitlement writes it (`applinks:shop.example.com`), then its AASA status, where the file came

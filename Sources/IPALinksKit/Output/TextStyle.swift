@@ -39,6 +39,17 @@ public struct TextStyle: Sendable {
     return label + "[\(code)]"
   }
 
+  /// A finding as lines: `lead`, `error[code]`, then `text` wrapped to the width with continuation lines starting
+  /// with `rest`; the label is coloured after wrapping, so escape codes never count towards the width.
+  func findingLines(_ severity: String, _ code: String, _ text: String, lead: String, rest: String) -> [String] {
+    let label = "\(severity)[\(code)]"
+    var lines = TerminalText.wrap(text, width: width, first: lead + label + " ", rest: rest)
+    var head = String(lines[0].dropFirst(lead.count + label.count))
+    while head.last == " " { head.removeLast() }
+    lines[0] = lead + finding(severity, code) + head
+    return lines
+  }
+
   /// `match` or `exclude`, the kind of a rule, padded to one width so patterns line up.
   func ruleKind(exclude: Bool) -> String { exclude ? red("exclude") : green("match  ") }
 

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// The command line as one tool: text fits 80 columns, the same words and numbering everywhere, `json` one document
+/// and `jsonl` one object per line, and mistakes in arguments told as usage errors that name them.
+struct SurfaceTests {
+  static let aasa = CLI.sample("aasa")
+  static let store = "ST0REAPP42.com.example.store"
+
+  /// Every command's text on the bundled samples, at `COLUMNS=80`.
+  static let textCommands: [[String]] = [
+    ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", aasa],
+    ["inspect", CLI.sample("Store.ipa"), "--offline", "--cache-dir", NSTemporaryDirectory() + "ipalinks-empty-cache"],
+    ["inspect", CLI.samples.path, "--aasa-dir", aasa],
+    ["aasa", "show", CLI.sample("aasa/shop.example.com.json")],
+    ["aasa", "validate", CLI.sample("aasa/shop.example.com.json"), "--app-id", "NOTLISTED0.com.example.x"],
+    [
+      "match", "--explain", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", store,
+      "https://shop.example.com/buy/gift/card", "https://shop.example.com/p/x?ref=home",
+    ],
+    ["who-claims", "https://www.example.com/promo/spring/1", CLI.samples.path, "--aasa-dir", aasa],
+    ["diff", CLI.sample("Store.ipa"), CLI.sample("Nested.ipa"), "--aasa-dir", aasa],
+    ["fetch", "shop.example.com", "--aasa-dir", aasa, "--app-id", store],
+  ]
+
+  @Test(arguments: textCommands)
+  func textFitsEightyColumns(_ arguments: [String]) throws {
+    let run = try CLI.run(arguments, environment: ["NO_COLOR": "1", "XDG_CACHE_HOME": NSTemporaryDirectory()])
+    #expect(run.exited && [0, 1].contains(run.status), "\(arguments.joined(separator: " ")): \(run.stderr)")
+    #expect(!run.stdout.isEmpty)
+    let long = run.stdout.split(separator: "\n").filter { $0.count > 80 }
+    #expect(long.isEmpty, "\(arguments.prefix(2).joined(separator: " ")): \(long)")
+    // One vocabulary: no rule is called `open` or `include`, and rules are numbered by pointer only.
+    for word in ["  open  ", " include ", "[0.", "details[0]", "error [", "warning ["] {
+      #expect(!run.stdout.contains(word), "\(arguments.prefix(2).joined(separator: " ")) says \"\(word)\"")
+    }
+  }
+
+  @Test func aWiderTerminalGetsLongerLines() throws {
+    let arguments = ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa]
+    let wide = try CLI.run(arguments, environment: ["COLUMNS": "200"])
+    #expect(wide.stdout.split(separator: "\n").contains { $0.count > 80 })
+    #expect(wide.stdout.contains(#"0  exclude  {"/": "/buy/gift/*", "exclude": true, "caseSensitive": false}"#))
+  }
+
+  @Test func jsonIsOneDocumentWithTheGeneratorAndJsonlOneObjectPerLine() throws {
+    let match = [
+      "match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", Self.store,
+      "https://shop.example.com/buy/1", "https://shop.example.com/about",
+    ]
+    for arguments in [
+      match, ["aasa", "validate", CLI.sample("aasa/shop.example.com.json")],
+      ["aasa", "show", CLI.sample("aasa/shop.example.com.json")],
+      ["fetch", "shop.example.com", "--aasa-dir", Self.aasa],
+      ["who-claims", "shop.example.com", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa],
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa],
+      ["diff", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--no-fetch"],
+    ] {
+      let run = try CLI.run(arguments + ["--format", "json"])
+      let generator = run.json?["generator"] as? String
+      #expect(generator?.hasPrefix("ipalinks ") == true, "\(arguments.prefix(2)): \(run.stdout.prefix(200))")
+    }
+    for arguments in [
+      match, ["fetch", "shop.example.com", "example.com", "--aasa-dir", Self.aasa],
+      ["who-claims", "menu.nested.example.com", CLI.samples.path, "--aasa-dir", Self.aasa],
+      ["inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--aasa-dir", Self.aasa],
+    ] {
+      let run = try CLI.run(arguments + ["--format", "jsonl"])
+      let lines = run.stdout.split(separator: "\n")
+      #expect(lines.count == 2, "\(arguments.prefix(2)): \(lines.count) lines")
+      #expect(
+        lines.allSatisfy { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) is [String: Any] },
+        "\(arguments.prefix(2))")
+    }
+    let version = try CLI.run(["--version"])
+    #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+  }
+
+  @Test func mistakenArgumentsAreUsageErrorsThatNameTheProblem() throws {
+    let cases: [([String], String)] = [
+      (["who-claims", CLI.sample("Store.ipa"), "shop.example.com"], "is a file, not a host"),
+      (["who-claims", "not a host!", CLI.sample("Store.ipa")], "'not a host!' is not a host name"),
+      (["match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", "T.x", "http://[::1"], "http://[::1"),
+      (["fetch", "https://example.com/"], "is a URL; give the host alone, example.com"),
+      (["inspect", "-", CLI.sample("Store.ipa")], "cannot be combined"),
+    ]
+    for (arguments, message) in cases {
+      let run = try CLI.run(arguments)
+      #expect(run.status == 64, "\(arguments): \(run.status) \(run.stderr)")
+      #expect(run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+    let warned = try CLI.run([
+      "match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", Self.store,
+      "https://shop.example.com/buy/1", "https://other.example.com/buy/1",
+    ])
+    #expect(warned.stderr.contains("the URLs name 2 hosts and no --domain was given"))
+  }
+
+  @Test func anEmptyFileSaysItIsEmpty() throws {
+    let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).ipa")
+    _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
+    defer { try? FileManager.default.removeItem(at: empty) }
+    let run = try CLI.run(["inspect", empty.path, "--no-fetch"])
+    #expect(run.status == 2)
+    #expect(run.stdout.contains("empty file (0 bytes)"))
+  }
+
+  @Test func anIPAOnStandardInputIsInspectedAsDash() throws {
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["inspect", "-", "--no-fetch", "--format", "json"]
+    process.standardInput = try FileHandle(forReadingFrom: CLI.samples.appendingPathComponent("Store.ipa"))
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    #expect(report["input"] as? String == "-")
+    #expect((report["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.store")
+  }
+
+  @Test func diffShowsWhatAnAddedBundleBrings() throws {
+    let run = try CLI.run(["diff", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--no-fetch"])
+    #expect(run.status == 1)
+    #expect(run.stdout.contains("+ bundle com.example.fat (Fat Binary) in "))
+    #expect(run.stdout.contains("  + applinks:fat.example.com\n"))
+    #expect(run.stdout.contains("  - URL scheme storeapp\n"))
+  }
+
+  @Test func batchesTellAFailingHostOnceAndQuietKeepsOnlyErrors() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("copies-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for n in 0..<6 {
+      try FileManager.default.copyItem(
+        at: CLI.samples.appendingPathComponent("Store.ipa"), to: folder.appendingPathComponent("copy\(n).ipa"))
+    }
+    let cache = FileManager.default.temporaryDirectory.appendingPathComponent("empty-cache-\(UUID().uuidString)")
+    let run = try CLI.run(["inspect", folder.path, "--offline", "--cache-dir", cache.path])
+    #expect(run.status == 1)
+    let mentions = run.stderr.split(separator: "\n").filter { $0.contains("shop.example.com") }
+    #expect(mentions.count == 1, "\(run.stderr)")
+    #expect(mentions.first?.contains("(skipped-offline, 6 inputs)") == true)
+    #expect(run.stderr.contains("6 inputs in "))
+    let quiet = try CLI.run(["inspect", folder.path, "--offline", "--cache-dir", cache.path, "-q"])
+    #expect(!quiet.stderr.contains(" inputs in "), "no summary with --quiet")
+    #expect(quiet.stderr.contains("shop.example.com"), "errors still show with --quiet")
+  }
+}
