@@ -131,11 +131,14 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         }
       }
       for j in added { out.append(change("rule added", removing: [], adding: [j])) }
-      if out.isEmpty {
-        // Same rules in another order: a change only where it changes which rule decides a URL.
-        for url in new.rules.flatMap({ URLSampler.urls(for: $0, host: host) }) {
+      do {
+        // Rules both files have, in another order: a change where it changes which rule decides a URL. Checked
+        // beside added and removed rules too, since a reordering can hide behind an unrelated edit; a URL whose
+        // deciding rule is one side's only is the added or removed rule's change, already told.
+        for url in (old.rules + new.rules).flatMap({ URLSampler.urls(for: $0, host: host) }) {
           let (a, b) = (old.decide(url), new.decide(url))
           guard a.rule != b.rule else { continue }
+          guard a.rule.map(newContent.contains) ?? true, b.rule.map(oldContent.contains) ?? true else { continue }
           let oldIndex = a.rule.flatMap { rule in oldContent.firstIndex(of: rule) }
           let newIndex = b.rule.flatMap { rule in newContent.firstIndex(of: rule) }
           let differs = a.verdict != b.verdict

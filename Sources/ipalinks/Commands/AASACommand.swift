@@ -9,7 +9,7 @@ struct AASACommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "aasa",
     abstract: "Validate or display an apple-app-site-association file.",
-    subcommands: [Validate.self, Show.self]
+    subcommands: [Validate.self, Show.self, Diff.self]
   )
 
   /// `ipalinks aasa validate FILE`: every problem at once, with stable codes, like a linter.
@@ -75,6 +75,56 @@ struct AASACommand: ParsableCommand {
       case .json: Terminal.write(JSONReporter.document(aasa) + "\n")
       case .text: Terminal.write(AASAShowReporter.text(aasa, name: file, style: Terminal.style))
       }
+    }
+  }
+}
+
+extension AASACommand {
+  /// `ipalinks aasa diff OLD NEW`: which URLs behave differently, not which bytes changed.
+  struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Compare two AASA files by behaviour: per app, the rules that change a verdict, with an example URL.",
+      discussion: """
+        OLD and NEW may be plain JSON or PKCS#7-signed; '-' reads one of them from standard input. Hoisting a key \
+        into defaults, rewriting legacy paths as the equivalent components, or editing a comment is no change. A \
+        changed pattern, query item, exclude or default, an app added or removed, or a reordering that changes \
+        which rule decides, is one; each names the rules by JSON pointer on both sides and, when one is found, an \
+        example URL whose verdict differs (generated from both files' patterns and checked on both).
+
+        Exit codes (like diff(1)): 0 the files behave the same; 1 they differ; 64 usage error; 65 a file is not \
+        valid AASA JSON; 66 a file cannot be read.
+        """)
+
+    @Argument(help: "The old AASA file ('-' for standard input).") var old: String
+    @Argument(help: "The new AASA file.") var new: String
+
+    @Option(name: .customLong("app-id"), help: "Compare only this app (TEAMID.bundle.id). Repeatable.")
+    var appIDs: [String] = []
+
+    @Option(help: "The host the files are served for, used in example URLs.")
+    var domain = "example.com"
+
+    @Option(name: .shortAndLong, help: "Output format: text or json.")
+    var format: DocumentFormat = .text
+
+    func validate() throws {
+      if old == "-" && new == "-" { throw ValidationError("only one of OLD and NEW can be standard input") }
+      if let problem = HostArgument.problem(domain) { throw ValidationError("--domain: " + problem) }
+    }
+
+    func run() throws {
+      let before = try AASAInput.orExit { try AASAInput.load(old) }
+      let after = try AASAInput.orExit { try AASAInput.load(new) }
+      let comparison = AASAComparison(
+        old: before, new: after, appIDs: appIDs.isEmpty ? nil : appIDs, host: domain.lowercased())
+      switch format {
+      case .json: Terminal.write(AASADiffReporter.json(comparison, old: old, new: new))
+      case .text:
+        let listed = [before, after].flatMap { $0.applinks?.details.flatMap(\.appIDs) ?? [] }
+        let apps = appIDs.isEmpty ? Set(listed).count : appIDs.count
+        Terminal.write(AASADiffReporter.text(comparison, old: old, new: new, apps: apps, style: Terminal.style))
+      }
+      if !comparison.equivalent { throw ExitCode(1) }
     }
   }
 }

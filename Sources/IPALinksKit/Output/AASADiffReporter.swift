@@ -1,0 +1,55 @@
+import UniversalLinks
+
+/// The output of `ipalinks aasa diff`: what behaves differently between two AASA files, per app, with an example
+/// URL whose verdict differs wherever one was found.
+public enum AASADiffReporter {
+  /// The `--format json` document.
+  public struct Document: Encodable, Sendable {
+    /// The old file as named on the command line.
+    public var old: String
+    /// The new file as named on the command line.
+    public var new: String
+    /// True when every app compared gets the same verdict for every URL.
+    public var equivalent: Bool
+    /// Every change, app by app.
+    public var changes: [AASAComparison.Change]
+  }
+
+  /// The document for a comparison of `old` and `new`.
+  public static func json(_ comparison: AASAComparison, old: String, new: String) -> String {
+    JSONReporter.document(
+      Document(old: old, new: new, equivalent: comparison.equivalent, changes: comparison.changes)) + "\n"
+  }
+
+  /// One block per change: the app and what changed, the rules involved on each side (by JSON pointer), and the
+  /// example URL with both verdicts; or one line saying the files behave the same.
+  public static func text(
+    _ comparison: AASAComparison, old: String, new: String, apps: Int, style: TextStyle = TextStyle(useColor: false)
+  ) -> String {
+    let e = { (text: String) in TerminalText.escape(text) }
+    guard !comparison.equivalent else {
+      return "\(e(old)) and \(e(new)) behave the same for \(TerminalText.count(apps, "app"))\n"
+    }
+    var out: [String] = []
+    for change in comparison.changes {
+      out.append(style.bold(e(change.appId)) + ": " + change.kind)
+      if !change.old.isEmpty {
+        out += TerminalText.wrap(
+          change.old.map(e).joined(separator: ", "), width: style.width, first: "  old  ", rest: "       ")
+      }
+      if !change.new.isEmpty {
+        out += TerminalText.wrap(
+          change.new.map(e).joined(separator: ", "), width: style.width, first: "  new  ", rest: "       ")
+      }
+      if let url = change.example, let before = change.oldVerdict, let after = change.newVerdict {
+        out += TerminalText.pack(
+          [e(url), style.verdict(before) + " → " + style.verdict(after)], width: style.width, first: "  e.g. ",
+          rest: "       ")
+      } else {
+        out.append("  no example URL found whose verdict differs")
+      }
+    }
+    out.append(TerminalText.count(comparison.changes.count, "change") + " between \(e(old)) and \(e(new))")
+    return out.map { $0 + "\n" }.joined()
+  }
+}

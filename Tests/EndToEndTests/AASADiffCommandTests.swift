@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `ipalinks aasa diff` on the built binary: behaviour, not bytes.
+struct AASADiffCommandTests {
+  static let old = CLI.sample("aasa/shop.example.com.json")
+  static let next = CLI.sample("aasa/next/shop.example.com.json")
+
+  @Test func changesNameTheRulesAndAnExampleWhoseVerdictDiffers() throws {
+    let run = try CLI.run(["aasa", "diff", Self.old, Self.next, "--domain", "shop.example.com", "--format", "json"])
+    #expect(run.status == 1)
+    let json = try #require(run.json)
+    #expect(json["equivalent"] as? Bool == false)
+    let changes = try #require(json["changes"] as? [[String: Any]])
+    #expect(changes.map { $0["kind"] as? String } == ["rule changed", "rules reordered"])
+    #expect(changes.allSatisfy { $0["appId"] as? String == "ST0REAPP42.com.example.store" })
+    // Each example really is decided differently by the two files, as `match` says.
+    for change in changes {
+      let url = try #require(change["example"] as? String)
+      let verdicts = try [Self.old, Self.next].map { file in
+        let line = try CLI.run([
+          "match", "--aasa", file, "--app-id", "ST0REAPP42.com.example.store", "--format", "jsonl", url,
+        ])
+        return (try JSONSerialization.jsonObject(with: Data(line.stdout.utf8)) as? [String: Any])?["verdict"]
+          as? String
+      }
+      #expect(verdicts == [change["oldVerdict"] as? String, change["newVerdict"] as? String], "\(url)")
+      #expect(verdicts[0] != verdicts[1])
+    }
+  }
+
+  @Test func hoistingDefaultsAndEditingCommentsIsNoChange() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let same = folder.appendingPathComponent("same.json")
+    try Data(
+      #"""
+      {"applinks": {"details": [{"appIDs": ["ST0REAPP42.com.example.store"], "components": [
+        {"/": "/buy/gift/*", "exclude": true, "caseSensitive": false, "comment": "edited"},
+        {"/": "/buy/*", "caseSensitive": false},
+        {"/": "/p/$(digit)*", "?": {"ref": "?*"}, "caseSensitive": false},
+        {"/": "/help/*", "#": "app", "caseSensitive": false}]}]},
+       "webcredentials": {"apps": ["ST0REAPP42.com.example.store"]}}
+      """#.utf8
+    ).write(to: same)
+    let run = try CLI.run(["aasa", "diff", Self.old, same.path])
+    #expect(run.status == 0, "\(run.stdout)")
+    #expect(run.stdout.hasSuffix("behave the same for 1 app\n"))
+    let bad = try CLI.run(["aasa", "diff", Self.old, folder.appendingPathComponent("missing.json").path])
+    #expect(bad.status == 66)
+  }
+}
