@@ -100,7 +100,7 @@ final class BatchConsole: @unchecked Sendable {
   let quiet: Bool
   private let lock = NSLock()
   private var bar: ProgressBar?
-  private var failures = HostFailures()
+  private var failures: HostFailures
   private var interrupt: (any DispatchSourceSignal)?
   private var total = 0
   private var done = 0
@@ -109,6 +109,7 @@ final class BatchConsole: @unchecked Sendable {
   init(progress: Bool, quiet: Bool) {
     showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
     self.quiet = quiet
+    failures = HostFailures(errorsOnly: quiet)
   }
 
   /// The batch has `total` inputs to inspect: the bar appears, and Ctrl-C now ends with a summary.

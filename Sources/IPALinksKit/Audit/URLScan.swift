@@ -92,3 +92,69 @@ extension String {
     return String(scalars)
   }
 }
+
+/// The counts of a `who-claims --urls` run, and its text and JSON forms.
+public struct URLScanSummary: Sendable {
+  /// URLs decided.
+  public var decided = 0
+  /// URLs that open at least one app.
+  public var opening = 0
+  /// URLs that open no app but that some app's rules exclude.
+  public var excluded = 0
+  /// Lines skipped because they are not http(s) URLs.
+  public var skipped = 0
+
+  /// Empty counts.
+  public init() {}
+
+  /// Counts one decided URL.
+  public mutating func add(_ line: URLScan.Line) {
+    decided += 1
+    if !line.apps.isEmpty {
+      opening += 1
+    } else if !line.excludedBy.isEmpty {
+      excluded += 1
+    }
+  }
+
+  /// `5 URLs: 3 open an app, 1 excluded, 1 open none; 1 line skipped`.
+  public var line: String {
+    var out = TerminalText.count(decided, "URL") + ": \(opening) open an app, \(excluded) excluded, "
+    out += "\(decided - opening - excluded) open none"
+    if skipped > 0 { out += "; " + TerminalText.count(skipped, "line") + " skipped" }
+    return out
+  }
+
+  /// The `--format json` document: every URL's line.
+  public struct Document: Encodable, Sendable {
+    /// One record per URL, in the file's order.
+    public var urls: [URLScan.Line]
+
+    /// The document for `urls`.
+    public init(urls: [URLScan.Line]) { self.urls = urls }
+  }
+
+  /// The URLs that open an app, grouped by app in the order apps first appear, each with the deciding rule.
+  public static func text(_ lines: [URLScan.Line], style: TextStyle = TextStyle(useColor: false)) -> String {
+    var order: [String] = []
+    var byApp: [String: [(url: String, pointer: String)]] = [:]
+    for line in lines {
+      for app in line.apps {
+        if byApp[app.appId] == nil { order.append(app.appId) }
+        byApp[app.appId, default: []].append((line.url, app.pointer))
+      }
+    }
+    var out: [String] = []
+    for app in order {
+      let hits = byApp[app] ?? []
+      if !out.isEmpty { out.append("") }
+      out.append(style.bold(TerminalText.escape(app)) + "  (" + TerminalText.count(hits.count, "URL") + ")")
+      for hit in hits {
+        out += TerminalText.pack(
+          [TerminalText.escape(hit.url), TerminalText.escape(hit.pointer)], width: style.width, first: "  ",
+          rest: "      ")
+      }
+    }
+    return out.map { $0 + "\n" }.joined()
+  }
+}

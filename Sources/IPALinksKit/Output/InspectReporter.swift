@@ -96,16 +96,20 @@ public struct InspectReporter: Sendable {
 /// failing host would otherwise be told once per input that claims it.
 public struct HostFailures: Sendable {
   private var counts: [String: (status: String, inputs: Int, order: Int)] = [:]
+  private let errorsOnly: Bool
 
-  /// An empty tally.
-  public init() {}
+  /// An empty tally; `errorsOnly` keeps only lookups whose outcome is unknown (a timeout, a DNS or TLS error…),
+  /// not the definite answers such as `not-found`, for `--quiet`.
+  public init(errorsOnly: Bool = false) { self.errorsOnly = errorsOnly }
 
   /// Counts the failed lookups of one finished report.
   public mutating func add(_ report: InspectionReport) {
     var seen = Set<String>()
     for bundle in report.bundles {
       for domain in bundle.associatedDomains {
-        guard let aasa = domain.aasa, aasa.status != .ok, seen.insert(aasa.fetch.message).inserted else { continue }
+        guard let aasa = domain.aasa, aasa.status != .ok, !errorsOnly || !aasa.status.isDefinite,
+          seen.insert(aasa.fetch.message).inserted
+        else { continue }
         let entry = counts[aasa.fetch.message] ?? (aasa.status.rawValue, 0, counts.count)
         counts[aasa.fetch.message] = (entry.status, entry.inputs + 1, entry.order)
       }

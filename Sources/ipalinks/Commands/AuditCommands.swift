@@ -101,7 +101,7 @@ struct ReportCommand: AsyncParsableCommand {
   }
 }
 
-/// `ipalinks who-claims`: which apps open links on a host.
+/// `ipalinks who-claims`: which apps open links on a host, or which of many URLs open an app and which.
 struct WhoClaimsCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "who-claims",
@@ -111,35 +111,58 @@ struct WhoClaimsCommand: AsyncParsableCommand {
       (saved by `inspect --format json|jsonl`) and from INPUTs, which are inspected. For each app: the entries \
       that cover the host (all services), which applinks entry iOS uses for it, and that entry's rules in order.
 
-      Exit codes (like grep): 0 some app claims the host; 1 none does; 2 trouble.
+      With --urls FILE (or - for standard input), there is no HOST: every line of FILE is a URL, decided against \
+      every app at once (first matching rule wins within each app). Text lists the URLs that open an app, grouped \
+      by app; --format jsonl writes one line per URL with the apps it opens and the apps whose rules exclude it. \
+      Lines that are not http(s) URLs are named on stderr by line number and skipped.
+
+      Exit codes (like grep): 0 some app claims the host (with --urls: some URL opens an app); 1 none does; 2 \
+      trouble; 64 usage error; 130 interrupted.
       """)
 
-  @Argument(help: "The host (example.com) or a URL (https://example.com/path).") var host: String
+  @Argument(help: "The host (example.com) or a URL (https://example.com/path); left out with --urls.")
+  var host: String?
   @Argument(help: "IPAs or folders to inspect as well.") var inputs: [String] = []
   @Option(
     name: .customLong("inventory"),
     help: ArgumentHelp("A saved inventory (object, array or JSON Lines). Repeatable.", valueName: "file"))
   var inventories: [String] = []
-  @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per app).")
+  @Option(
+    help: ArgumentHelp("Decide every URL in this file, one per line ('-' for standard input).", valueName: "file"))
+  var urls: String?
+  @Option(
+    name: .shortAndLong,
+    help: "Output format: text, json (one document), or jsonl (one object per app; with --urls, per URL).")
   var format: OutputFormat = .text
 
   @OptionGroup var audit: AuditInputOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
+  /// What to inspect: with --urls, the first positional argument is an input too.
+  var allInputs: [String] { urls == nil ? inputs : (host.map { [$0] } ?? []) + inputs }
+
   func validate() throws {
-    if FileManager.default.fileExists(atPath: host) {
-      throw ValidationError(
-        "'\(TerminalText.escape(host))' is a file, not a host: the host comes first (ipalinks who-claims HOST INPUT…)")
+    if urls == nil {
+      guard let host else { throw ValidationError("Give a HOST (or a URL), or --urls FILE.") }
+      if FileManager.default.fileExists(atPath: host) {
+        throw ValidationError(
+          "'\(TerminalText.escape(host))' is a file, not a host: the host comes first (ipalinks who-claims HOST INPUT…)"
+        )
+      }
+      if let problem = HostArgument.problem(host, allowURL: true) { throw ValidationError(problem) }
     }
-    if let problem = HostArgument.problem(host, allowURL: true) { throw ValidationError(problem) }
-    if inputs.isEmpty && inventories.isEmpty { throw ValidationError("Give --inventory or at least one input.") }
+    if allInputs.isEmpty && inventories.isEmpty { throw ValidationError("Give --inventory or at least one input.") }
+    if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
+      throw ValidationError("--urls - and an inventory on standard input cannot both read it")
+    }
   }
 
   func run() async throws {
-    let loaded = try await audit.load(inputs, inventories: inventories, fetch: fetch)
+    let loaded = try await audit.load(allInputs, inventories: inventories, fetch: fetch)
     if loaded.reports.isEmpty { throw ExitCode(2) }
-    guard let claims = HostClaims(query: host, reports: loaded.reports) else {
-      Terminal.warn("\"\(host)\" is neither a host nor a URL")
+    if let urls { try scan(urls, reports: loaded.reports) }
+    guard let host, let claims = HostClaims(query: host, reports: loaded.reports) else {
+      Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
       throw ExitCode(64)
     }
     switch format {
@@ -148,5 +171,82 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(claims))
     }
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
+  }
+
+  /// `--urls`: each line decided as it is read, so the file is never held whole; JSON Lines stream out, and the text
+  /// keeps only the URLs that open an app.
+  func scan(_ path: String, reports: [InspectionReport]) throws -> Never {
+    guard let lines = LineReader(path: path) else {
+      Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
+      Foundation.exit(2)
+    }
+    let scan = URLScan(reports: reports)
+    var summary = URLScanSummary()
+    var records: [URLScan.Line] = []
+    var opening: [URLScan.Line] = []
+    var number = 0
+    while let text = lines.next() {
+      number += 1
+      let trimmed = text.trimmingCharacters(in: .whitespaces)
+      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+      switch scan.decide(trimmed, line: number) {
+      case .failure(let problem):
+        summary.skipped += 1
+        Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
+      case .success(let line):
+        summary.add(line)
+        switch format {
+        case .jsonl: Terminal.write(JSONReporter.render(line, pretty: false) + "\n")
+        case .json: records.append(line)
+        case .text: if !line.apps.isEmpty { opening.append(line) }
+        }
+      }
+    }
+    switch format {
+    case .jsonl: break
+    case .json: Terminal.write(JSONReporter.document(URLScanSummary.Document(urls: records)) + "\n")
+    case .text: Terminal.write(URLScanSummary.text(opening, style: Terminal.style))
+    }
+    if !audit.quiet { Terminal.warn(summary.line) }
+    Foundation.exit(summary.opening > 0 ? 0 : 1)
+  }
+}
+
+/// Reads a file (or standard input, for `-`) a line at a time in bounded memory.
+final class LineReader {
+  private let handle: FileHandle
+  private var buffer: [UInt8] = []
+  private var start = 0
+  private var atEnd = false
+
+  init?(path: String) {
+    if path == "-" {
+      handle = FileHandle.standardInput
+    } else {
+      guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+      handle = file
+    }
+  }
+
+  /// The next line without its line break (LF or CRLF), decoded as UTF-8; nil at the end.
+  func next() -> String? {
+    while true {
+      if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        var line = buffer[start..<newline]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        start = newline + 1
+        return String(decoding: line, as: UTF8.self)
+      }
+      if atEnd {
+        guard start < buffer.count else { return nil }
+        let line = buffer[start...]
+        start = buffer.count
+        return String(decoding: line, as: UTF8.self)
+      }
+      buffer.removeFirst(start)
+      start = 0
+      let chunk = handle.readData(ofLength: 1 << 16)
+      if chunk.isEmpty { atEnd = true } else { buffer += chunk }
+    }
   }
 }
