@@ -666,7 +666,7 @@ class Bundle:
     def __init__(self, path, kind, bundle_id, team, exe, display, *, url_types=(),
                  info_extra=None, info_format="xml", ents=None, slices=(("arm64", "xml", "app16"),),
                  encryption=None, xcent=None, profile=None, extra_files=(), children=(),
-                 signed=True, cr_exclude=("SC_Info/",)):
+                 signed=True, cr_exclude=("SC_Info/",), simulator_ents=None):
         self.path, self.kind, self.bundle_id, self.team = path, kind, bundle_id, team
         self.exe, self.display = exe, display
         self.url_types = list(url_types)
@@ -681,6 +681,8 @@ class Bundle:
         self.children = list(children)
         self.signed = signed
         self.cr_exclude = cr_exclude
+        # A simulator build: these entitlements go into the executable's __TEXT,__entitlements section.
+        self.simulator_ents = simulator_ents
 
     def info(self):
         d = {
@@ -710,7 +712,9 @@ class Bundle:
         return [s for t in self.url_types for s in t.get("CFBundleURLSchemes", [])]
 
     def effective_ents(self):
-        return self.ents if self.signed and self.ents is not None else (self.xcent or {})
+        if self.signed and self.ents is not None:
+            return self.ents
+        return self.simulator_ents or self.xcent or {}
 
     def expected(self):
         sources = []
@@ -720,6 +724,8 @@ class Bundle:
             sources.append("xcent")
         if self.profile is not None:
             sources.append("provisioning-profile")
+        if self.simulator_ents is not None:
+            sources.append("simulator-entitlements-section")
         ents = self.effective_ents()
         d = {
             "path": self.path,
@@ -739,6 +745,40 @@ class Bundle:
         if self.profile is not None:
             d["profileKind"] = profile_kind(self.profile[0])
         return d
+
+
+def add_simulator_entitlements(exe, plist):
+    """A thin unsigned 64-bit executable turned into a simulator build's: an __entitlements
+    section appended to __TEXT holding `plist` after the code, and LC_BUILD_VERSION's platform
+    set to iOS Simulator (7). The load commands grow by one section (80 bytes), which the
+    space before __text has room for."""
+    buf = bytearray(exe)
+    magic, _, _, _, ncmds, sizeofcmds, _, _ = struct.unpack_from("<IiiIIIII", buf, 0)
+    assert magic == 0xFEEDFACF, "simulator samples are thin 64-bit executables"
+    cmds = bytes(buf[32:32 + sizeofcmds])
+    out, p, ent_off = b"", 0, None
+    for _ in range(ncmds):
+        cmd, size = struct.unpack_from("<II", cmds, p)
+        c = bytearray(cmds[p:p + size])
+        if cmd == LC_SEGMENT_64 and c[8:24].rstrip(b"\0") == b"__TEXT":
+            nsects = struct.unpack_from("<I", c, 64)[0]
+            _, _, saddr, ssize, soff = struct.unpack_from("<16s16sQQI", c, 72 + 80 * (nsects - 1))
+            ent_off = align(soff + ssize, 16)
+            vmaddr = struct.unpack_from("<Q", c, 24)[0]
+            struct.pack_into("<I", c, 4, size + 80)
+            struct.pack_into("<I", c, 64, nsects + 1)
+            c += struct.pack("<16s16sQQIIIIIIII", _name16("__entitlements"), _name16("__TEXT"),
+                             vmaddr + ent_off, len(plist), ent_off, 0, 0, 0, 0, 0, 0, 0)
+        elif cmd == LC_BUILD_VERSION:
+            struct.pack_into("<I", c, 8, 7)
+        out += bytes(c)
+        p += size
+    assert ent_off is not None and 32 + len(out) <= SEG_PAGE
+    struct.pack_into("<I", buf, 20, len(out))
+    buf[32:32 + len(out)] = out
+    assert ent_off + len(plist) <= 2 * SEG_PAGE
+    buf[ent_off:ent_off + len(plist)] = plist
+    return bytes(buf)
 
 
 def build_executable(b, info_bytes, code_resources, *, text_size=2 * SEG_PAGE, sig_patch=None):
@@ -762,6 +802,8 @@ def build_executable(b, info_bytes, code_resources, *, text_size=2 * SEG_PAGE, s
                 sig_patch(sig)
         data, cdhash = build_macho(arch, ident=b.bundle_id, team=b.team, sig=sig,
                                    encryption=b.encryption, text_size=text_size)
+        if b.simulator_ents is not None:
+            data = add_simulator_entitlements(data, xml_plist(b.simulator_ents))
         out.append((arch, data))
     if len(out) == 1:
         return out[0][1], cdhash
@@ -1034,8 +1076,23 @@ def sample_enterprise():
         "Slot 5 entitlements blob carries a BINARY plist (bplist00); slot 7 DER is a bare SET."]
 
 
+def sample_simulator():
+    team, bid = "S1MULAT0R9", "com.example.simulator"
+    ents = base_ents(team, bid, **{AD: ["applinks:sim.example.com", "webcredentials:sim.example.com"],
+                                   "get-task-allow": True})
+    b = Bundle("Payload/Simulator.app", "app", bid, team, "Simulator", "Simulator Build",
+               url_types=[{"CFBundleURLName": bid, "CFBundleURLSchemes": ["simapp"]}],
+               info_extra={"CFBundleSupportedPlatforms": ["iPhoneSimulator"],
+                           "DTPlatformName": "iphonesimulator"},
+               signed=False, simulator_ents=ents)
+    return "Simulator.ipa", zip_bytes(bundle_entries(b), dirs=True), [b], [
+        "A simulator build, zipped as CI pipelines ship it: no entitlements in a code signature; "
+        "they sit in the executable's __TEXT,__entitlements section (XML plist), and "
+        "LC_BUILD_VERSION names the iOS Simulator platform."]
+
+
 SAMPLES = [sample_xcent_only, sample_store, sample_fat, sample_nested, sample_profile,
-           sample_enterprise]
+           sample_enterprise, sample_simulator]
 
 SAMPLE_README = """# Sample IPAs
 
@@ -1044,6 +1101,9 @@ that the committed files match the generator). `EXPECTED.json` lists, per sample
 per bundle, what `ipalinks` should report. Executables are tiny but structurally real
 Mach-O files with real page hashes; no signature is cryptographically valid.
 
+- **Simulator.ipa**: a simulator build (a zipped `.app`, as CI pipelines produce): no code
+  signature; entitlements (`applinks:`/`webcredentials:sim.example.com`) come from the
+  executable's `__TEXT,__entitlements` section, and `LC_BUILD_VERSION` names the simulator.
 - **XcentOnly.ipa**: the unsigned case. The executable has no `LC_CODE_SIGNATURE`, so
   entitlements (associated domains `applinks:`/`webcredentials:xcent.example.com`) come
   only from `archived-expanded-entitlements.xcent`. XML `Info.plist` with two

@@ -84,4 +84,27 @@ struct RealSampleTests {
     }
     #expect(Set(details) == e.sources)
   }
+
+  /// The real simulator build in `../shared/real-samples/simulator`: its entitlements sit in the executable's
+  /// `__TEXT,__entitlements` section, not in the code signature.
+  @Test(.enabled(if: available, absent)) func simulatorBuildReportsItsTeamAndDomains() throws {
+    let folder = Self.folder.appendingPathComponent("simulator")
+    let data = try Data(contentsOf: folder.appendingPathComponent("EXPECTED.json"))
+    let list = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    #expect(!list.isEmpty)
+    for e in list {
+      let file = try #require(e["file"] as? String)
+      let result = try CLI.run(["inspect", "--no-fetch", folder.appendingPathComponent(file).path, "--format", "json"])
+      #expect(result.status == 0, "\(result.stderr)")
+      let main = try #require((result.json?["bundles"] as? [[String: Any]])?.first)
+      #expect(main["teamId"] as? String == e["teamId"] as? String)
+      #expect(main["architectures"] as? [String] == e["arches"] as? [String])
+      let domains = (main["associatedDomains"] as? [[String: Any]] ?? []).compactMap { $0["raw"] as? String }
+      #expect(domains == e["associatedDomains"] as? [String])
+      let sources = (main["entitlementSourceDetails"] as? [[String: Any]] ?? []).map {
+        "\($0["kind"] as? String ?? "") (\($0["detail"] as? String ?? ""))"
+      }
+      #expect(sources == e["entitlementSources"] as? [String])
+    }
+  }
 }

@@ -12,6 +12,9 @@ public struct EntitlementSource: Sendable, Equatable, Codable {
     case xcent
     /// A provisioning profile: an allow-list, never the app's own entitlements.
     case provisioningProfile = "provisioning-profile"
+    /// The `__TEXT,__entitlements` section of a simulator build's executable: what the simulator enforces, as
+    /// simulator builds carry no entitlements in their (ad hoc) code signature.
+    case simulatorSection = "simulator-entitlements-section"
   }
 
   /// Which entitlements blob of a code signature, and how it was encoded.
@@ -69,7 +72,8 @@ public struct EntitlementSource: Sendable, Equatable, Codable {
 
 /// Picks the effective entitlements among all sources and reports where sources disagree.
 ///
-/// The code signature wins because it is what iOS enforces and the only source App Store builds carry.
+/// The code signature wins because it is what iOS enforces and the only source App Store builds carry; a simulator
+/// build's `__TEXT,__entitlements` section comes next, as what the simulator enforces.
 /// Within it, DER comes before XML (iOS 15 and later enforce the DER form), and arm64e/arm64 slices
 /// before older ones. The `.xcent` is a fallback hint and may be stale. The profile is an allow-list
 /// and never becomes effective.
@@ -112,11 +116,14 @@ public enum EntitlementResolver {
     case .codeSignature: "code signature (\(s.detail))"
     case .xcent: ".xcent"
     case .provisioningProfile: "provisioning profile"
+    case .simulatorSection: "simulator entitlements section (\(s.detail))"
     }
   }
 
   /// Lower is preferred.
   private static func rank(_ s: EntitlementSource) -> Int {
+    // A simulator build's section is what the simulator enforces; a device signature, when there is one, wins.
+    if s.kind == .simulatorSection { return 50 }
     guard s.kind == .codeSignature else { return 100 }
     let archRank =
       switch s.architecture {

@@ -185,6 +185,35 @@ public struct Inspector: Sendable {
   }
 
   /// Reads every slice's signature; a failure in one slice is reported and the others still count.
+  /// The most a `__TEXT,__entitlements` section may hold; real ones are a few kilobytes.
+  static let maximumEntitlementsSection: UInt64 = 1 << 20
+
+  /// A simulator build's entitlements, from the slice's `__TEXT,__entitlements` section, as a source of its own.
+  private func readSimulatorSection(
+    _ source: any ByteSource, slice: MachOSlice, into bundle: inout BundleReport, sources: inout [EntitlementSource]
+  ) {
+    guard let section = slice.entitlementsSection, section.size > 0 else { return }
+    let arch = slice.architecture
+    let name = "\(source.name) (\(arch) __TEXT,__entitlements)"
+    guard section.size <= Self.maximumEntitlementsSection, section.offset <= slice.size,
+      section.size <= slice.size - section.offset
+    else {
+      bundle.diagnostics.append(
+        Diagnostic(
+          .error, .machOEntitlementsSection,
+          "\(name): \(section.size) bytes at \(section.offset) lie outside the slice or over the 1 MiB limit"))
+      return
+    }
+    do {
+      let bytes = try source.read(at: slice.offset + section.offset, count: Int(section.size))
+      let value = try PropertyList.decodeDictionary(bytes, file: name)
+      sources.append(
+        EntitlementSource(kind: .simulatorSection, detail: "__TEXT,__entitlements, \(arch)", entitlements: value))
+    } catch {
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .machOEntitlementsSection))
+    }
+  }
+
   private func readExecutable(
     _ source: any ByteSource, into bundle: inout BundleReport, sources: inout [EntitlementSource]
   ) {
@@ -200,6 +229,7 @@ public struct Inspector: Sendable {
     var directories: [CodeDirectory] = []
     for slice in slices {
       let arch = slice.architecture
+      readSimulatorSection(source, slice: slice, into: &bundle, sources: &sources)
       let signature: CodeSignature?
       do {
         signature = try CodeSignatureReader.read(source, slice: slice)

@@ -33,6 +33,10 @@ public struct MachOSlice: Sendable, Equatable {
   public var codeSignature: (offset: UInt32, size: UInt32)?
   /// `cryptid` of `LC_ENCRYPTION_INFO(_64)`: 1 means FairPlay-encrypted text (the signature stays readable).
   public var cryptID: UInt32?
+  /// File range, relative to the slice, of the `__TEXT,__entitlements` section: where a simulator build keeps its
+  /// entitlements (an XML plist), since the simulator does not read them from the code signature. Not checked
+  /// against the slice's size here; the reader does that and names a bad range.
+  public var entitlementsSection: (offset: UInt64, size: UInt64)? = nil
 
   /// Creates a slice; a signature can then be read from any byte source, as the fuzz harness does.
   public init(
@@ -56,6 +60,8 @@ public struct MachOSlice: Sendable, Equatable {
     a.offset == b.offset && a.size == b.size && a.cpuType == b.cpuType && a.cpuSubtype == b.cpuSubtype
       && a.is64Bit == b.is64Bit && a.codeSignature?.offset == b.codeSignature?.offset
       && a.codeSignature?.size == b.codeSignature?.size && a.cryptID == b.cryptID
+      && a.entitlementsSection?.offset == b.entitlementsSection?.offset
+      && a.entitlementsSection?.size == b.entitlementsSection?.size
   }
 }
 
@@ -71,6 +77,8 @@ public enum MachOFile {
   static let lcCodeSignature: UInt32 = 0x1d
   static let lcEncryptionInfo: UInt32 = 0x21
   static let lcEncryptionInfo64: UInt32 = 0x2c
+  static let lcSegment: UInt32 = 0x1
+  static let lcSegment64: UInt32 = 0x19
 
   /// True when the first bytes are a thin or fat Mach-O magic (with the Java-class guard).
   public static func looksLikeMachO(_ head: [UInt8]) -> Bool {
@@ -170,11 +178,42 @@ public enum MachOFile {
           throw MachOError.malformed(file: source.name, what: "short LC_ENCRYPTION_INFO")
         }
         slice.cryptID = cryptid
+      case lcSegment, lcSegment64:
+        if let section = entitlementsSection(
+          commands, at: cursor, size: Int(cmdsize), is64: cmd == lcSegment64,
+          bigEndian: bigEndian)
+        {
+          slice.entitlementsSection = section
+        }
       default: break
       }
       cursor += Int(cmdsize)
     }
     return slice
+  }
+
+  /// The `__entitlements` section of a `__TEXT` segment command at `cursor`, as a file range; nil for another
+  /// segment, a segment without it, or a command too short for the sections it claims.
+  private static func entitlementsSection(
+    _ commands: ByteReader, at cursor: Int, size: Int, is64: Bool, bigEndian: Bool
+  ) -> (offset: UInt64, size: UInt64)? {
+    let (header, sectionSize) = is64 ? (72, 80) : (56, 68)
+    guard size >= header, commands.fixedString(cursor + 8, length: 16) == "__TEXT",
+      let count = commands.u32(cursor + (is64 ? 64 : 48), bigEndian: bigEndian),
+      header + Int(count) * sectionSize <= size
+    else { return nil }
+    for index in 0..<Int(count) {
+      let section = cursor + header + index * sectionSize
+      guard commands.fixedString(section, length: 16) == "__entitlements" else { continue }
+      let length =
+        is64
+        ? commands.u64(section + 40, bigEndian: bigEndian)
+        : commands.u32(section + 36, bigEndian: bigEndian).map(UInt64.init)
+      let offset = commands.u32(section + (is64 ? 48 : 40), bigEndian: bigEndian)
+      guard let length, let offset else { return nil }
+      return (UInt64(offset), length)
+    }
+    return nil
   }
 
   /// Names for the CPU types iOS apps ship, falling back to the raw numbers.
@@ -217,6 +256,12 @@ struct ByteReader {
   }
 
   /// A NUL-terminated string starting at `at`, at most `limit` bytes long.
+  /// A NUL-padded name of `length` bytes, such as a segment or section name.
+  func fixedString(_ at: Int, length: Int) -> String? {
+    guard at >= 0, at + length <= bytes.count else { return nil }
+    return String(decoding: bytes[at..<at + length].prefix { $0 != 0 }, as: UTF8.self)
+  }
+
   func cString(_ at: Int, limit: Int = 1024) -> String? {
     guard at >= 0, at < bytes.count else { return nil }
     let end = min(bytes.count, at + limit)
