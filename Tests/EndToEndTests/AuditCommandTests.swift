@@ -50,10 +50,10 @@ struct AuditCommandTests {
     for i in 1...3 {
       let result = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--no-fetch", "--shard", "\(i)/3"])
       #expect(result.status == 0, "\(result.stderr)")
-      #expect(result.stderr.contains("(shard \(i)/3 of 6)"))
+      #expect(result.stderr.contains("(shard \(i)/3 of 7)"))
       seen += try lines(result.stdout).map { $0["input"] as! String }
     }
-    #expect(seen.count == 6 && Set(seen).count == 6)
+    #expect(seen.count == 7 && Set(seen).count == 7)
     let bad = try CLI.run(["inspect", CLI.samples.path, "--shard", "4/3"])
     #expect(bad.status == 64)
   }
@@ -97,12 +97,12 @@ struct AuditCommandTests {
       let stderr = String(decoding: captured, as: UTF8.self)
       #expect(process.terminationStatus == 0, "\(stderr)")
       #expect(stderr.contains("\r\u{1B}[2K["), "a bar redrawn in place")
-      #expect(stderr.contains("6/6 100%"))
+      #expect(stderr.contains("7/7 100%"))
       #expect(stderr.contains("/s ETA "))
       #expect(stderr.contains(".ipa"), "the current file")
-      #expect(stderr.contains("ipalinks: 6 inputs in "))
+      #expect(stderr.contains("ipalinks: 7 inputs in "))
       let stdout = try String(contentsOf: out, encoding: .utf8)
-      #expect(try lines(stdout).count == 6)
+      #expect(try lines(stdout).count == 7)
       #expect(!stdout.contains("\r"))
     }
   #endif

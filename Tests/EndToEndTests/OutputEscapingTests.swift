@@ -179,7 +179,7 @@ struct OutputEscapingTests {
     #expect(patterns.split(whereSeparator: \.isNewline).count == patternLines.count)
     #expect(patternLines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
     // A payload without control characters is written as it is.
-    #expect(patternLines.contains { $0.hasSuffix("\topen\t</script>\t/p</script>") })
+    #expect(patternLines.contains { $0.hasSuffix("\tmatch\t</script>\t/p</script>") })
 
     let domains = renderer.domains()
     let domainLines = domains.split(separator: "\n", omittingEmptySubsequences: false).dropLast()

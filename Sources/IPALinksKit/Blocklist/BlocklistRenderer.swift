@@ -193,7 +193,7 @@ public struct BlocklistRenderer: Sendable {
     for app in blocklist.apps {
       for scope in app.scopes {
         for rule in scope.rules.rules {
-          let action = rule.exclude ? "exclude" : "open"
+          let action = rule.exclude ? "exclude" : "match"
           out +=
             [app.appID, scope.label, action, rule.reference.pattern, rule.reference.pointer]
             .map(Self.tabSafe).joined(separator: "\t") + "\n"

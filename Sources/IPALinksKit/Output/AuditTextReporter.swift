@@ -107,8 +107,9 @@ public struct AuditTextReporter: Sendable {
         if let listed = e.appListed { facts.append(listed ? "lists the app" : "does not list the app") }
         if e.decides == true { facts.append("decides") }
         out += lines(clean(e.raw) + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"), indent: "  ")
+        // The rules belong under the entry iOS uses for the host.
+        if e.decides == true { out += style.ruleLines(c.rules.map(\.reference), indent: "    ") }
       }
-      out += style.ruleLines(c.rules.map(\.reference), indent: "    ")
       if let v = c.verdict {
         out += TerminalText.pack(
           ["verdict: " + style.verdict(v.verdict)] + (v.rule.map { [clean($0.pointer)] } ?? []), width: style.width,

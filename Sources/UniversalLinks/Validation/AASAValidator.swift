@@ -117,8 +117,7 @@ public enum AASAValidator {
         out.append(
           AASADiagnostic(
             .unreachablePattern, at: rule.pointer,
-            "never tried: \(shadow.kind == .path ? "paths" : "components")[\(shadow.componentIndex)] "
-              + "\(shadow.pattern) matches every URL first"))
+            "never tried: \(shadow.pointer) \(shadow.pattern) matches every URL first"))
       }
     }
     return out
