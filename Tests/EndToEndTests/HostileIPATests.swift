@@ -129,25 +129,11 @@ struct HostileIPATests {
   }
 
   /// A leak this test found in the product, marked so that the suite stays green until it is fixed.
-  struct KnownLeak {
-    let comment: Comment
-    /// True when the leak is already fixed on a newer main, so the mark must not fail once it stops happening.
-    let fixedUpstream: Bool
-  }
-
-  /// `inspect`'s text report prints the input's name raw on its first line; fixed on main by 4c8a601.
-  static let inputNameInTextHeader = KnownLeak(
-    comment: "inspect text: the input's file or folder name is printed raw in the report's first line",
-    fixedUpstream: true)
-  /// The rules document in the JavaScript guard escapes every non-ASCII character but leaves DEL raw.
-  static let delInJavaScriptGuard = KnownLeak(
-    comment: "blocklist --format js: DEL (U+7F) in an app id or AASA string is written raw", fixedUpstream: false)
-
   /// Runs one command offline and without colour, checks that nothing raw came out and that it exited with one of
   /// `exits`.
   @discardableResult
   static func run(
-    _ arguments: [String], _ scene: Scene, exits: Set<Int32> = [0, 1, 2], knownLeak: KnownLeak? = nil,
+    _ arguments: [String], _ scene: Scene, exits: Set<Int32> = [0, 1, 2],
     sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> CLI.Result {
     let result = try CLI.run(arguments, environment: ["NO_COLOR": "1", "XDG_CACHE_HOME": scene.cache])
@@ -156,13 +142,7 @@ struct HostileIPATests {
     #expect(
       exits.contains(result.status), "\(what): exit \(result.status): \(TerminalText.escape(result.stderr))",
       sourceLocation: sourceLocation)
-    if let knownLeak {
-      withKnownIssue(knownLeak.comment, isIntermittent: knownLeak.fixedUpstream, sourceLocation: sourceLocation) {
-        expectClean(result, what, sourceLocation: sourceLocation)
-      }
-    } else {
-      expectClean(result, what, sourceLocation: sourceLocation)
-    }
+    expectClean(result, what, sourceLocation: sourceLocation)
     return result
   }
 
@@ -209,13 +189,13 @@ struct HostileIPATests {
     let scene = try Self.makeScene()
     defer { try? FileManager.default.removeItem(at: scene.root) }
     let offline = ["--aasa-dir", scene.aasa]
-    let text = try Self.run(["inspect", scene.ipa] + offline, scene, knownLeak: Self.inputNameInTextHeader)
+    let text = try Self.run(["inspect", scene.ipa] + offline, scene)
     for visible in ["evil", "com.hostile", "H0STILE", "Display", "hostile", "queried"] {
       #expect(text.stdout.contains(Self.escapedStart(visible)), "inspect text lacks \(visible)")
     }
     #expect(text.stdout.contains(TerminalText.escape(Self.pathControls)), "inspect text lacks the folder name")
-    try Self.run(["inspect", scene.ipa, "--no-fetch"], scene, knownLeak: Self.inputNameInTextHeader)
-    try Self.run(["inspect", scene.app] + offline, scene, knownLeak: Self.inputNameInTextHeader)
+    try Self.run(["inspect", scene.ipa, "--no-fetch"], scene)
+    try Self.run(["inspect", scene.app] + offline, scene)
     for format in ["json", "jsonl"] {
       let json = Self.strings(try Self.run(["inspect", scene.ipa, "--format", format] + offline, scene).stdout)
       #expect(json.contains(Self.bundleId) && json.contains(Self.appId), "inspect \(format) lacks the ids")
@@ -224,8 +204,7 @@ struct HostileIPATests {
     }
     for format in ["text", "json", "jsonl"] {
       let batch = try Self.run(
-        ["inspect", scene.ipas, "--format", format, "--jobs", "2", "--no-progress"] + offline, scene,
-        knownLeak: format == "text" ? Self.inputNameInTextHeader : nil)
+        ["inspect", scene.ipas, "--format", format, "--jobs", "2", "--no-progress"] + offline, scene)
       #expect(batch.stdout.contains("com.hostile") && batch.stdout.contains("com.example.xcentonly"))
     }
   }
@@ -241,8 +220,7 @@ struct HostileIPATests {
         for source in [[scene.ipa, "--aasa-dir", scene.aasa], ["--inventory", inventory]] {
           let notes = scene.path("notes-\(format)-\(uncovered).json")
           let list = try Self.run(
-            ["blocklist", "--format", format, "--uncovered", uncovered, "--report", notes] + source, scene,
-            knownLeak: format == "js" ? Self.delInJavaScriptGuard : nil)
+            ["blocklist", "--format", format, "--uncovered", uncovered, "--report", notes] + source, scene)
           #expect(list.stdout.contains("hostile"), "\(Self.label(source, scene)) \(format): no rule for the host")
         }
       }
@@ -302,6 +280,15 @@ struct HostileIPATests {
         }
       }
     }
+    // Many URLs at once, some of them lines of controls: decided or named by line number, never printed raw.
+    let list = scene.path("urls.txt")
+    try Data((Self.urls + [Self.controls, "https://\(Self.host)/\(Self.controls)"]).joined(separator: "\n").utf8)
+      .write(to: URL(fileURLWithPath: list))
+    for format in ["text", "json", "jsonl"] {
+      let scan = try Self.run(
+        ["who-claims", "--urls", list, "--inventory", jsonl, "--format", format], scene, exits: [0, 1])
+      #expect(scan.stderr.contains("line "), "who-claims --urls names the bad lines")
+    }
   }
 
   @Test func matchAASAAndFetchWithTheHostileAppID() throws {
@@ -332,6 +319,12 @@ struct HostileIPATests {
         let fetch = try Self.run(["fetch", "--aasa-dir", scene.aasa, Self.host, "--format", format] + extra, scene)
         #expect(Self.strings(fetch.stdout).contains(Self.appId) || fetch.stdout.contains(Self.escapedStart("H0STILE")))
       }
+    }
+    for format in ["text", "json"] {
+      let diff = try Self.run(
+        ["aasa", "diff", CLI.sample("aasa/shop.example.com.json"), scene.aasaFile, "--format", format], scene,
+        exits: [1])
+      #expect(diff.stdout.contains("H0STILE"), "aasa diff lacks the hostile app")
     }
     let body = try Self.run(["fetch", "--aasa-dir", scene.aasa, Self.host, "--body"] + app, scene)
     #expect(body.stdout.contains("H0STILE"), "fetch --body lacks the file")

@@ -267,7 +267,8 @@ public struct BlocklistRenderer: Sendable {
     let data =
       (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
       ?? Data("{}".utf8)
-    return String(decoding: data, as: UTF8.self)
+    // DEL, C1 and bidi controls from an app or AASA file stay `\u` escapes, so the guard file is safe to print.
+    return JSONReporter.terminalSafe(String(decoding: data, as: UTF8.self))
   }
 
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
