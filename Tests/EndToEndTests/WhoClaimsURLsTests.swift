@@ -49,7 +49,8 @@ struct WhoClaimsURLsTests {
     let process = Process()
     process.executableURL = CLI.binary
     process.arguments = ["who-claims", "--urls", "-", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "-q"]
-    process.environment = ["NO_COLOR": "1", "COLUMNS": "80", "PATH": "/usr/bin:/bin"]
+    // The inherited environment, so a sanitizer's options (ASAN_OPTIONS) reach the child as in every other run.
+    process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "COLUMNS": "80"]) { $1 }
     process.standardInput = try FileHandle(forReadingFrom: urls)
     let out = Pipe()
     process.standardOutput = out
