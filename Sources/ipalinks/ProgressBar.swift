@@ -127,7 +127,8 @@ final class BatchConsole: @unchecked Sendable {
         let line = "interrupted: \(done) of \(TerminalText.count(total, "input")) finished"
         FileHandle.standardError.write(Data(("\nipalinks: " + line + "\n").utf8))
       }
-      exit(130)
+      // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
+      _exit(130)
     }
     source.resume()
     interrupt = source
