@@ -43,6 +43,36 @@ struct NetworkCommandTests {
     }
   }
 
+  /// `--source both` when Apple's CDN still serves last week's file: the change is told by behaviour, with an
+  /// example URL whose verdict the origin's file changes, and a copy that differs only in a comment is no change.
+  @Test func bothSourcesAreComparedByBehaviour() async throws {
+    try await withServer { server, pem in
+      let origin =
+        #"{"applinks":{"details":[{"appIDs":["FAT2SL1CE5.com.example.fat"],"components":[{"/":"/deals/*","exclude":true}]}]}}"#
+      server.respond(path: "/a/v1/fat.example.com", with: .json(Self.json))
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(origin))
+      let arguments = [
+        "fetch", "fat.example.com", "--source", "both", "--ca-file", pem, "--allow-private", "--connect-to",
+        server.connectToEverything, "--no-cache", "--app-id", "FAT2SL1CE5.com.example.fat",
+      ]
+      let json = try CLI.run(arguments + ["--format", "json"])
+      let domain = try #require((json.json?["domains"] as? [[String: Any]])?.first, "\(json.stderr)")
+      let change = try #require((domain["sourceChanges"] as? [[String: Any]])?.first)
+      #expect(change["kind"] as? String == "rule changed")
+      #expect((change["example"] as? String)?.hasPrefix("https://fat.example.com/deals/") == true)
+      #expect(change["oldVerdict"] as? String == "match" && change["newVerdict"] as? String == "exclude")
+      let text = try CLI.run(arguments)
+      #expect(text.stdout.contains("the origin's file differs from the CDN's copy: rule changed"), "\(text.stdout)")
+
+      let sameButForAComment =
+        #"{"applinks":{"details":[{"appIDs":["FAT2SL1CE5.com.example.fat"],"components":[{"/":"/deals/*","comment":"x"}]}]}}"#
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(sameButForAComment))
+      let same = try CLI.run(arguments + ["--format", "json"])
+      let unchanged = try #require((same.json?["domains"] as? [[String: Any]])?.first)
+      #expect(unchanged["sourceChanges"] == nil)
+    }
+  }
+
   @Test func loopbackIsRefusedWithoutAllowPrivate() async throws {
     try await withServer { server, pem in
       server.respond(path: "/.well-known/apple-app-site-association", with: .json(Self.json))

@@ -20,6 +20,11 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   public var diagnostics: [AASADiagnostic] = []
   /// Every app id the file lists for this service: who else the domain opens.
   public var listedApps: [String] = []
+  /// With `--source both`, when the CDN's copy and the origin's file are both read and say different things: the
+  /// changes from the CDN's copy (old, what devices use) to the origin's (new, what the site serves now), for this
+  /// app (or every app when none is given), each with an example URL whose verdict differs. Empty when they behave
+  /// the same, as when only a comment or the way defaults are written differ.
+  public var sourceChanges: [AASAComparison.Change] = []
 
   /// Wraps a retrieval result with nothing learned yet; ``evaluate(_:service:appID:)`` fills in the rest.
   public init(fetch: AASAFetchResult) { self.fetch = fetch }
@@ -30,7 +35,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   public var servedBy: String { fetch.host }
 
   private enum CodingKeys: String, CodingKey {
-    case signed, appListed, rules, substitutionVariables, diagnostics, listedApps
+    case signed, appListed, rules, substitutionVariables, diagnostics, listedApps, sourceChanges
   }
 
   /// Reads a saved file description. The app id of the rules is the bundle's; ``BundleReport`` fills it in.
@@ -48,6 +53,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     }
     diagnostics = try c.decodeIfPresent([AASADiagnostic].self, forKey: .diagnostics) ?? []
     listedApps = try c.decodeIfPresent([String].self, forKey: .listedApps) ?? []
+    sourceChanges = try c.decodeIfPresent([AASAComparison.Change].self, forKey: .sourceChanges) ?? []
   }
 
   /// Writes one flat object: the retrieval result's keys beside this app's, as ``init(from:)`` reads them.
@@ -60,6 +66,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     try c.encode(appLinks?.substitutionVariables ?? [], forKey: .substitutionVariables)
     try c.encode(diagnostics, forKey: .diagnostics)
     try c.encode(listedApps, forKey: .listedApps)
+    if !sourceChanges.isEmpty { try c.encode(sourceChanges, forKey: .sourceChanges) }
   }
 
   /// What a retrieved file means for `appID` on `service`: parsed (PKCS#7 unwrapped), validated, `invalid-json`
@@ -81,6 +88,9 @@ public struct DomainAASA: Sendable, Equatable, Codable {
       return aasa
     }
     if service == "applinks", let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
+    if service == "applinks" {
+      aasa.sourceChanges = parsed.sourceChanges.filter { appID == nil || $0.appId == appID }
+    }
     aasa.signed = file.isSigned
     switch service {
     case "applinks": aasa.listedApps = file.appLinksAppIDs
@@ -111,6 +121,8 @@ public struct ParsedAASA: Sendable {
   let file: AASAFile?
   let fileDiagnostics: [AASADiagnostic]
   let parseError: String?
+  /// With both sources read: how the origin's file behaves differently from the CDN's copy, for every app.
+  let sourceChanges: [AASAComparison.Change]
   /// Refused by one of our limits rather than malformed.
   var overLimit: Bool {
     fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
@@ -122,18 +134,30 @@ public struct ParsedAASA: Sendable {
     stripped.body = nil
     self.result = stripped
     guard result.status == .ok, let body = result.body else {
-      (hadBody, file, fileDiagnostics, parseError) = (false, nil, [], nil)
+      (hadBody, file, fileDiagnostics, parseError, sourceChanges) = (false, nil, [], nil, [])
       return
     }
     hadBody = true
     let checked = AASAValidator.check(body)
     file = checked.file
     fileDiagnostics = checked.diagnostics
+    sourceChanges = Self.compareSources(result, cdnFile: checked.file)
     if checked.file == nil {
       // Parse again only to get the error's wording; this happens once per broken file.
       do { _ = try AASAFile(bytes: body) } catch { parseError = "\(error)"; return }
     }
     parseError = nil
+  }
+
+  /// The CDN's copy against the origin's file by behaviour (`--source both`), when both were read and their bytes
+  /// differ: a stale CDN copy is the case this finds.
+  static func compareSources(_ result: AASAFetchResult, cdnFile: AASAFile?) -> [AASAComparison.Change] {
+    guard result.source == .cdn, let cdn = cdnFile,
+      let direct = result.comparison.first(where: { $0.status == .ok && $0.body != nil }),
+      let directBody = direct.body, directBody != result.body,
+      let origin = try? AASAFile(bytes: directBody)
+    else { return [] }
+    return AASAComparison(old: cdn, new: origin, host: result.host).changes
   }
 }
 

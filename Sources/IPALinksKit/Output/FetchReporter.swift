@@ -24,6 +24,10 @@ public enum FetchReporter {
       ).map { $0 + "\n" }.joined()
       out += TerminalText.wrap(reporter.clean(o.fetch.message), width: style.width, first: "  ", rest: "    ")
         .map { $0 + "\n" }.joined()
+      for other in o.fetch.comparison {
+        out += "  compared: \(other.source.rawValue) gave \(other.status.rawValue)\n"
+      }
+      out += style.sourceChangeLines(o.sourceChanges, indent: "  ").map { $0 + "\n" }.joined()
       if !o.listedApps.isEmpty {
         out += "  applinks apps: \(o.listedApps.map { reporter.clean($0) }.joined(separator: ", "))\n"
       }

@@ -116,6 +116,7 @@ public struct TextReporter: Sendable {
         let differs = other.status != aasa.status ? style.yellow(" (differs)") : ""
         lines.append("      " + style.dim("compared: \(other.source.rawValue) gave \(other.status.rawValue)") + differs)
       }
+      lines += style.sourceChangeLines(aasa.sourceChanges, indent: "      ")
       lines += style.ruleLines(aasa.rules.map(\.reference), indent: "      ")
     } else {
       lines.append(name)

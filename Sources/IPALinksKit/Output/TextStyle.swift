@@ -50,6 +50,19 @@ public struct TextStyle: Sendable {
     return lines
   }
 
+  /// With `--source both`: how the origin's file behaves differently from the CDN's copy, a line per change with
+  /// its example URL and both verdicts.
+  func sourceChangeLines(_ changes: [AASAComparison.Change], indent: String) -> [String] {
+    changes.flatMap { change -> [String] in
+      var text = "the origin's file differs from the CDN's copy: \(change.kind)"
+      if let pointer = (change.new.first ?? change.old.first) { text += " at " + TerminalText.escape(pointer) }
+      if let url = change.example, let cdn = change.oldVerdict, let origin = change.newVerdict {
+        text += "; e.g. \(TerminalText.escape(url)): CDN \(cdn.rawValue), origin \(origin.rawValue)"
+      }
+      return TerminalText.wrap(text, width: width, first: indent, rest: indent + "  ").map(yellow)
+    }
+  }
+
   /// `match` or `exclude`, the kind of a rule, padded to one width so patterns line up.
   func ruleKind(exclude: Bool) -> String { exclude ? red("exclude") : green("match  ") }
 
