@@ -68,7 +68,7 @@ struct BlocklistCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
-    // The lists keep the apps in the order given, and name every error of every input.
+    // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(inputs, inventories: inventories, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { throw ExitCode(2) }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
