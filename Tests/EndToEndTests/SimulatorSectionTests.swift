@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+
+/// A simulator build whose `__TEXT,__entitlements` section claims more bytes than the file has: a clear finding
+/// naming the section, and the rest of the executable still reported.
+struct SimulatorSectionTests {
+  @Test func aSectionPastTheSliceIsNamedAndTheRestIsKept() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let unzip = Process()
+    unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+    unzip.arguments = ["-q", CLI.sample("Simulator.ipa"), "-d", folder.path]
+    try unzip.run()
+    unzip.waitUntilExit()
+    let executable = folder.appendingPathComponent("Payload/Simulator.app/Simulator")
+    var bytes = try Data(contentsOf: executable)
+    // section_64: sectname[16], segname[16], addr (8), size (8) at +40.
+    let name = try #require(bytes.range(of: Data("__entitlements\0\0__TEXT".utf8)))
+    let size = name.lowerBound + 40
+    bytes.replaceSubrange(size..<size + 8, with: [0xFF, 0xFF, 0xFF, 0x7F, 0, 0, 0, 0])
+    try bytes.write(to: executable)
+
+    let run = try CLI.run(["inspect", executable.path, "--no-fetch", "--format", "json"])
+    #expect(run.exited && run.status == 1, "\(run.stderr)")
+    let bundle = try #require((run.json?["bundles"] as? [[String: Any]])?.first)
+    let codes = (bundle["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+    #expect(codes.contains("macho.entitlements-section"))
+    #expect(bundle["architectures"] as? [String] == ["arm64"])
+    #expect(run.stderr.contains("__TEXT,__entitlements"))
+  }
+}
