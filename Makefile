@@ -26,7 +26,7 @@ FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 # The build `make install` installs; `make test` checks the install with the debug build it already has.
 CONFIGURATION ?= release
-TEST_FILTER := grep -vE '^\[[0-9]+/[0-9]+\]|^Test Case .* (started|passed)|^Test Suite .* (started|passed)'
+TEST_FILTER := awk -f scripts/test-filter.awk
 
 .PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-fetch bench-batch bench-expansion samples clean
 
