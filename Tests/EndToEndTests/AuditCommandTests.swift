@@ -219,8 +219,11 @@ struct AuditCommandTests {
     #expect((verdicts.first?["new"] as? [String: Any])?["verdict"] as? String == "match")
     let change = try #require((diff["bundles"] as? [[String: Any]])?.first)
     #expect((change["domainsRemoved"] as? [[String: Any]])?.first?["service"] as? String == "activitycontinuation")
-    let removed = try #require((change["domains"] as? [[String: Any]])?.first?["rulesRemoved"] as? [[String: Any]])
-    #expect(removed.first?["exclude"] as? Bool == true)
+    let removed = try #require((change["domains"] as? [[String: Any]])?.first?["changes"] as? [[String: Any]])
+    #expect(removed.first?["kind"] as? String == "rule removed")
+    #expect(removed.first?["old"] as? [String] == ["/applinks/details/0/components/0"])
+    #expect((removed.first?["example"] as? String)?.hasPrefix("https://shop.example.com/buy/gift/") == true)
+    #expect(removed.first?["oldVerdict"] as? String == "exclude" && removed.first?["newVerdict"] as? String == "match")
 
     let broken = try CLI.run(["diff", oldInventory.path, CLI.fixture("bad/truncated.ipa")])
     #expect(broken.status == 2)

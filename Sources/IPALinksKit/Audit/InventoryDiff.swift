@@ -2,8 +2,8 @@ import Foundation
 import UniversalLinks
 
 /// What changed between two inventories (two versions of an app, or two saved batches): per bundle, the
-/// associated domains and URL schemes added and removed, and per applinks domain the AASA rules added, removed and
-/// reordered; optionally, the sample URLs whose verdict changed.
+/// associated domains and URL schemes added and removed, and per applinks domain how the app's rules behave
+/// differently (compared as `ipalinks aasa diff` compares files); optionally, the sample URLs whose verdict changed.
 public struct InventoryDiff: Sendable, Encodable {
   /// Who a bundle is and what version, on one side.
   public struct Identity: Sendable, Equatable, Encodable {
@@ -29,55 +29,6 @@ public struct InventoryDiff: Sendable, Encodable {
     public var domain: String
   }
 
-  /// A rule, identified by what it says rather than where it sits: two rules are equal when they say the same,
-  /// whatever their ``pointer``s.
-  public struct Rule: Sendable, Hashable, Encodable {
-    /// True for rules that keep the app from opening (`exclude` in the components format, `NOT ` in legacy `paths`).
-    public var exclude: Bool
-    /// The rule with defaults merged, as the inventory shows it.
-    public var pattern: String
-    /// The effective `caseSensitive`; part of the rule's identity, so flipping it shows as one rule removed, one added.
-    public var caseSensitive: Bool
-    /// The effective `percentEncoded`; like ``caseSensitive``, a change shows as a removal and an addition.
-    public var percentEncoded: Bool
-    /// Where the rule sits in its side's AASA file (`/applinks/details/0/components/1`); not part of its identity.
-    public var pointer: String
-
-    init(_ rule: EffectiveRule) {
-      exclude = rule.exclude
-      pattern = rule.reference.pattern
-      caseSensitive = rule.caseSensitive
-      percentEncoded = rule.percentEncoded
-      pointer = rule.reference.pointer
-    }
-
-    /// Equal when the rules say the same, wherever they sit.
-    public static func == (a: Rule, b: Rule) -> Bool {
-      (a.exclude, a.pattern, a.caseSensitive, a.percentEncoded) == (
-        b.exclude, b.pattern, b.caseSensitive, b.percentEncoded
-      )
-    }
-
-    /// Hashes what the rule says, as ``==`` compares it.
-    public func hash(into hasher: inout Hasher) {
-      hasher.combine(exclude)
-      hasher.combine(pattern)
-      hasher.combine(caseSensitive)
-      hasher.combine(percentEncoded)
-    }
-  }
-
-  /// A rule in both versions whose place among the common rules changed; order decides which rule wins.
-  public struct Move: Sendable, Equatable, Encodable {
-    /// The rule that moved, as the new file has it; equal copies pair in order, the n-th old copy with the n-th new
-    /// one.
-    public var rule: Rule
-    /// Where the rule was in the old file.
-    public var oldPointer: String
-    /// Where it is in the new file; compare with ``oldPointer``.
-    public var newPointer: String
-  }
-
   /// What changed for one applinks (or other service) domain's AASA file, for this app.
   public struct DomainChange: Sendable, Equatable, Encodable {
     /// The entitlement service of the domain, usually `applinks`.
@@ -95,12 +46,10 @@ public struct InventoryDiff: Sendable, Encodable {
     /// False when a side's file is unknown (not fetched, or a failure such as a timeout): its rules cannot be
     /// compared, and reporting them all as removed would be wrong.
     public var rulesCompared = true
-    /// Rules only the new file has, in its order; a repeat beyond the old file's copies of a rule counts as added.
-    public var rulesAdded: [Rule] = []
-    /// Rules only the old file has, in its order.
-    public var rulesRemoved: [Rule] = []
-    /// Rules in both files that left their longest common order: the fewest moves that explain the new order.
-    public var rulesReordered: [Move] = []
+    /// How the app's rules behave differently, as `ipalinks aasa diff` tells it: rewriting a rule without changing
+    /// what it matches is no change; a rule added, removed or changed, or a reordering that changes which rule
+    /// decides, is one, with the pointers on both sides and an example URL on the domain whose verdict differs.
+    public var changes: [AASAComparison.Change] = []
   }
 
   /// One field that differs, such as `version` or `appId`.
@@ -273,12 +222,12 @@ public struct InventoryDiff: Sendable, Encodable {
           $0.service == domain.service && label($0) == label(domain)
         })
       else { continue }
-      if let d = compareDomain(before, domain) { change.domains.append(d) }
+      if let d = compareDomain(before, domain, appID: y.appId) { change.domains.append(d) }
     }
     return change
   }
 
-  static func compareDomain(_ a: AssociatedDomain, _ b: AssociatedDomain) -> DomainChange? {
+  static func compareDomain(_ a: AssociatedDomain, _ b: AssociatedDomain, appID: String?) -> DomainChange? {
     var d = DomainChange(service: b.service, domain: label(b))
     let (sa, sb) = (a.aasa?.status.rawValue ?? "not-fetched", b.aasa?.status.rawValue ?? "not-fetched")
     if sa != sb { (d.oldStatus, d.newStatus) = (sa, sb) }
@@ -287,72 +236,14 @@ public struct InventoryDiff: Sendable, Encodable {
       return d.oldStatus == nil ? nil : d
     }
     if x.appListed != y.appListed { (d.oldAppListed, d.newAppListed) = (x.appListed, y.appListed) }
-    let (old, new) = ((a.aasa?.rules ?? []).map(Rule.init), (b.aasa?.rules ?? []).map(Rule.init))
-    let diff = RuleSequenceDiff(old: old, new: new)
-    d.rulesAdded = diff.added
-    d.rulesRemoved = diff.removed
-    d.rulesReordered = diff.moved
-    let unchanged =
-      d.oldStatus == nil && d.oldAppListed == nil && d.rulesAdded.isEmpty && d.rulesRemoved.isEmpty
-      && d.rulesReordered.isEmpty
+    // A wildcard entry's file serves its subdomains, so the example URL is on one of them.
+    let host = b.wildcard ? "www." + b.host : b.host
+    d.changes = AASAComparison(old: x.appLinks, new: y.appLinks, host: host).changes.map { change in
+      var change = change
+      change.appId = appID ?? change.appId
+      return change
+    }
+    let unchanged = d.oldStatus == nil && d.oldAppListed == nil && d.changes.isEmpty
     return unchanged ? nil : d
-  }
-}
-
-/// Added, removed and moved rules between two ordered lists, where equal rules may repeat.
-///
-/// Rules present in both (the n-th copy pairs with the n-th copy) keep their relative order along a longest common
-/// subsequence; the rest of the common rules are the ones that moved. O(n log n), so a hostile file with
-/// thousands of rules costs little.
-struct RuleSequenceDiff {
-  var added: [InventoryDiff.Rule] = []
-  var removed: [InventoryDiff.Rule] = []
-  var moved: [InventoryDiff.Move] = []
-
-  init(old: [InventoryDiff.Rule], new: [InventoryDiff.Rule]) {
-    // Pair the n-th copy of a rule in `old` with its n-th copy in `new`.
-    var oldPositions: [Int: Int] = [:]  // index in new → index in old
-    var used = Array(repeating: false, count: old.count)
-    var copies: [InventoryDiff.Rule: ArraySlice<Int>] = [:]
-    for (i, rule) in old.enumerated() { copies[rule, default: []].append(i) }
-    for (j, rule) in new.enumerated() {
-      if let i = copies[rule]?.popFirst() {
-        used[i] = true
-        oldPositions[j] = i
-      } else {
-        added.append(rule)
-      }
-    }
-    removed = old.indices.filter { !used[$0] }.map { old[$0] }
-    // Common rules in new order, with their old index; moved = not on a longest increasing run of old indices.
-    let common = new.indices.compactMap { j in oldPositions[j].map { (new: j, old: $0) } }
-    let keep = Self.longestIncreasing(common.map(\.old))
-    for (k, pair) in common.enumerated() where !keep.contains(k) {
-      moved.append(
-        InventoryDiff.Move(rule: new[pair.new], oldPointer: old[pair.old].pointer, newPointer: new[pair.new].pointer))
-    }
-  }
-
-  /// Positions of one longest strictly increasing subsequence (patience sorting, O(n log n)).
-  static func longestIncreasing(_ values: [Int]) -> Set<Int> {
-    var tails: [Int] = []  // position in `values` of the smallest tail of each length
-    var previous = Array(repeating: -1, count: values.count)
-    for (i, v) in values.enumerated() {
-      var lo = 0
-      var hi = tails.count
-      while lo < hi {
-        let mid = (lo + hi) / 2
-        if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
-      }
-      if lo > 0 { previous[i] = tails[lo - 1] }
-      if lo == tails.count { tails.append(i) } else { tails[lo] = i }
-    }
-    var out = Set<Int>()
-    var i = tails.last ?? -1
-    while i >= 0 {
-      out.insert(i)
-      i = previous[i]
-    }
-    return out
   }
 }

@@ -32,22 +32,7 @@ public enum AASADiffReporter {
     }
     var out: [String] = []
     for change in comparison.changes {
-      out.append(style.bold(e(change.appId)) + ": " + change.kind)
-      if !change.old.isEmpty {
-        out += TerminalText.wrap(
-          change.old.map(e).joined(separator: ", "), width: style.width, first: "  old  ", rest: "       ")
-      }
-      if !change.new.isEmpty {
-        out += TerminalText.wrap(
-          change.new.map(e).joined(separator: ", "), width: style.width, first: "  new  ", rest: "       ")
-      }
-      if let url = change.example, let before = change.oldVerdict, let after = change.newVerdict {
-        out += TerminalText.pack(
-          [e(url), style.verdict(before) + " → " + style.verdict(after)], width: style.width, first: "  e.g. ",
-          rest: "       ")
-      } else {
-        out.append("  no example URL found whose verdict differs")
-      }
+      out += style.behaviourChangeLines(change, heading: style.bold(e(change.appId)) + ": " + change.kind, indent: "")
     }
     out.append(TerminalText.count(comparison.changes.count, "change") + " between \(e(old)) and \(e(new))")
     return out.map { $0 + "\n" }.joined()

@@ -14,18 +14,6 @@ public struct AuditTextReporter: Sendable {
 
   private func clean(_ s: String?) -> String { TerminalText.escape(s ?? "—") }
 
-  /// `match {"/": "/buy/*"}`, with `(case-insensitive)` or `(decoded)` for a legacy path whose flags the pattern
-  /// does not show.
-  static func describe(_ rule: InventoryDiff.Rule) -> String {
-    var flags: [String] = []
-    if !rule.pattern.hasPrefix("{") {
-      if !rule.caseSensitive { flags.append("case-insensitive") }
-      if !rule.percentEncoded { flags.append("decoded") }
-    }
-    return (rule.exclude ? "exclude " : "match ") + rule.pattern
-      + (flags.isEmpty ? "" : " (" + flags.joined(separator: ", ") + ")")
-  }
-
   /// A verdict over many apps: `match ST0REAPP42.com.example.store /applinks/details/0/components/1`, the same
   /// with `exclude`, or `no-match`.
   static func describe(_ v: BlocklistVerdict) -> String {
@@ -67,12 +55,7 @@ public struct AuditTextReporter: Sendable {
         if let o = d.oldAppListed, let n = d.newAppListed {
           out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
         }
-        for r in d.rulesAdded { out += plus(clean(Self.describe(r)) + "  at " + clean(r.pointer), "    ") }
-        for r in d.rulesRemoved { out += minus(clean(Self.describe(r)) + "  at " + clean(r.pointer), "    ") }
-        for m in d.rulesReordered {
-          out += lines(
-            "~ moved \(clean(Self.describe(m.rule))): \(clean(m.oldPointer)) → \(clean(m.newPointer))", indent: "    ")
-        }
+        for c in d.changes { out += style.behaviourChangeLines(c, heading: "~ " + c.kind, indent: "    ") }
       }
     }
     if !diff.verdicts.isEmpty {

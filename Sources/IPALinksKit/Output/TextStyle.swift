@@ -50,6 +50,29 @@ public struct TextStyle: Sendable {
     return lines
   }
 
+  /// One behaviour change as `aasa diff` and `diff` print it: `heading`, the rules involved on each side by JSON
+  /// pointer, and the example URL with both verdicts (or that none was found), indented under the heading.
+  func behaviourChangeLines(_ change: AASAComparison.Change, heading: String, indent: String) -> [String] {
+    let e = { (text: String) in TerminalText.escape(text) }
+    let rest = indent + "       "
+    var out = [indent + heading]
+    if !change.old.isEmpty {
+      out += TerminalText.wrap(
+        change.old.map(e).joined(separator: ", "), width: width, first: indent + "  old  ", rest: rest)
+    }
+    if !change.new.isEmpty {
+      out += TerminalText.wrap(
+        change.new.map(e).joined(separator: ", "), width: width, first: indent + "  new  ", rest: rest)
+    }
+    if let url = change.example, let before = change.oldVerdict, let after = change.newVerdict {
+      out += TerminalText.pack(
+        [e(url), verdict(before) + " → " + verdict(after)], width: width, first: indent + "  e.g. ", rest: rest)
+    } else {
+      out.append(indent + "  no example URL found whose verdict differs")
+    }
+    return out
+  }
+
   /// With `--source both`: how the origin's file behaves differently from the CDN's copy, a line per change with
   /// its example URL and both verdicts.
   func sourceChangeLines(_ changes: [AASAComparison.Change], indent: String) -> [String] {

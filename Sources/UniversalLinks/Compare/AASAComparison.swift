@@ -40,20 +40,30 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       }
     }
     changes = (appIDs ?? apps).flatMap { app in
-      Side.compare(Side(file: old, appID: app), Side(file: new, appID: app), appID: app, host: host)
+      Side.compare(
+        Side(AppLinkRules(file: old, appID: app)), Side(AppLinkRules(file: new, appID: app)), appID: app, host: host)
     }
+  }
+
+  /// Compares one app's rules as two versions of a domain's file give them, such as the rules two saved
+  /// inventories hold; nil stands for a file that does not list the app. Example URLs use `host`.
+  public init(old: AppLinkRules?, new: AppLinkRules?, host: String) {
+    let appID = new?.appID ?? old?.appID ?? ""
+    changes = Side.compare(Side(old), Side(new), appID: appID, host: host)
   }
 
   /// One file's rules for one app, compiled.
   struct Side {
+    /// How many changes of one app get a search for an example URL.
+    static let exampleBudget = 1_000
+
     let listed: Bool
     let rules: [LinkRuntime.Rule]
     let program: LinkRuntime.RuleProgram
 
-    init(file: AASAFile, appID: String) {
-      let set = AppLinkRules(file: file, appID: appID)
-      listed = set.detailIndex != nil && !set.exceedsDeviceSizeLimit
-      rules = listed ? set.runtimeRules(keepingNever: true) : []
+    init(_ set: AppLinkRules?) {
+      listed = set.map { $0.detailIndex != nil && !$0.exceedsDeviceSizeLimit } ?? false
+      rules = listed ? set?.runtimeRules(keepingNever: true) ?? [] : []
       program = LinkRuntime.RuleProgram(rules: rules)
     }
 
@@ -68,6 +78,28 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     func decide(_ url: UniversalLinkURL) -> (verdict: MatchResult.Verdict, rule: LinkRuntime.Rule?) {
       guard listed, let index = program.firstMatch(url) else { return (.noMatch, nil) }
       return (rules[index].exclude ? .exclude : .match, Self.content(rules[index]))
+    }
+
+    /// Positions of one longest strictly increasing subsequence of `values` (patience sorting, O(n log n)).
+    static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+      var tails: [Int] = []  // position in `values` of the smallest tail of each length
+      var previous = Array(repeating: -1, count: values.count)
+      for (i, v) in values.enumerated() {
+        var (lo, hi) = (0, tails.count)
+        while lo < hi {
+          let mid = (lo + hi) / 2
+          if values[tails[mid]] < v { lo = mid + 1 } else { hi = mid }
+        }
+        if lo > 0 { previous[i] = tails[lo - 1] }
+        if lo == tails.count { tails.append(i) } else { tails[lo] = i }
+      }
+      var out = Set<Int>()
+      var i = tails.last ?? -1
+      while i >= 0 {
+        out.insert(i)
+        i = previous[i]
+      }
+      return out
     }
 
     static func compare(_ old: Side, _ new: Side, appID: String, host: String) -> [Change] {
@@ -90,7 +122,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       }
       func oldRule(_ i: Int) -> LinkRuntime.Rule { old.rules[i] }
       func newRule(_ i: Int) -> LinkRuntime.Rule { new.rules[i] }
-      func change(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
+      func sampledChange(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
         let sample = example(from: oldIndices.map(oldRule) + newIndices.map(newRule))
         return Change(
           appId: appID, kind: kind, old: oldIndices.map { oldRule($0).pointer },
@@ -110,17 +142,33 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       }
 
       // Rules only one side has, matched by content (the n-th copy pairs with the n-th copy).
-      var unmatchedNew = Array(newContent.indices)
+      var copies: [LinkRuntime.Rule: [Int]] = [:]
+      for (j, rule) in newContent.enumerated().reversed() { copies[rule, default: []].append(j) }
+      var pairedNew = Array(repeating: false, count: newContent.count)
+      var common: [(old: Int, new: Int)] = []  // rules both files have, in old order
       var removed: [Int] = []
       for (i, rule) in oldContent.enumerated() {
-        if let j = unmatchedNew.firstIndex(where: { newContent[$0] == rule }) {
-          unmatchedNew.remove(at: j)
+        if let j = copies[rule]?.popLast() {
+          pairedNew[j] = true
+          common.append((i, j))
         } else {
           removed.append(i)
         }
       }
-      var added = unmatchedNew
+      var added = newContent.indices.filter { !pairedNew[$0] }
       var out: [Change] = []
+      var examplesLeft = Self.exampleBudget
+      func change(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
+        // Past the budget, changes are still told but without a search for an example, so two hostile files
+        // with thousands of edited rules cost rules × samples, not rules² × samples.
+        guard examplesLeft > 0 else {
+          return Change(
+            appId: appID, kind: kind, old: oldIndices.map { oldRule($0).pointer },
+            new: newIndices.map { newRule($0).pointer })
+        }
+        examplesLeft -= 1
+        return sampledChange(kind, removing: oldIndices, adding: newIndices)
+      }
       // A rule replaced in place reads as one change.
       for i in removed {
         if let j = added.firstIndex(of: i) {
@@ -131,11 +179,16 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         }
       }
       for j in added { out.append(change("rule added", removing: [], adding: [j])) }
-      do {
+      // Rules both files have that keep their relative order cannot decide differently among themselves, so URLs
+      // are sampled only from the rules off one longest run that kept it: the rules that moved.
+      let kept = Self.longestIncreasing(common.map(\.new))
+      let moved = common.indices.filter { !kept.contains($0) }.map { common[$0] }
+      if !moved.isEmpty {
         // Rules both files have, in another order: a change where it changes which rule decides a URL. Checked
         // beside added and removed rules too, since a reordering can hide behind an unrelated edit; a URL whose
         // deciding rule is one side's only is the added or removed rule's change, already told.
-        for url in (old.rules + new.rules).flatMap({ URLSampler.urls(for: $0, host: host) }) {
+        let sampled = moved.flatMap { [old.rules[$0.old], new.rules[$0.new]] }
+        for url in sampled.flatMap({ URLSampler.urls(for: $0, host: host) }) {
           let (a, b) = (old.decide(url), new.decide(url))
           guard a.rule != b.rule else { continue }
           guard a.rule.map(newContent.contains) ?? true, b.rule.map(oldContent.contains) ?? true else { continue }

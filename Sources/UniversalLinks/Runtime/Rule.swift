@@ -15,9 +15,9 @@ extension LinkRuntime {
 
   /// One rule as the runtime evaluates it: an AASA component (or legacy path) with its defaults merged in, its
   /// flags explicit and its patterns prepared.
-  public struct Rule: Sendable, Equatable {
+  public struct Rule: Sendable, Hashable {
     /// A `?` key given item by item: every occurrence of `name` must match `value`; a missing item reads as "".
-    public struct QueryItem: Sendable, Equatable {
+    public struct QueryItem: Sendable, Hashable {
       /// The item's name, lower-cased when the rule is case-insensitive.
       public var name: String
       /// The prepared pattern its value must match.

@@ -48,47 +48,6 @@ import UniversalLinks
   }
 }
 
-@Suite struct RuleSequenceDiffTests {
-  func rule(_ p: String, exclude: Bool = false) -> InventoryDiff.Rule {
-    InventoryDiff.Rule(
-      EffectiveRule(
-        reference: MatchedRule(
-          detailIndex: 0, componentIndex: 0, kind: .component, pattern: p, exclude: exclude, pointer: ""),
-        path: p))
-  }
-
-  @Test func addedRemovedAndMoved() {
-    let (a, b, c, d, e) = (rule("/a"), rule("/b"), rule("/c"), rule("/d"), rule("/e"))
-    let diff = RuleSequenceDiff(old: [a, b, c, d], new: [b, a, c, e])
-    #expect(diff.added == [e])
-    #expect(diff.removed == [d])
-    #expect(diff.moved.count == 1)
-    #expect([a, b].contains(diff.moved[0].rule))
-  }
-
-  @Test func anIncludeAndAnExcludeOfOnePathAreDifferentRules() {
-    let diff = RuleSequenceDiff(old: [rule("/a")], new: [rule("/a", exclude: true)])
-    #expect(diff.added.count == 1 && diff.removed.count == 1 && diff.moved.isEmpty)
-  }
-
-  @Test func repeatedRulesPairUpInOrder() {
-    let (a, b) = (rule("/a"), rule("/b"))
-    let same = RuleSequenceDiff(old: [a, a, b], new: [a, a, b])
-    #expect(same.added.isEmpty && same.removed.isEmpty && same.moved.isEmpty)
-    let moved = RuleSequenceDiff(old: [a, a, b], new: [a, b, a])
-    #expect(moved.added.isEmpty && moved.removed.isEmpty)
-    #expect(moved.moved.count == 1)
-    let dropped = RuleSequenceDiff(old: [a, a, b], new: [a, b])
-    #expect(dropped.removed == [a] && dropped.moved.isEmpty)
-  }
-
-  @Test func reversingManyRulesStaysCheap() {
-    let rules = (0..<20_000).map { rule("/\($0)") }
-    let diff = RuleSequenceDiff(old: rules, new: rules.reversed())
-    #expect(diff.moved.count == 19_999)
-  }
-}
-
 @Suite struct InventoryDiffTests {
   @Test func identicalInventoriesHaveNoDifferences() async throws {
     let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
@@ -130,10 +89,16 @@ import UniversalLinks
     #expect(change.schemesAdded == ["storeapp-v2"])
     #expect(change.schemesRemoved == ["fb1234567890"])
     let domain = try #require(change.domains.first { $0.domain == "shop.example.com" })
-    #expect(domain.rulesRemoved.map(\.pattern).contains { $0.contains("/help/*") })
-    #expect(domain.rulesAdded.isEmpty)
-    #expect(domain.rulesReordered.count == 1)
-    #expect(domain.rulesReordered.first?.rule.exclude == true)
+    // Compared by behaviour, as `aasa diff` compares files: each change with an example URL on the domain.
+    #expect(domain.changes.map(\.kind) == ["rule removed", "rules reordered"])
+    let removed = domain.changes[0]
+    #expect(removed.appId == "ST0REAPP42.com.example.store")
+    #expect(removed.new.isEmpty && removed.old.count == 1)
+    #expect(removed.example?.hasPrefix("https://shop.example.com/help/") == true)
+    #expect(removed.oldVerdict == .match && removed.newVerdict == .noMatch)
+    let reordered = domain.changes[1]
+    #expect(reordered.example?.hasPrefix("https://shop.example.com/buy/gift/") == true)
+    #expect(reordered.oldVerdict == .exclude && reordered.newVerdict == .match)
 
     #expect(
       diff.verdicts.map(\.url) == ["https://shop.example.com/buy/gift/card", "https://shop.example.com/help/x#app"])
@@ -144,7 +109,8 @@ import UniversalLinks
     #expect(text.contains("~ version: 1.2.3 → 8.2"))
     #expect(text.contains("+ applinks:new.example.com"))
     #expect(text.contains("- URL scheme fb1234567890"))
-    #expect(text.contains("~ moved exclude"))
+    #expect(text.contains("    ~ rules reordered"))
+    #expect(text.contains("      e.g. https://shop.example.com/buy/gift/"))
     #expect(text.contains("URLs that changed verdict (2 of 3)"))
   }
 
@@ -161,7 +127,31 @@ import UniversalLinks
     let domain = try #require(diff.bundles.first { $0.change == .changed }?.domains.first)
     // A timeout says nothing about the rules: they are not reported as removed.
     #expect(domain.oldStatus == "ok" && domain.newStatus == "timeout")
-    #expect(!domain.rulesCompared && domain.rulesRemoved.isEmpty)
+    #expect(!domain.rulesCompared && domain.changes.isEmpty)
+  }
+
+  /// Rules written another way (a legacy `paths` entry for a `/` component, new pointers) but matching the same
+  /// URLs are no change; a rule whose pattern differs is one, with an example URL.
+  @Test func rewritingWithoutChangingBehaviourIsNoDifference() async throws {
+    let old = try await InspectedSamples.report("Store.ipa")
+    var new = old
+    let shop = try #require(new.bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
+    var rules = try #require(new.bundles[0].associatedDomains[shop].aasa?.appLinks)
+    for i in rules.rules.indices where rules.rules[i].query == nil && rules.rules[i].fragment == nil {
+      rules.rules[i].reference.kind = .path
+      rules.rules[i].reference.pattern = (rules.rules[i].exclude ? "NOT " : "") + (rules.rules[i].path ?? "")
+      rules.rules[i].reference.pointer = "/applinks/details/0/paths/\(i)"
+    }
+    new.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
+    #expect(!InventoryDiff(old: [old], new: [new]).hasDifferences)
+
+    let buy = try #require(rules.rules.firstIndex { $0.path == "/buy/*" })
+    rules.rules[buy].path = "/buy/?*"
+    new.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
+    let diff = InventoryDiff(old: [old], new: [new])
+    let change = try #require(diff.bundles.first?.domains.first?.changes.first)
+    #expect(change.kind == "rule changed")
+    #expect(change.oldVerdict == .match && change.newVerdict == .noMatch)
   }
 }
 

@@ -15,10 +15,14 @@ struct AASAComparisonTests {
 
   /// Every example claimed must really differ, with the verdicts stated, by the library's matcher.
   static func expectHonestExamples(_ comparison: AASAComparison, _ old: AASAFile, _ new: AASAFile) {
+    var matchers: [String: (old: AASAMatcher, new: AASAMatcher)] = [:]
     for change in comparison.changes {
       guard let example = change.example else { continue }
-      let before = old.matcher(appID: change.appId).verdict(for: example).verdict
-      let after = new.matcher(appID: change.appId).verdict(for: example).verdict
+      let pair =
+        matchers[change.appId] ?? (old.matcher(appID: change.appId), new.matcher(appID: change.appId))
+      matchers[change.appId] = pair
+      let before = pair.old.verdict(for: example).verdict
+      let after = pair.new.verdict(for: example).verdict
       #expect(before != after, "\(change)")
       #expect(change.oldVerdict == before && change.newVerdict == after, "\(change)")
     }
@@ -112,5 +116,20 @@ struct AASAComparisonTests {
     let change = try #require(comparison.changes.first)
     #expect(change.example?.contains("summer") == true, "\(change)")
     Self.expectHonestExamples(comparison, old, new)
+  }
+
+  /// Thousands of rules: disjoint rules reversed are no change, and when every rule changed each change is told,
+  /// the first ``exampleBudget`` of them with an example, the rest without one rather than at quadratic cost.
+  @Test func thousandsOfRulesStayCheap() {
+    func rules(_ n: Int, _ prefix: String) -> [String] { (0..<n).map { #"{"/": "/\#(prefix)\#($0)/*"}"# } }
+    let forward = Self.details(#""components": [\#(rules(2_000, "a").joined(separator: ","))]"#)
+    let reversed = Self.details(#""components": [\#(rules(2_000, "a").reversed().joined(separator: ","))]"#)
+    #expect(AASAComparison(old: forward, new: reversed).equivalent)
+    let edited = Self.details(#""components": [\#(rules(2_000, "b").joined(separator: ","))]"#)
+    let comparison = AASAComparison(old: forward, new: edited)
+    #expect(comparison.changes.count == 2_000)
+    #expect(comparison.changes.allSatisfy { $0.kind == "rule changed" })
+    #expect(comparison.changes.filter { $0.example != nil }.count == 1_000)
+    Self.expectHonestExamples(comparison, forward, edited)
   }
 }
