@@ -111,7 +111,9 @@ public struct AASAMatcher: Sendable {
   /// The verdict for an already split URL.
   public func verdict(for url: UniversalLinkURL, domain: String? = nil) -> MatchResult {
     guard url.scheme == "https" || url.scheme == "http" else { return .noMatch(.unsupportedScheme) }
-    if let domain, UniversalLinkURL.normalizeHost(domain) != url.host { return .noMatch(.hostMismatch) }
+    if let domain, domain != url.host, UniversalLinkURL.normalizeHost(domain) != url.host {
+      return .noMatch(.hostMismatch)
+    }
     if fileTooLarge { return .noMatch(.fileTooLarge) }
     guard detailIndex != nil else { return .noMatch(.appNotListed) }
     guard let decided = program.firstMatch(url) else { return .noMatch(.noPatternMatched) }

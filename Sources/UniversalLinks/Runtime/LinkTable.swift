@@ -117,9 +117,11 @@ extension LinkRuntime {
     public func decisions(_ url: UniversalLinkURL) -> [Decision] {
       guard url.scheme == "https" || url.scheme == "http" else { return [] }
       var out: [Decision] = []
+      // One preparation of the URL serves every app claiming the host.
+      var subject = Subject(url)
       for index in candidates(for: url.host) {
         let app = apps[index]
-        guard let scope = app.scope(for: url.host), let rule = scope.program.firstMatch(url) else { continue }
+        guard let scope = app.scope(for: url.host), let rule = scope.program.firstMatch(&subject) else { continue }
         let matched = scope.program.rules[rule]
         out.append(Decision(verdict: matched.exclude ? .exclude : .match, appID: app.appID, pointer: matched.pointer))
       }

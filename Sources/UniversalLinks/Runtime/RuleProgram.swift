@@ -9,6 +9,13 @@ extension LinkRuntime {
     let filters: [RuleFilter]
     /// The programs of path-only glob rules, back to back, so scanning thousands of rules reads memory in order.
     let arena: [UInt32]
+    /// Per reading the rules compare against (see ``Subject/slot(percentEncoded:caseSensitive:)``), the rules by
+    /// the literal start of their path; rules that can never match are in none.
+    let indexes: [(slot: Int, index: PrefixIndex)]
+    /// The indexes' rule lists, back to back.
+    let lists: [Int32]
+    /// The path part of each listed rule's filter, beside ``lists``, so rejecting a candidate reads memory in order.
+    let listFilters: [PathFilter]
 
     /// Compiles `rules`.
     public init(rules: [Rule]) {
@@ -34,34 +41,65 @@ extension LinkRuntime {
       }
       self.filters = filters
       self.arena = arena
+      var lists: [Int32] = []
+      indexes = (0..<4).compactMap { slot in
+        let members = filters.indices.filter { filters[$0].slot == slot && !filters[$0].never }
+        guard !members.isEmpty else { return nil }
+        return (slot, PrefixIndex(rules: members, paths: members.map { rules[$0].path }, lists: &lists))
+      }
+      self.lists = lists
+      listFilters = lists.map { PathFilter(filters[Int($0)]) }
     }
 
     /// The index in ``rules`` of the first rule that matches `url`, or nil. Reads only the path, query and
     /// fragment: the scheme, the host and whether the app is listed are the caller's to check.
     public func firstMatch(_ url: UniversalLinkURL) -> Int? {
-      guard !filters.isEmpty else { return nil }
       var subject = Subject(url)
-      var slot = -1
-      var reading = subject.reading(0)
-      var masks = RuleFilter.Masks(reading)
-      return arena.withUnsafeBufferPointer { arena in
-        filters.withUnsafeBufferPointer { filters -> Int? in
-          var path = reading.path
-          for i in 0..<filters.count {
-            let filter = filters[i]
-            if filter.slot != slot {
-              slot = filter.slot
-              reading = subject.reading(slot)
-              masks = RuleFilter.Masks(reading)
-              path = reading.path
+      return firstMatch(&subject)
+    }
+
+    /// The same for a URL already prepared, so several programs (the apps claiming one host) share its readings.
+    ///
+    /// Only the rules whose path's literal start begins the URL's path, and those without one, are candidates;
+    /// they are tried in rule order, merged from the index's lists, so the first rule that matches still decides.
+    func firstMatch(_ subject: inout Subject) -> Int? {
+      guard !indexes.isEmpty else { return nil }
+      // Each rule is in one index and, its starts being prefix-free, on at most one of its lists for a path: the
+      // candidates whose path filter passes fit in one buffer as long as the rules.
+      return withUnsafeTemporaryAllocation(of: Int32.self, capacity: rules.count) { survivors -> Int? in
+        var count = 0
+        lists.withUnsafeBufferPointer { lists in
+          listFilters.withUnsafeBufferPointer { listFilters in
+            for entry in indexes {
+              let path = subject.path(entry.slot)
+              let masks = PathFilter.Masks(path)
+              entry.index.candidates(path.scalars) { range in
+                for position in range where listFilters[position].admits(masks) && count < survivors.count {
+                  survivors[count] = lists[position]
+                  count += 1
+                }
+              }
             }
-            guard filter.admits(masks) else { continue }
+          }
+        }
+        guard count > 0 else { return nil }
+        // Usually a handful survive; tried in rule order, the first match decides.
+        if count > 1 {
+          var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
+          sorted.sort()
+        }
+        return arena.withUnsafeBufferPointer { arena -> Int? in
+          for k in 0..<count {
+            let rule = Int(survivors[k])
+            let filter = filters[rule]
+            let reading = subject.reading(filter.slot)
+            guard filter.admits(RuleFilter.Masks(reading)) else { continue }
             if filter.arenaCount > 0 {
               let program = UnsafeBufferPointer(
                 rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)])
-              if GlobProgram.matches(program, path, others: []) { return i }
-            } else if compiled[i].matches(reading) {
-              return i
+              if GlobProgram.matches(program, reading.path, others: []) { return rule }
+            } else if compiled[rule].matches(reading) {
+              return rule
             }
           }
           return nil
@@ -124,6 +162,41 @@ extension LinkRuntime {
       case .items(let items)?: return items.contains { $0.pattern.kind == .never }
       case nil: return false
       }
+    }
+  }
+
+  /// The path conditions of a ``RuleFilter`` alone: 32 bytes, the first test of each candidate.
+  struct PathFilter: Sendable {
+    var low: UInt64
+    var high: UInt64
+    var pairs: UInt64
+    var length: Int
+
+    init(_ filter: RuleFilter) {
+      low = filter.path.low
+      high = filter.path.high
+      pairs = filter.pathPairs
+      length = filter.pathLength
+    }
+
+    /// A path's side of the test.
+    struct Masks {
+      var low: UInt64
+      var high: UInt64
+      var pairs: UInt64
+      var length: Int
+
+      init(_ path: SubjectText) {
+        low = path.mask.low
+        high = path.mask.high
+        pairs = path.pairs
+        length = path.scalars.count
+      }
+    }
+
+    @inline(__always)
+    func admits(_ m: Masks) -> Bool {
+      (low & ~m.low) | (high & ~m.high) | (pairs & ~m.pairs) == 0 && m.length >= length
     }
   }
 

@@ -7,19 +7,38 @@ extension LinkRuntime {
       let path: SubjectText
       let query: SubjectText
       let fragment: SubjectText
-      /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`.
-      let items: [(name: String, value: SubjectText)]
+      let encodedQuery: String
+      let slot: Int
+      /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Built on first
+      /// use: most rules never ask.
+      lazy var items: [(name: String, value: SubjectText)] = {
+        var items: [(name: String, value: SubjectText)] = []
+        guard !encodedQuery.isEmpty else { return items }
+        for item in encodedQuery.split(separator: "&", omittingEmptySubsequences: false) {
+          if let eq = item.firstIndex(of: "=") {
+            let name = Subject.prepare(Substring(item[..<eq]), slot: slot)
+            let value = Subject.prepare(Substring(item[item.index(after: eq)...]), slot: slot)
+            items.append((String(String.UnicodeScalarView(name.compactMap(Unicode.Scalar.init))), SubjectText(value)))
+          } else {
+            let name = Subject.prepare(Substring(item), slot: slot)
+            items.append((String(String.UnicodeScalarView(name.compactMap(Unicode.Scalar.init))), SubjectText.empty))
+          }
+        }
+        return items
+      }()
 
-      init(path: SubjectText, query: SubjectText, fragment: SubjectText, items: [(name: String, value: SubjectText)]) {
+      init(path: SubjectText, query: SubjectText, fragment: SubjectText, encodedQuery: String, slot: Int) {
         self.path = path
         self.query = query
         self.fragment = fragment
-        self.items = items
+        self.encodedQuery = encodedQuery
+        self.slot = slot
       }
     }
 
     let url: UniversalLinkURL
-    private var readings: [Reading?] = [nil, nil, nil, nil]
+    private var readings: (Reading?, Reading?, Reading?, Reading?) = (nil, nil, nil, nil)
+    private var paths: (SubjectText?, SubjectText?, SubjectText?, SubjectText?) = (nil, nil, nil, nil)
 
     init(_ url: UniversalLinkURL) { self.url = url }
 
@@ -27,39 +46,80 @@ extension LinkRuntime {
       (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2)
     }
 
+    /// An encoded URL part as the reading `slot` compares it: decoded for slots 1 and 3, lower-cased for 2 and 3.
+    /// Encoded parts are ASCII, so unless escapes are decoded this is a byte loop.
+    /// With `normalizingPath`, the result is also normalized as ``normalizePath(_:)`` does, in the same pass.
+    static func prepare(_ encoded: Substring, slot: Int, normalizingPath: Bool = false) -> [UInt32] {
+      let decode = slot & 1 == 1
+      let fold = slot & 2 == 2
+      if !decode || !encoded.utf8.contains(UInt8(ascii: "%")) {
+        var out: [UInt32] = []
+        out.reserveCapacity(encoded.utf8.count + 2)
+        let slash: UInt32 = 0x2F
+        if normalizingPath { out.append(slash) }
+        var ascii = true
+        for byte in encoded.utf8 {
+          if byte >= 0x80 { ascii = false }
+          let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+          if normalizingPath && c == slash && out.last == slash { continue }
+          out.append(c)
+        }
+        if normalizingPath && out.last != slash { out.append(slash) }
+        if ascii { return out }
+      }
+      let text = decode ? UniversalLinkURL.percentDecode(String(encoded)) : String(encoded)
+      let scalars = (fold ? text.lowercased() : text).unicodeScalars.map(\.value)
+      return normalizingPath ? normalizePath(scalars) : scalars
+    }
+
+    /// The normalized path alone, as `slot` reads it: what the prefix index and the path filters need, so the
+    /// rest of a reading is built only for URLs that some rule's path could match.
+    mutating func path(_ slot: Int) -> SubjectText {
+      switch slot {
+      case 0: if let cached = paths.0 { return cached }
+      case 1: if let cached = paths.1 { return cached }
+      case 2: if let cached = paths.2 { return cached }
+      default: if let cached = paths.3 { return cached }
+      }
+      let path = SubjectText(Self.prepare(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true))
+      switch slot {
+      case 0: paths.0 = path
+      case 1: paths.1 = path
+      case 2: paths.2 = path
+      default: paths.3 = path
+      }
+      return path
+    }
+
     mutating func reading(_ slot: Int) -> Reading {
-      let percentEncoded = slot & 1 == 0
-      let caseSensitive = slot & 2 == 0
-      if let cached = readings[slot] { return cached }
-      func prepare(_ encoded: String) -> String {
-        let text = percentEncoded ? encoded : UniversalLinkURL.percentDecode(encoded)
-        return caseSensitive ? text : text.lowercased()
+      switch slot {
+      case 0: if let cached = readings.0 { return cached }
+      case 1: if let cached = readings.1 { return cached }
+      case 2: if let cached = readings.2 { return cached }
+      default: if let cached = readings.3 { return cached }
       }
       let query = url.percentEncodedQuery ?? ""
-      var items: [(name: String, value: SubjectText)] = []
-      if !query.isEmpty {
-        for item in query.split(separator: "&", omittingEmptySubsequences: false) {
-          if let eq = item.firstIndex(of: "=") {
-            items.append((prepare(String(item[..<eq])), SubjectText(prepare(String(item[item.index(after: eq)...])))))
-          } else {
-            items.append((prepare(String(item)), SubjectText.empty))
-          }
-        }
-      }
       let reading = Reading(
-        path: SubjectText(Self.normalizePath(prepare(url.percentEncodedPath))),
-        query: SubjectText(prepare(query)),
-        fragment: SubjectText(prepare(url.percentEncodedFragment ?? "")),
-        items: items)
-      readings[slot] = reading
+        path: path(slot),
+        query: query.isEmpty ? SubjectText.empty : SubjectText(Self.prepare(Substring(query), slot: slot)),
+        fragment: url.percentEncodedFragment.map { SubjectText(Self.prepare(Substring($0), slot: slot)) }
+          ?? SubjectText.empty,
+        encodedQuery: query, slot: slot)
+      switch slot {
+      case 0: readings.0 = reading
+      case 1: readings.1 = reading
+      case 2: readings.2 = reading
+      default: readings.3 = reading
+      }
       return reading
     }
 
-    static func normalizePath(_ path: String) -> [UInt32] {
+    static func normalizePath(_ path: [UInt32]) -> [UInt32] {
       let slash: UInt32 = 0x2F
       var out: [UInt32] = [slash]
-      for c in path.unicodeScalars where !(c.value == slash && out.last == slash) {
-        out.append(c.value)
+      out.reserveCapacity(path.count + 2)
+      for c in path where !(c == slash && out.last == slash) {
+        out.append(c)
       }
       if out.last != slash { out.append(slash) }
       return out

@@ -29,6 +29,13 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
 
   /// Parses an absolute URL with an authority (`scheme://host/path?query#fragment`); nil otherwise.
   public init?(string: String) {
+    var text = string
+    guard let parsed = text.withUTF8({ Self.parsePlain($0) }) ?? Self.parseGeneral(string) else { return nil }
+    self = parsed
+  }
+
+  /// Any string: split on scalars, then what a URL may not hold percent-encoded.
+  static func parseGeneral(_ string: String) -> UniversalLinkURL? {
     let s = Array(string.unicodeScalars)
     guard let first = s.first, Self.isAlpha(first) else { return nil }
     var i = 1
@@ -61,10 +68,77 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
     }
     var fragment: ArraySlice<Unicode.Scalar>? = nil
     if i < s.count, s[i] == "#" { fragment = s[(i + 1)...] }
-    self.init(
+    return UniversalLinkURL(
       scheme: scheme, host: host, percentEncodedPath: Self.encode(path, encodeHash: false),
       percentEncodedQuery: query.map { Self.encode($0, encodeHash: false) },
       percentEncodedFragment: fragment.map { Self.encode($0, encodeHash: true) })
+  }
+
+  /// The common case without allocating a scalar array: printable ASCII that needs no escaping, one `#` at most,
+  /// every `%` starting an escape, and no user info or IP literal. Nil hands anything else to the general parser,
+  /// which gives the same parts for these strings.
+  static func parsePlain(_ b: UnsafeBufferPointer<UInt8>) -> UniversalLinkURL? {
+    func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+    func isHex(_ k: Int) -> Bool { k < b.count && LinkRuntime.hexValue(b[k]) != nil }
+    var hashes = 0
+    for (k, c) in b.enumerated() {
+      switch c {
+      case 0x21...0x7E:
+        switch c {
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+          UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"), UInt8(ascii: "@"),
+          UInt8(ascii: "["):
+          return nil
+        case UInt8(ascii: "#"):
+          hashes += 1
+          if hashes > 1 { return nil }
+        case UInt8(ascii: "%"):
+          if !(isHex(k + 1) && isHex(k + 2)) { return nil }
+        default: break
+        }
+      default: return nil
+      }
+    }
+    guard let first = b.first, isAlpha(first) else { return nil }
+    var i = 1
+    while i < b.count, isAlpha(b[i]) || (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == 0x2B || b[i] == 0x2D || b[i] == 0x2E {
+      i += 1
+    }
+    guard i + 2 < b.count, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return nil }
+    func lower(_ range: Range<Int>) -> String {
+      String(unsafeUninitializedCapacity: range.count) { out in
+        for (k, c) in b[range].enumerated() { out[k] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
+        return range.count
+      }
+    }
+    func text(_ range: Range<Int>) -> String {
+      String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+    }
+    let scheme = lower(0..<i)
+    i += 3
+    let hostStart = i
+    while i < b.count, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
+    var hostEnd = i
+    if let colon = b[hostStart..<i].firstIndex(of: 0x3A) { hostEnd = colon }
+    guard hostEnd > hostStart else { return nil }
+    var host = lower(hostStart..<hostEnd)
+    if host.utf8.count > 1, host.utf8.last == 0x2E { host.removeLast() }
+    let pathStart = i
+    while i < b.count, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
+    let path = text(pathStart..<i)
+    var query: String? = nil
+    if i < b.count, b[i] == 0x3F {
+      let start = i + 1
+      i = start
+      while i < b.count, b[i] != 0x23 { i += 1 }
+      query = text(start..<i)
+    }
+    let fragment: String? = i < b.count ? text((i + 1)..<b.count) : nil
+    var url = UniversalLinkURL(
+      host: "", percentEncodedPath: path, percentEncodedQuery: query, percentEncodedFragment: fragment)
+    url.scheme = scheme
+    url.host = host
+    return url
   }
 
   /// The URL written back as a string.

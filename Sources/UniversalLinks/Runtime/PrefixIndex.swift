@@ -1,0 +1,155 @@
+extension LinkRuntime {
+  /// One reading's rules by the literal start of their path pattern, so a URL is tried only against rules that
+  /// could match it: a rule whose path starts `/shop/` is a candidate only for paths that start `/shop/`.
+  ///
+  /// Every path pattern is anchored at the start of the (normalized) path, so its literal start is a necessary
+  /// condition. A multi-valued variable at the start (`/$(lang)/help/*`) contributes each of its values while the
+  /// number of starts stays small. Rules with no literal start (a leading `*` or `?`, no path key) are tried for
+  /// every URL. Lookup is one pass over the path's first scalars with an incremental hash, probing an
+  /// open-addressing table only at the lengths some start has.
+  struct PrefixIndex: Sendable {
+    /// Starts are cut to this many scalars: a shorter start is still a necessary condition.
+    static let maximumLength = 48
+    /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
+    static let maximumStartsPerRule = 1_024
+
+    struct Entry: Sendable {
+      var hash: UInt64
+      /// The start, in ``text``.
+      var textStart: Int32
+      var textCount: Int32
+      /// Its rules, ascending, in the shared lists.
+      var listStart: Int32
+      var listCount: Int32
+    }
+
+    /// Rules tried for every URL, ascending: a range of the shared lists.
+    let always: Range<Int>
+    let entries: [Entry]
+    /// Open addressing, a power of two long: entry index + 1, or 0 for empty.
+    let table: [Int32]
+    let text: [UInt32]
+    /// Bit `n` is set when some start is `n` scalars long.
+    let lengths: UInt64
+
+    /// Indexes `rules` (indices into the program's rules) by `paths`, their prepared path patterns; a rule with a
+    /// nil path constrains no path and is always tried. The rule lists are appended to `lists`, which every index
+    /// of a program shares, so the matcher walks them as ranges of one array.
+    init(rules: [Int], paths: [[Piece]?], lists: inout [Int32]) {
+      var always: [Int32] = []
+      var byStart: [[UInt32]: [Int32]] = [:]
+      // Variables multiply starts; past this budget a rule is indexed by its start before the variable, so a
+      // hostile file cannot make the index much larger than its rules.
+      var budget = min(64 * rules.count + 4_096, 1_000_000)
+      for (rule, path) in zip(rules, paths) {
+        guard let path, let starts = Self.starts(path, limit: min(Self.maximumStartsPerRule, max(budget, 1))) else {
+          always.append(Int32(rule))
+          continue
+        }
+        budget -= starts.count
+        for start in starts { byStart[start, default: []].append(Int32(rule)) }
+      }
+      var entries: [Entry] = []
+      var text: [UInt32] = []
+      self.always = lists.count..<(lists.count + always.count)
+      lists += always
+      var lengths: UInt64 = 0
+      for (start, list) in byStart.sorted(by: { $0.value[0] < $1.value[0] }) {
+        entries.append(
+          Entry(
+            hash: Self.hash(start[...]), textStart: Int32(text.count), textCount: Int32(start.count),
+            listStart: Int32(lists.count), listCount: Int32(list.count)))
+        text += start
+        lists += list
+        lengths |= 1 << UInt64(start.count)
+      }
+      var size = 8
+      while size < entries.count * 2 { size *= 2 }
+      var table = [Int32](repeating: 0, count: size)
+      for (i, entry) in entries.enumerated() {
+        var slot = Int(truncatingIfNeeded: entry.hash) & (size - 1)
+        while table[slot] != 0 { slot = (slot + 1) & (size - 1) }
+        table[slot] = Int32(i + 1)
+      }
+      self.entries = entries
+      self.table = table
+      self.text = text
+      self.lengths = lengths
+    }
+
+    /// FNV-1a over scalar values.
+    @inline(__always)
+    static func step(_ hash: UInt64, _ c: UInt32) -> UInt64 { (hash ^ UInt64(c)) &* 0x0000_0100_0000_01B3 }
+    static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    static func hash(_ scalars: ArraySlice<UInt32>) -> UInt64 {
+      var h = seed
+      for c in scalars { h = step(h, c) }
+      return h
+    }
+
+    /// The literal starts of a prepared path pattern, each at most ``maximumLength`` long and none the start of
+    /// another (so a path begins with at most one of them); nil when it has none.
+    static func starts(_ pieces: [Piece], limit: Int) -> [[UInt32]]? {
+      var starts: [[UInt32]] = [[]]
+      scan: for piece in pieces {
+        switch piece {
+        case .literal(let literal):
+          for k in starts.indices { starts[k] += literal.unicodeScalars.map(\.value) }
+        case .choice(let alternatives):
+          var values: [[UInt32]] = []
+          for alternative in alternatives {
+            var value: [UInt32] = []
+            for part in alternative {
+              guard case .literal(let literal) = part else { break scan }
+              value += literal.unicodeScalars.map(\.value)
+            }
+            values.append(value)
+          }
+          guard !values.isEmpty, starts.count * values.count <= limit else { break scan }
+          starts = starts.flatMap { start in values.map { start + $0 } }
+        case .any, .star:
+          break scan
+        }
+        if starts.allSatisfy({ $0.count >= maximumLength }) { break }
+      }
+      // Sorted, a start that another begins with comes right before it; keeping only the shorter one leaves a
+      // necessary condition that each path meets at most once.
+      var kept: [[UInt32]] = []
+      for start in Set(starts.map { Array($0.prefix(maximumLength)) }).sorted(by: { $0.lexicographicallyPrecedes($1) })
+      {
+        if let last = kept.last, start.starts(with: last) { continue }
+        kept.append(start)
+      }
+      return kept.isEmpty || kept[0].isEmpty ? nil : kept
+    }
+
+    /// Calls `found` with the range, in the shared lists, of the rules always tried and of the rules whose start
+    /// begins `path`.
+    @inline(__always)
+    func candidates(_ path: [UInt32], _ found: (Range<Int>) -> Void) {
+      if !always.isEmpty { found(always) }
+      guard !entries.isEmpty else { return }
+      let mask = table.count - 1
+      var h = Self.seed
+      let n = min(path.count, Self.maximumLength)
+      var length = 0
+      while length < n {
+        h = Self.step(h, path[length])
+        length += 1
+        guard lengths & (1 << UInt64(length)) != 0 else { continue }
+        var slot = Int(truncatingIfNeeded: h) & mask
+        while table[slot] != 0 {
+          let entry = entries[Int(table[slot]) - 1]
+          if entry.hash == h, Int(entry.textCount) == length,
+            text[Int(entry.textStart)..<Int(entry.textStart) + length].elementsEqual(path[0..<length])
+          {
+            found(Int(entry.listStart)..<Int(entry.listStart + entry.listCount))
+            break
+          }
+          slot = (slot + 1) & mask
+        }
+      }
+    }
+  }
+}

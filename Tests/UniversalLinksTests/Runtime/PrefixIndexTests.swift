@@ -1,0 +1,107 @@
+import Testing
+
+@testable import UniversalLinks
+
+/// The prefix index only narrows which rules are tried: on random rule lists and random URLs, the indexed program
+/// must pick exactly the rule a plain in-order scan of every rule picks.
+struct PrefixIndexTests {
+  static let app = "ABCDE12345.com.example.app"
+
+  /// Every rule tried in order, none skipped: the reference the index must agree with.
+  static func linearFirstMatch(_ program: LinkRuntime.RuleProgram, _ url: UniversalLinkURL) -> Int? {
+    var subject = LinkRuntime.Subject(url)
+    for (i, rule) in program.compiled.enumerated() where !rule.neverMatches {
+      if rule.matches(subject.reading(rule.readingSlot)) { return i }
+    }
+    return nil
+  }
+
+  @Test func indexedAndLinearScansPickTheSameRule() throws {
+    var rng = PatternEngineTests.SplitMix(state: 7)
+    // Variables whose values begin one another (`a`, `ab`), hold a slash, or differ only in case.
+    let variables = #""substitutionVariables": {"v": ["a", "ab", "b/a"], "w": ["A", "a", "%41"], "e": []}"#
+    let pieces = ["/", "a", "b", "A", "%41", "?", "*", "$(v)", "$(w)", "$(digit)", "$(e)", "//", "1"]
+    var decided = 0
+    var outcomes = Set<String>()
+    for _ in 0..<150 {
+      let components = (0..<Int.random(in: 1...12, using: &rng)).map { _ -> String in
+        var keys: [String] = []
+        if Int.random(in: 0..<6, using: &rng) > 0 {
+          let path = (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+          keys.append(#""/": "\#(path)""#)
+        }
+        if Int.random(in: 0..<5, using: &rng) == 0 {
+          keys.append(#""?": {"q": "\#(["a", "*", "?"].randomElement(using: &rng)!)"}"#)
+        }
+        if Int.random(in: 0..<6, using: &rng) == 0 { keys.append(##""#": "a*""##) }
+        if Bool.random(using: &rng) { keys.append(#""caseSensitive": false"#) }
+        if Int.random(in: 0..<3, using: &rng) == 0 { keys.append(#""percentEncoded": false"#) }
+        if Int.random(in: 0..<4, using: &rng) == 0 { keys.append(#""exclude": true"#) }
+        return "{" + keys.joined(separator: ", ") + "}"
+      }
+      let json =
+        #"{"applinks": {\#(variables), "details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
+      let file = try AASAFile(json: json)
+      let program = LinkRuntime.RuleProgram(
+        rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+      for _ in 0..<60 {
+        let path = (0..<Int.random(in: 0...6, using: &rng)).map { _ in
+          ["/", "a", "b", "A", "%41", "1", "//"].randomElement(using: &rng)!
+        }.joined()
+        let query = ["", "?q=a", "?q=b", "?Q=A"].randomElement(using: &rng)!
+        let fragment = ["", "#a", "#ab"].randomElement(using: &rng)!
+        let url = try #require(UniversalLinkURL(string: "https://example.com" + path + query + fragment))
+        let indexed = program.firstMatch(url)
+        #expect(indexed == Self.linearFirstMatch(program, url), "\(url.absoluteString) in \(json)")
+        if let indexed { outcomes.insert(program.rules[indexed].pointer) }
+        if indexed != nil { decided += 1 }
+      }
+    }
+    // The generator must reach both outcomes and many different deciding rules for the comparison to mean much.
+    #expect(decided > 1_500 && decided < 8_000, "\(decided)")
+    #expect(outcomes.count >= 10)
+  }
+
+  @Test func startsComeFromVariablesAndStayPrefixFree() {
+    let starts = LinkRuntime.PrefixIndex.starts(
+      [.literal("/"), .choice([[.literal("a")], [.literal("ab")], [.literal("b")]]), .literal("/x"), .star],
+      limit: 16)
+    // `/a/x` and `/ab/x` are both kept: neither begins the other.
+    #expect(starts?.map { String(decoding: $0.map { UInt8($0) }, as: UTF8.self) } == ["/a/x", "/ab/x", "/b/x"])
+    let nested = LinkRuntime.PrefixIndex.starts(
+      [.literal("/"), .choice([[.literal("a")], [.literal("a/b")]]), .star], limit: 16)
+    #expect(nested?.map { String(decoding: $0.map { UInt8($0) }, as: UTF8.self) } == ["/a"])
+    // Past the limit, the start stops before the variable; a leading wildcard leaves none.
+    let capped = LinkRuntime.PrefixIndex.starts(
+      [.literal("/p/"), .choice([[.literal("a")], [.literal("b")]]), .star], limit: 1)
+    #expect(capped?.map { String(decoding: $0.map { UInt8($0) }, as: UTF8.self) } == ["/p/"])
+    #expect(LinkRuntime.PrefixIndex.starts([.star, .literal("/x/")], limit: 16) == nil)
+  }
+}
+
+/// The byte-level parser for plain URLs gives the same parts as the general one, and declines what it cannot do.
+struct PlainURLParserTests {
+  @Test func plainAndGeneralParsersAgree() {
+    var rng = PatternEngineTests.SplitMix(state: 11)
+    let parts = [
+      "https://", "HTTP://", "x-y.z+1://", "Shop.Example.COM", "example.com.", ":8443", "user@", "[::1]", "/", "/a",
+      "//", "?", "q=1&r", "#", "#f", "%41", "%4", "%zz", " ", "é", "\"", "<", "|", "`", "{", "@", "[", "^", ".",
+    ]
+    var plain = 0
+    for _ in 0..<20_000 {
+      // Mostly a scheme and a host, then anything: the plain parser's cases and the general one's beside them.
+      let head =
+        Bool.random(using: &rng) ? ["https://", "HTTP://"].randomElement(using: &rng)! + "Shop.Example.COM" : ""
+      let text =
+        head + (0..<Int.random(in: 1...6, using: &rng)).map { _ in parts.randomElement(using: &rng)! }.joined()
+      var copy = text
+      let fast = copy.withUTF8 { UniversalLinkURL.parsePlain($0) }
+      if let fast {
+        plain += 1
+        #expect(fast == UniversalLinkURL.parseGeneral(text), "\(text)")
+      }
+      #expect(UniversalLinkURL(string: text) == (fast ?? UniversalLinkURL.parseGeneral(text)), "\(text)")
+    }
+    #expect(plain > 1_000, "\(plain)")
+  }
+}
