@@ -75,6 +75,11 @@ let package = Package(
       dependencies: ["UniversalLinks"],
       path: "Benchmarks/MatchBenchmark"
     ),
+    .executableTarget(
+      name: "ScanBenchmark",
+      dependencies: ["UniversalLinks"],
+      path: "Benchmarks/ScanBenchmark"
+    ),
     .testTarget(name: "UniversalLinksTests", dependencies: ["UniversalLinks"]),
     .testTarget(
       name: "UniversalLinkGuardTests", dependencies: ["UniversalLinkGuard", "UniversalLinks", "IPALinksKit"]),

@@ -249,13 +249,16 @@ public struct Blocklist: Sendable {
   /// JavaScript guards embed. A scope whose file does not list the app, or is over the size devices accept, has
   /// no rules.
   public func table() -> LinkRuntime.Table {
-    LinkRuntime.Table(
+    // One builder for every app: patterns and variables many apps repeat are compiled and stored once.
+    var builder = LinkRuntime.PatternBuilder()
+    return LinkRuntime.Table(
       apps: apps.map { app in
         LinkRuntime.Table.App(
           appID: app.appID,
           scopes: app.scopes.map { scope in
             LinkRuntime.Table.Scope(
-              host: scope.host, wildcard: scope.wildcard, program: LinkRuntime.RuleProgram(rules: scope.runtimeRules))
+              host: scope.host, wildcard: scope.wildcard,
+              program: LinkRuntime.RuleProgram(rules: scope.runtimeRules, builder: &builder))
           })
       })
   }

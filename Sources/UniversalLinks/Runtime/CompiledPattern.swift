@@ -257,18 +257,25 @@ extension LinkRuntime {
 
   /// Compiles prepared patterns into ``CompiledPattern``s, once per distinct pattern: rules share patterns, and a
   /// `$(lang)` choice has over a thousand values.
-  struct PatternBuilder {
+  ///
+  /// Choices are cached too: every pattern using `$(lang)` shares one trie of its values (arrays are copied on
+  /// write, so a cached ``Choice`` costs its memory once), which keeps thousands of apps' rules small.
+  public struct PatternBuilder {
     private var cache: [[Piece]: CompiledPattern] = [:]
+    private var choiceCache: [[[Piece]]: Choice] = [:]
+
+    /// An empty builder; share one across the programs of many apps.
+    public init() {}
 
     /// The compiled form of `pieces`.
     mutating func compile(_ pieces: [Piece]) -> CompiledPattern {
       if let hit = cache[pieces] { return hit }
-      let compiled = Self.build(pieces)
+      let compiled = build(pieces)
       cache[pieces] = compiled
       return compiled
     }
 
-    private static func build(_ pieces: [Piece]) -> CompiledPattern {
+    private mutating func build(_ pieces: [Piece]) -> CompiledPattern {
       var sets: [ScalarSet] = []
       var choices: [Choice] = []
       var minLength = 0
@@ -298,18 +305,19 @@ extension LinkRuntime {
           if elements.last != .star { elements.append(.star) }
         case .choice(let alternatives):
           guard !alternatives.isEmpty else { return .never }
-          if let scalars = singleScalars(alternatives) {
+          if let scalars = Self.singleScalars(alternatives) {
             // Single characters: one set unit, so the pattern stays a glob.
             sets.append(ScalarSet(scalars))
             run.append(CompiledPattern.setBase | UInt32(sets.count - 1))
             minLength += 1
           } else {
             flushRun()
-            var choice = Choice()
-            for alternative in alternatives {
+            let cached = choiceCache[alternatives]
+            var choice = cached ?? Choice()
+            for alternative in alternatives where cached == nil {
               if alternative.contains(where: { $0 == .star || $0 == .any }) {
-                choice.wild.append(simpleElements(alternative))
-                choice.minLength = min(choice.minLength, minimumLength(alternative))
+                choice.wild.append(Self.simpleElements(alternative))
+                choice.minLength = min(choice.minLength, Self.minimumLength(alternative))
               } else {
                 choice.insert(
                   literal: alternative.flatMap { piece -> [UInt32] in
@@ -318,6 +326,7 @@ extension LinkRuntime {
                   })
               }
             }
+            if cached == nil { choiceCache[alternatives] = choice }
             choices.append(choice)
             minLength += choice.minLength
             elements.append(.choice(choices.count - 1))

@@ -11,7 +11,7 @@ extension LinkRuntime {
     /// Starts are cut to this many scalars: a shorter start is still a necessary condition.
     static let maximumLength = 48
     /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
-    static let maximumStartsPerRule = 1_024
+    static let maximumStartsPerRule = 256
 
     struct Entry: Sendable {
       var hash: UInt64
@@ -40,7 +40,7 @@ extension LinkRuntime {
       var byStart: [[UInt32]: [Int32]] = [:]
       // Variables multiply starts; past this budget a rule is indexed by its start before the variable, so a
       // hostile file cannot make the index much larger than its rules.
-      var budget = min(64 * rules.count + 4_096, 1_000_000)
+      var budget = 16 * rules.count + 256
       for (rule, path) in zip(rules, paths) {
         guard let path, let starts = Self.starts(path, limit: min(Self.maximumStartsPerRule, max(budget, 1))) else {
           always.append(Int32(rule))

@@ -23,8 +23,9 @@ extension LinkRuntime {
       self.init(rules: rules, builder: &builder)
     }
 
-    /// Compiles `rules`, sharing `builder`'s compiled patterns with other programs.
-    init(rules: [Rule], builder: inout PatternBuilder) {
+    /// Compiles `rules`, sharing `builder`'s compiled patterns with other programs: for many apps' rules, one
+    /// builder keeps each distinct pattern and variable once.
+    public init(rules: [Rule], builder: inout PatternBuilder) {
       self.rules = rules
       let compiled = rules.map { CompiledRule($0, builder: &builder) }
       self.compiled = compiled
