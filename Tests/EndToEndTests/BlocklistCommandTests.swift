@@ -48,13 +48,13 @@ import Testing
   }
 
   @Test func tooManyRulesSplitIntoSeveralListsOnlyWithAnOutputFile() throws {
-    let refused = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "20"])
+    let refused = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "10"])
     #expect(refused.status == 1)
     #expect(refused.stderr.contains("give -o FILE"))
     #expect(refused.stdout.isEmpty)
     let folder = try Engines.folder()
     let output = folder.appendingPathComponent("rules.json")
-    let split = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "20", "-o", output.path])
+    let split = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "10", "-o", output.path])
     #expect(split.status == 0, "\(split.stderr)")
     let whole = try CLI.run(["blocklist"] + Self.inputs)
     let all = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [Any])
@@ -62,7 +62,7 @@ import Testing
     for name in ["rules.json", "rules-2.json"] {
       let list = try #require(
         try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent(name))) as? [Any])
-      #expect(list.count <= 20 && !list.isEmpty)
+      #expect(list.count <= 10 && !list.isEmpty)
       total += list.count
     }
     #expect(total == all.count)

@@ -17,7 +17,7 @@ struct BlocklistEngineTests {
     }
     let alpha = "AAAAAAAAAA.com.example.alpha"
     let alphaFile = """
-      {"applinks": {"substitutionVariables": {"campaign": ["spring", "summer-sale"]},
+      {"applinks": {"substitutionVariables": {"campaign": ["spring", "summer-sale"], "hex": ["a", "b", "c", "-", "_"]},
         "details": [{"appIDs": ["\(alpha)"], "components": [
           {"/": "/buy/gift/*", "exclude": true, "caseSensitive": false},
           {"/": "/buy/*", "caseSensitive": false},
@@ -30,7 +30,10 @@ struct BlocklistEngineTests {
           {"/": "/d/$(digit)*"},
           {"/": "/Case/*"},
           {"/": "*.pdf"},
-          {"/": "*/t/*.html"}
+          {"/": "*/t/*.html"},
+          {"/": "/o/$(digit)$(digit)/$(alpha)"},
+          {"/": "/v/$(hex)-*"},
+          {"/": "/l/$(lang)/*"}
         ]}]}}
       """
     let wild = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/*"}]}]}}"#
@@ -81,12 +84,24 @@ struct BlocklistEngineTests {
     "https://alpha.example/a/b.pdf", "https://alpha.example/b.pdf", "https://alpha.examplex/doc.pdf",
     "https://alpha.example.evil.example/doc.pdf", "https://alpha.example/t/a.html", "https://alpha.example/x/t/a.html",
     "https://alpha.examplet/t/a.html", "https://alpha.example/xt/a.html",
+    // Single-character variables become character classes: exact, where widening to `*` blocked all of these.
+    "https://alpha.example/o/12/a", "https://alpha.example/o/12/Z", "https://alpha.example/o/1a/a",
+    "https://alpha.example/o/12/1", "https://alpha.example/o/12/ab", "https://alpha.example/o/123/a",
+    "https://alpha.example/v/b-1", "https://alpha.example/v/--1", "https://alpha.example/v/_-1",
+    "https://alpha.example/v/d-1", "https://alpha.example/v/B-1",
+    // A multi-character variable expands into one filter per value while the app's budget lasts.
+    "https://alpha.example/l/fr/1", "https://alpha.example/l/FR/1", "https://alpha.example/l/zzz9/1",
+    "https://alpha.example/l/f/1",
   ]
 
   @Test func contentRulesBlockExactlyWhatOpensTheApp() throws {
     let (lists, notes) = BlocklistRenderer(Self.blocklist).contentRules()
     #expect(lists.count == 1)
     #expect(notes.contains { $0.pointer == "/applinks/details/0/components/3" && $0.kind == .wider })
+    // Variables are exact now: a class for single characters, one filter per value for `$(lang)`.
+    for index in 12...14 {
+      #expect(!notes.contains { $0.pointer == "/applinks/details/0/components/\(index)" }, "component \(index)")
+    }
     let results = try Engines.harness([
       "rules", Engines.write(BlocklistRenderer.json(lists[0])), Engines.write(Self.corpus),
     ])

@@ -240,6 +240,7 @@ def cmd_rules(args):
     store_dir = tempfile.mkdtemp(prefix="ipalinks-filters-")
     try:
         store = WebKit2.UserContentFilterStore.new(store_dir)
+        started = time.monotonic()
         try:
             rule_list = wait_async(lambda cb: store.save("ipalinks", GLib.Bytes.new(rules), None, cb),
                                    lambda s, r: s.save_finish(r), 300, "compiling the rule list")
@@ -247,10 +248,12 @@ def cmd_rules(args):
             if e.domain != GLib.quark_to_string(WebKit2.user_content_filter_error_quark()):
                 raise HarnessError(f"content filter store: {e.message}")
             return {"engine": engine(), "compileError": e.message}, 3
+        compile_ms = round((time.monotonic() - started) * 1000)
         ucm = WebKit2.UserContentManager()
         ucm.add_filter(rule_list)
         navigator = Navigator(ucm)
-        return {"engine": engine(), "results": [navigator.check(u, args.timeout) for u in urls]}, 0
+        return {"engine": engine(), "compileMs": compile_ms,
+                "results": [navigator.check(u, args.timeout) for u in urls]}, 0
     finally:
         shutil.rmtree(store_dir, ignore_errors=True)
 

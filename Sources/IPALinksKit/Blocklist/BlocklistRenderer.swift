@@ -51,9 +51,10 @@ public struct BlocklistRenderer: Sendable {
   public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
     var notes = blocklist.notes
     var groups: [(app: BlocklistApp, rules: [ContentRule], resets: Bool)] = []
-    let translator = URLFilterTranslator()
+    var translator = URLFilterTranslator()
     for app in blocklist.apps {
       var rules: [ContentRule] = []
+      var extra = URLFilterTranslator.extraFiltersPerApp
       var appNotes: [BlocklistNote] = []
       var overflow = false
       let ordered = app.scopes.enumerated().sorted { a, b in
@@ -68,7 +69,11 @@ public struct BlocklistRenderer: Sendable {
               action: .ignorePreviousRules))
         }
         for rule in scope.rules.rules.reversed() {
+          // A path may expand past the usual limit while the app's budget lasts, so `$(lang)` stays exact.
+          translator.pathLimit = max(
+            URLFilterTranslator.maxFiltersPerRule, min(URLFilterTranslator.maxPathFiltersPerRule, extra))
           let translation = translator.translate(rule, in: scope, direction: rule.exclude ? .narrower : .wider)
+          extra -= max(0, translation.filters.count - URLFilterTranslator.maxFiltersPerRule)
           for (kind, message) in translation.notes {
             appNotes.append(
               BlocklistNote(

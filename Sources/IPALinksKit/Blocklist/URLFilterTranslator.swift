@@ -23,6 +23,16 @@ struct URLFilterTranslator {
 
   /// Most filters one rule may expand to (variables × orders × `?` readings) before it is approximated.
   static let maxFiltersPerRule = 256
+  /// Most filters a rule's path may expand to while its app's ``extraFiltersPerApp`` last: enough for `$(lang)`
+  /// (over 1,000 values) or `$(region)` (about 500) with room for a `?` reading.
+  static let maxPathFiltersPerRule = 4_096
+  /// Filters an app's rules may take beyond ``maxFiltersPerRule`` each (from the last rule up, as lists are
+  /// written) before the rest widen their variables to `*` again: exact where the list can afford it, never a
+  /// list too big to compile.
+  static let extraFiltersPerApp = 4_096
+
+  /// Most filters this rule's path may expand to; the renderer sets it from what its app has left.
+  var pathLimit = URLFilterTranslator.maxFiltersPerRule
 
   /// The regex for the scheme, user info, host and port of a URL an entry covers.
   ///
@@ -79,10 +89,10 @@ struct URLFilterTranslator {
         paths = list
       case .none:
         if direction == .narrower {
-          note(.dropped, "the / pattern expands to more than \(Self.maxFiltersPerRule) filters; exception left out")
+          note(.dropped, "the / pattern expands to more than \(pathLimit) filters; exception left out")
           return out
         }
-        note(.wider, "the / pattern expands to more than \(Self.maxFiltersPerRule) filters; variables widened to *")
+        note(.wider, "the / pattern expands to more than \(pathLimit) filters; variables widened to *")
         paths = pathFilters(widen(pieces), decoded: !rule.percentEncoded) ?? ["(/[^?#]*)?"]
       }
     }
@@ -164,7 +174,7 @@ struct URLFilterTranslator {
     for path in paths {
       for query in queries { out.filters.append(prefix + path + query + "(#.*)?$") }
     }
-    if out.filters.count > Self.maxFiltersPerRule * 4 {
+    if out.filters.count > max(Self.maxFiltersPerRule * 4, pathLimit) {
       out.filters = []
       if direction == .wider {
         note(.wider, "path and query together expand to too many filters; the whole host is blocked")
@@ -182,6 +192,9 @@ struct URLFilterTranslator {
     case literal(Unicode.Scalar)
     case any
     case star
+    /// A single-character variable (`$(digit)`, `$(alpha)`, a custom one of single characters): one character
+    /// class, so the variable costs no expansion and blocks nothing it does not match.
+    case set([Unicode.Scalar])
   }
 
   /// Every choice resolved, or nil when there would be more than `limit` lists.
@@ -196,7 +209,9 @@ struct URLFilterTranslator {
       }
     }
     for piece in pieces {
-      if case .choice(let alternatives) = piece {
+      if case .choice(let alternatives) = piece, let members = Self.singleCharacters(alternatives) {
+        lists = lists.map { $0 + [.set(members)] }
+      } else if case .choice(let alternatives) = piece {
         guard lists.count * alternatives.count <= limit else { return nil }
         lists = lists.flatMap { head in alternatives.map { head + $0.flatMap(flat) } }
       } else {
@@ -205,6 +220,36 @@ struct URLFilterTranslator {
       }
     }
     return lists
+  }
+
+  /// The alternatives as one character class, when each is one character that URLs carry as is, as the same
+  /// character in every reading (no `/`, which path normalization treats apart, and no `%`); nil otherwise.
+  static func singleCharacters(_ alternatives: [[PatternPiece]]) -> [Unicode.Scalar]? {
+    var members: [Unicode.Scalar] = []
+    for alternative in alternatives {
+      guard alternative.count == 1, case .literal(let text) = alternative[0], text.unicodeScalars.count == 1,
+        let c = text.unicodeScalars.first, c.value > 0x20, c.value < 0x7F, !alwaysEncoded.contains(c), c != "/",
+        c != "%"
+      else { return nil }
+      if !members.contains(c) { members.append(c) }
+    }
+    return members.isEmpty ? nil : members
+  }
+
+  /// A character class holding `members`, written as ranges where they run on (`[0-9A-Za-z]`).
+  static func characterClass(_ members: [Unicode.Scalar]) -> String {
+    let values = members.map(\.value).sorted()
+    var out = "["
+    var i = 0
+    while i < values.count {
+      var j = i
+      while j + 1 < values.count, values[j + 1] == values[j] + 1 { j += 1 }
+      let first = escapeClass(String(Unicode.Scalar(values[i])!))
+      let last = escapeClass(String(Unicode.Scalar(values[j])!))
+      out += j - i >= 2 ? first + "-" + last : (i...j).map { escapeClass(String(Unicode.Scalar(values[$0])!)) }.joined()
+      i = j + 1
+    }
+    return out + "]"
   }
 
   /// Choices replaced by `*`: wider than any alternative.
@@ -219,7 +264,7 @@ struct URLFilterTranslator {
 
   /// Filters for a normalized path pattern; nil when too many, empty when nothing can match.
   func pathFilters(_ pieces: [PatternPiece], decoded: Bool) -> [String]? {
-    guard let lists = expand(pieces, limit: Self.maxFiltersPerRule) else { return nil }
+    guard let lists = expand(pieces, limit: pathLimit) else { return nil }
     var out: [String] = []
     for tokens in lists {
       // A `?` between two non-slashes may stand for a `/` of the normalized path, which is `/+` in the raw one.
@@ -228,7 +273,7 @@ struct URLFilterTranslator {
         let before = i > 0 ? tokens[i - 1] : nil
         let after = i + 1 < tokens.count ? tokens[i + 1] : nil
         if token == .any, before != .literal("/"), after != .literal("/") {
-          guard readings.count * 2 <= Self.maxFiltersPerRule else { return nil }
+          guard readings.count * 2 <= pathLimit else { return nil }
           readings = readings.flatMap { [$0 + [.any], $0 + [.literal("/")]] }
         } else {
           readings = readings.map { $0 + [token] }
@@ -237,7 +282,7 @@ struct URLFilterTranslator {
       for reading in readings.flatMap(Self.anchored) {
         if let regex = rawPath(reading, decoded: decoded) { out.append(regex) }
       }
-      if out.count > Self.maxFiltersPerRule { return nil }
+      if out.count > pathLimit { return nil }
     }
     return Array(Set(out)).sorted()
   }
@@ -281,6 +326,8 @@ struct URLFilterTranslator {
         out += between ? "[^/?#]([^?#]*[^/?#])?" : "[^?#]*"
       case .any:
         out += "[^/?#]"
+      case .set(let members):
+        out += Self.characterClass(members)
       case .literal(let c):
         guard let text = Self.literal(c, decoded: decoded) else { return nil }
         out += text
@@ -300,6 +347,7 @@ struct URLFilterTranslator {
       switch token {
       case .star: out += excluded + "*"
       case .any: out += excluded
+      case .set(let members): out += Self.characterClass(members)
       case .literal(let c):
         guard let text = Self.literal(c, decoded: decoded) else { return nil }
         out += text
