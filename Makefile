@@ -89,6 +89,7 @@ test: build lint
 	  grep -q '^complete -c .ipalinks' "$$root/share/fish/vendor_completions.d/ipalinks.fish"; \
 	  rm -rf "$$root"; echo "make install: binary, man page and completions checked"
 	node --check Sources/IPALinksKit/Resources/ipalinks-guard.js
+	node --check Sources/IPALinksKit/Resources/ipalinks-report.js
 	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SWIFT) test --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them

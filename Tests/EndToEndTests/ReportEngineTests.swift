@@ -266,7 +266,8 @@ struct ReportEngineTests {
     #expect((result["requests"] as? [Any])?.isEmpty == true)
     #expect(Self.value(result, Self.scripts) as? Int == 1)
     #expect(Self.value(result, Self.loaders) as? Int == 0)
-    #expect(Self.value(result, strike) as? String == "line-through")
+    // An exclude rule is marked as one (a red ✗ and the word), not struck through as if it were removed.
+    #expect(Self.value(result, strike) as? String == "none")
     #expect(Self.value(result, rows) as? [String] == ["exclude", "match", "match", "match"])
     let visible = try #require(Self.value(result, Self.shown) as? String)
     let missing = ["ST0REAPP42.com.example.store", "/account/*", "redirect", "dns-error", "$(lang)", "storeapp"]

@@ -42,51 +42,13 @@ public enum HTMLReporter {
 
   // MARK: - Security
 
-  /// Sorts every `table.sortable` when a header is clicked; reads only the DOM (`data-sort`, else the cell text).
-  /// Its SHA-256 is ``scriptHash``: editing one without the other makes the CSP block the script (a test checks).
-  static let script = #"""
-    (() => {
-      'use strict';
-      const value = (cell, numeric) => {
-        const raw = cell.dataset.sort ?? cell.textContent.trim();
-        if (!numeric) return raw;
-        const n = parseFloat(raw);
-        return Number.isNaN(n) ? -Infinity : n;
-      };
-      for (const table of document.querySelectorAll('table.sortable')) {
-        const heads = Array.from(table.tHead.rows[0].cells);
-        heads.forEach((th, column) => {
-          th.tabIndex = 0;
-          const sort = () => {
-            const numeric = th.dataset.type === 'num';
-            const ascending = th.getAttribute('aria-sort') !== 'ascending';
-            for (const other of heads) other.removeAttribute('aria-sort');
-            th.setAttribute('aria-sort', ascending ? 'ascending' : 'descending');
-            const body = table.tBodies[0];
-            const rows = Array.from(body.rows, (row, index) => ({ row, index, key: value(row.cells[column], numeric) }));
-            rows.sort((a, b) => {
-              const order = numeric
-                ? Math.sign(a.key - b.key)
-                : a.key.localeCompare(b.key, undefined, { numeric: true, sensitivity: 'base' });
-              return (ascending ? order : -order) || a.index - b.index;
-            });
-            body.append(...rows.map((r) => r.row));
-          };
-          th.addEventListener('click', sort);
-          th.addEventListener('keydown', (event) => {
-            if (event.key === 'Enter' || event.key === ' ') {
-              event.preventDefault();
-              sort();
-            }
-          });
-        });
-      }
-    })();
-    """#
+  /// The page's script, `Resources/ipalinks-report.js` (`node --check` in `make test`): sorts every
+  /// `table.sortable` when a header is clicked and opens every `<details>` before printing; it reads only the DOM.
+  static let script = EmbeddedSources.files["Sources/IPALinksKit/Resources/ipalinks-report.js"] ?? ""
 
-  /// Base64 SHA-256 of ``script``, for the CSP. Recompute with
-  /// `printf %s "$script" | openssl dgst -sha256 -binary | base64`; a test recomputes it.
-  static let scriptHash = "X6tfgkZ9tH04xHcltmhH6sefhMj4uMzqDZzOfriIbnA="
+  /// Base64 SHA-256 of ``script``, for the CSP: computed, so editing the script cannot leave the page with a hash
+  /// that blocks it.
+  static let scriptHash = Data(Digest.sha256(Array(script.utf8))).base64EncodedString()
 
   /// Nothing may be fetched (fonts, images, frames, connections), styles are inline only, and the only script that
   /// may run is ``script``. `base-uri` and `form-action` do not fall back to `default-src`, so they are set too.
@@ -164,7 +126,8 @@ public enum HTMLReporter {
     return out
   }
 
-  /// What an AASA result tells the auditor: the answer, a definite failure iOS also gets, an unknown, or nothing.
+  /// What an AASA result tells the auditor: read and listing the app; a definite "no" iOS also gets (not listed,
+  /// invalid, not found); unknown (could not check); or not fetched. Each has its own colour.
   enum Outcome: Int, CaseIterable {
     case ok, definite, unknown, notFetched
 
@@ -173,7 +136,8 @@ public enum HTMLReporter {
         self = .notFetched
         return
       }
-      self = aasa.status == .ok ? .ok : aasa.status.isDefinite ? .definite : .unknown
+      // A file that was read but does not list the app is as definite an answer as a 404: nothing opens it.
+      self = aasa.status == .ok ? (aasa.appListed ? .ok : .definite) : aasa.status.isDefinite ? .definite : .unknown
     }
 
     var cssClass: String {
@@ -187,8 +151,8 @@ public enum HTMLReporter {
 
     var label: String {
       switch self {
-      case .ok: "ok"
-      case .definite: "definite failure"
+      case .ok: "ok, lists the app"
+      case .definite: "not listed or failed"
       case .unknown: "unknown (could not check)"
       case .notFetched: "not fetched"
       }
@@ -574,78 +538,6 @@ public enum HTMLReporter {
 
   // MARK: - Style
 
-  static let css = """
-    :root { --ok: #1e7e34; --definite: #c56a00; --unknown: #c62828; --none: #7a7f87; --info: #1565c0;
-      --line: #dde1e6; --soft: #f5f7f9; --text: #1d2127; --muted: #626a73; }
-    * { box-sizing: border-box; }
-    body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text);
-      background: #fff; }
-    header { padding: 18px 28px 10px; border-bottom: 1px solid var(--line); background: var(--soft); }
-    h1 { margin: 0 0 4px; font-size: 22px; }
-    main { max-width: 1220px; margin: 0 auto; padding: 8px 28px 40px; }
-    h2 { font-size: 19px; margin: 28px 0 10px; padding-bottom: 4px; border-bottom: 2px solid var(--line); }
-    h3 { font-size: 17px; margin: 22px 0 8px; }
-    h4 { font-size: 14px; margin: 18px 0 6px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
-    h5 { font-size: 14px; margin: 0 0 6px; font-weight: 600; }
-    code { font: 12.5px/1.4 ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; overflow-wrap: anywhere; }
-    .muted { color: var(--muted); font-weight: normal; }
-    .small { font-size: 12.5px; color: var(--muted); overflow-wrap: anywhere; }
-    .label { color: var(--muted); }
-    .ctl { color: #fff; background: #8e24aa; border-radius: 3px; padding: 0 2px; font-family: monospace; }
-    table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
-    th, td { text-align: left; vertical-align: top; padding: 5px 8px; border-bottom: 1px solid var(--line);
-      overflow-wrap: break-word; }
-    td a, .v { overflow-wrap: anywhere; }
-    th.svc { width: 12em; }
-    table.rules td:nth-child(2), .nw { white-space: nowrap; }
-    th { background: var(--soft); font-weight: 600; white-space: nowrap; }
-    tbody tr:hover { background: #fafbfc; }
-    table.sortable th { cursor: pointer; user-select: none; }
-    table.sortable th:hover { background: #e9edf1; }
-    th[aria-sort="ascending"]::after { content: " ▲"; font-size: 10px; }
-    th[aria-sort="descending"]::after { content: " ▼"; font-size: 10px; }
-    a { color: var(--info); text-decoration: none; }
-    a:hover { text-decoration: underline; }
-    .cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 16px 0; }
-    .card { border: 1px solid var(--line); border-radius: 8px; padding: 8px 14px; min-width: 110px; background: #fff; }
-    .card b { display: block; font-size: 22px; }
-    .card span { color: var(--muted); font-size: 12px; }
-    .card.ok b { color: var(--ok); } .card.definite b { color: var(--definite); }
-    .card.unknown b, .card.sev-error b { color: var(--unknown); } .card.none b { color: var(--none); }
-    .card.sev-warning b { color: var(--definite); }
-    .badge { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 12px; font-weight: 600;
-      color: #fff; background: var(--none); white-space: nowrap; }
-    .badge.ok, .badge.st-complete { background: var(--ok); }
-    .badge.definite, .badge.st-partial, .badge.sev-warning { background: var(--definite); }
-    .badge.unknown, .badge.st-unreadable, .badge.sev-error { background: var(--unknown); }
-    .badge.sev-info { background: var(--info); }
-    .tag { font-size: 12px; font-weight: normal; padding: 1px 6px; border: 1px solid var(--line); border-radius: 4px;
-      color: var(--muted); }
-    .num { color: var(--muted); }
-    .yes { color: var(--ok); font-weight: 600; } .no { color: var(--definite); font-weight: 600; }
-    .chip { background: var(--soft); border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; }
-    section.input { margin-top: 30px; }
-    article.app { border: 1px solid var(--line); border-radius: 10px; padding: 4px 18px 12px; margin: 16px 0; }
-    dl.identity { display: grid; grid-template-columns: 160px 1fr; gap: 3px 14px; margin: 8px 0; }
-    dl.identity dt { color: var(--muted); } dl.identity dd { margin: 0; overflow-wrap: anywhere; }
-    tr.effective td { background: #f1f8f3; }
-    .aasa { border-left: 3px solid var(--line); padding: 4px 0 4px 12px; margin: 12px 0; }
-    .facts { font-size: 12.5px; margin: 2px 0 6px; overflow-wrap: anywhere; }
-    table.rules td { padding: 3px 8px; }
-    tr.match td .mark { color: var(--ok); font-weight: 700; }
-    tr.exclude td { background: #fdeeee; }
-    tr.exclude td .mark { color: var(--unknown); font-weight: 700; }
-    tr.exclude td.pat code { text-decoration: line-through; text-decoration-color: var(--unknown); }
-    ul.diags { list-style: none; padding: 0; margin: 4px 0 10px; }
-    ul.diags li { padding: 3px 8px; border-left: 3px solid var(--info); margin: 2px 0; background: var(--soft);
-      overflow-wrap: anywhere; }
-    ul.diags li.sev-error { border-color: var(--unknown); } ul.diags li.sev-warning { border-color: var(--definite); }
-    ul.plain { list-style: none; padding: 0; margin: 0; }
-    details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
-    svg.chart { display: block; max-width: 100%; height: auto; font-size: 12px; }
-    svg.chart text { fill: var(--text); } svg.chart text.tick, svg.chart text.total { fill: var(--muted); }
-    svg.chart line.grid { stroke: var(--line); }
-    .seg-ok { fill: var(--ok); } .seg-definite { fill: var(--definite); } .seg-unknown { fill: var(--unknown); }
-    .seg-none { fill: #b8bdc4; }
-    """
+  /// The page's style sheet, `Resources/ipalinks-report.css`, inlined (the CSP allows inline styles only).
+  static let css = EmbeddedSources.files["Sources/IPALinksKit/Resources/ipalinks-report.css"] ?? ""
 }
