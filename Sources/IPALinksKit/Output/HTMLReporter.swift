@@ -208,9 +208,13 @@ public enum HTMLReporter {
     return html + "</section>\n"
   }
 
-  /// Hosts claimed by two or more apps: one domain opening several apps is what auditors look for first.
+  /// Hosts claimed by two or more apps: one domain opening several apps is what auditors look for first. An app
+  /// claims a host directly or through a wildcard entry that covers it (`*.example.com` covers
+  /// `nested.example.com`, as `who-claims` finds), and the wildcard is named.
   private static func sharedDomains(_ apps: [Entry]) -> String {
-    var claims: [String: [(app: Entry, services: [String])]] = [:]
+    typealias Owner = (app: Entry, services: [String], via: String?)
+    var claims: [String: [Owner]] = [:]
+    var wildcards: [(app: Entry, host: String, services: [String])] = []
     for app in apps {
       var mine: [String: [String]] = [:]
       var order: [String] = []
@@ -219,7 +223,17 @@ public enum HTMLReporter {
         if mine[host] == nil { order.append(host) }
         if !(mine[host]?.contains(d.service) ?? false) { mine[host, default: []].append(d.service) }
       }
-      for host in order { claims[host, default: []].append((app, mine[host] ?? [])) }
+      for host in order {
+        claims[host, default: []].append((app, mine[host] ?? [], nil))
+        if host.hasPrefix("*.") { wildcards.append((app, String(host.dropFirst(2)), mine[host] ?? [])) }
+      }
+    }
+    // A wildcard entry claims every named host below it that another app claims directly.
+    for host in claims.keys where !host.hasPrefix("*.") {
+      for wildcard in wildcards where host.hasSuffix("." + wildcard.host) {
+        guard !(claims[host] ?? []).contains(where: { $0.app.number == wildcard.app.number }) else { continue }
+        claims[host, default: []].append((wildcard.app, wildcard.services, "*." + wildcard.host))
+      }
     }
     let shared = claims.filter { $0.value.count > 1 }.sorted {
       $0.value.count != $1.value.count ? $0.value.count > $1.value.count : $0.key < $1.key
@@ -232,10 +246,11 @@ public enum HTMLReporter {
 
       """
     for (host, owners) in shared {
-      let list = owners.map { owner in
+      let list = owners.sorted { $0.app.number < $1.app.number }.map { owner in
         "<li><a href=\"#\(owner.app.anchor)\">#\(owner.app.number) \(text(owner.app.name))</a> "
           + "<code>\(text(owner.app.bundle?.bundleId ?? ""))</code> "
-          + "<span class=\"muted\">\(text(owner.services.joined(separator: ", ")))</span></li>"
+          + "<span class=\"muted\">\(text(owner.services.joined(separator: ", ")))"
+          + (owner.via.map { " via <code>\(text($0))</code>" } ?? "") + "</span></li>"
       }
       html += "<tr><td><code>\(text(host))</code></td><td>\(owners.count)</td>"
       html += "<td><ul class=\"plain\">\(list.joined())</ul></td></tr>\n"
@@ -309,6 +324,16 @@ public enum HTMLReporter {
   }
 
   private static func appSection(_ bundle: BundleReport, app: Entry) -> String {
+    // A bundle that claims nothing (an extension, a watch app) folds into one line: at hundreds of apps, empty
+    // sections would bury the ones that matter.
+    if bundle.associatedDomains.isEmpty && bundle.urlSchemes.isEmpty && bundle.queriedURLSchemes.isEmpty
+      && bundle.diagnostics.isEmpty
+    {
+      return "<article class=\"app folded\" id=\"app-\(app.number)\"><p><span class=\"num\">#\(app.number)</span> "
+        + "\(text(app.name)) <span class=\"tag\">\(bundle.kind.rawValue)</span> "
+        + "<code>\(text(bundle.bundleId ?? bundle.path))</code> "
+        + "<span class=\"muted\">no associated domains, no URL schemes</span></p></article>\n"
+    }
     var html = "<article class=\"app\" id=\"app-\(app.number)\">\n"
     html += "<h3><span class=\"num\">#\(app.number)</span> \(text(app.name)) "
     html += "<span class=\"tag\">\(bundle.kind.rawValue)</span></h3>\n"

@@ -329,3 +329,29 @@ struct HTMLReporterTests {
     #expect(html.hasSuffix("</html>\n") as Bool)
   }
 }
+
+/// The shared-domains table on the bundled samples: a wildcard claim counts, named by its entry.
+@Suite struct HTMLSharedDomainsTests {
+  @Test func wildcardClaimersAreListedBesideDirectOnes() async throws {
+    let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
+    let html = HTMLReporter.render(reports)
+    let shared = try #require(html.components(separatedBy: "id=\"shared\"").dropFirst().first)
+      .components(separatedBy: "</table>")[0]
+    let row = try #require(
+      shared.components(separatedBy: "<tr>").first { $0.hasPrefix("<td><code>nested.example.com</code>") })
+    // Café claims nested.example.com itself; Store's *.example.com covers it.
+    #expect(row.contains("com.example.store"), "\(row)")
+    #expect(row.contains("via <code>*.example.com</code>"), "\(row)")
+    #expect(row.contains("<td>2</td>") || row.contains("<td>3</td>"), "\(row)")
+  }
+
+  /// Bundles that claim nothing fold into one line; the others keep their full section.
+  @Test func bundlesWithNothingToShowFoldIntoOneLine() async throws {
+    let html = HTMLReporter.render(try await InspectedSamples.reports(["Nested.ipa"]))
+    let folded = html.components(separatedBy: "<article class=\"app folded\"").count - 1
+    let full = html.components(separatedBy: "<article class=\"app\"").count - 1
+    // Café and its App Clip claim domains; the share extension, the watch app and its extension claim nothing.
+    #expect(folded == 3 && full == 2, "folded \(folded), full \(full)")
+    #expect(html.contains("no associated domains, no URL schemes"))
+  }
+}
