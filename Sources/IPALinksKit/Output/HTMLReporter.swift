@@ -33,8 +33,10 @@ public enum HTMLReporter {
       """
     html += summary(reports)
     if reports.count > 1 || apps.count > 1 { html += overview(apps) }
+    let listed = ListedApps()
     for (index, report) in reports.enumerated() {
-      html += inputSection(report, number: index + 1, apps: apps.filter { $0.reportNumber == index + 1 })
+      html += inputSection(
+        report, number: index + 1, apps: apps.filter { $0.reportNumber == index + 1 }, listed: listed)
     }
     html += "</main>\n<script>\(script)</script>\n</body>\n</html>\n"
     return html
@@ -307,7 +309,9 @@ public enum HTMLReporter {
 
   // MARK: - Inputs and apps
 
-  private static func inputSection(_ report: InspectionReport, number: Int, apps: [Entry]) -> String {
+  private static func inputSection(_ report: InspectionReport, number: Int, apps: [Entry], listed: ListedApps)
+    -> String
+  {
     let status = report.status
     var html = "<section class=\"input\" id=\"input-\(number)\">\n"
     html += "<h2><span class=\"muted\">Input \(number)</span> <code>\(text(report.input))</code> "
@@ -317,13 +321,13 @@ public enum HTMLReporter {
       html += "<h4>Input diagnostics</h4>\n" + diagnosticsList(report.diagnostics)
     }
     for app in apps {
-      if let bundle = app.bundle { html += appSection(bundle, app: app) }
+      if let bundle = app.bundle { html += appSection(bundle, app: app, listed: listed) }
     }
     if report.bundles.isEmpty { html += "<p class=\"muted\">No bundle could be read from this input.</p>\n" }
     return html + "</section>\n"
   }
 
-  private static func appSection(_ bundle: BundleReport, app: Entry) -> String {
+  private static func appSection(_ bundle: BundleReport, app: Entry, listed: ListedApps) -> String {
     // A bundle that claims nothing (an extension, a watch app) folds into one line: at hundreds of apps, empty
     // sections would bury the ones that matter.
     if bundle.associatedDomains.isEmpty && bundle.urlSchemes.isEmpty && bundle.queriedURLSchemes.isEmpty
@@ -341,7 +345,9 @@ public enum HTMLReporter {
     html += entitlementSources(bundle)
     html += domainsTable(bundle)
     for (index, domain) in bundle.associatedDomains.enumerated() {
-      if let aasa = domain.aasa { html += aasaBlock(domain, aasa, number: index + 1, appID: bundle.appId) }
+      if let aasa = domain.aasa {
+        html += aasaBlock(domain, aasa, number: index + 1, appID: bundle.appId, listed: listed)
+      }
     }
     html += "<h4>URL schemes</h4>\n"
     html += "<p><span class=\"label\">Opens the app:</span> \(chips(bundle.urlSchemes))</p>\n"
@@ -441,7 +447,15 @@ public enum HTMLReporter {
 
   /// One domain's file: how it was retrieved, this app's rules in order (first match wins), variables, the
   /// other apps it lists and the validator's findings.
-  private static func aasaBlock(_ d: AssociatedDomain, _ a: DomainAASA, number: Int, appID: String?) -> String {
+  /// Where each AASA file's list of app ids was first shown: a host shared by 300 apps lists its 300 ids once,
+  /// and every later app links there instead.
+  final class ListedApps {
+    var anchors: [String: String] = [:]
+  }
+
+  private static func aasaBlock(
+    _ d: AssociatedDomain, _ a: DomainAASA, number: Int, appID: String?, listed: ListedApps
+  ) -> String {
     var html = "<div class=\"aasa\"><h5><span class=\"muted\">\(number).</span> <code>\(text(d.raw))</code> "
     html += "<span class=\"badge \(Outcome(a).cssClass)\">\(a.status.rawValue)</span>"
     html += " <span class=\"muted\">file from <code>\(text(a.servedBy))</code> via \(a.fetch.source.rawValue)"
@@ -456,8 +470,15 @@ public enum HTMLReporter {
       html += rulesTable(links)
     }
     if !a.listedApps.isEmpty {
-      html += "<details><summary>\(a.listedApps.count) app id\(a.listedApps.count == 1 ? "" : "s") listed "
-      html += "for \(text(d.service))</summary>\(chips(a.listedApps))</details>\n"
+      let key = [a.servedBy, d.service] + a.listedApps
+      let ids = "\(a.listedApps.count) app id\(a.listedApps.count == 1 ? "" : "s") listed for \(text(d.service))"
+      if let anchor = listed.anchors[key.joined(separator: "\n")] {
+        html += "<p class=\"muted\">\(ids): <a href=\"#\(anchor)\">the same file's list, shown above</a></p>\n"
+      } else {
+        let anchor = "listed-\(listed.anchors.count + 1)"
+        listed.anchors[key.joined(separator: "\n")] = anchor
+        html += "<details id=\"\(anchor)\"><summary>\(ids)</summary>\(chips(a.listedApps))</details>\n"
+      }
     }
     if !a.diagnostics.isEmpty {
       html += "<ul class=\"diags\">"

@@ -219,7 +219,7 @@ struct HTMLReporterTests {
     #expect(!hrefs.isEmpty)
     #expect(hrefs.allSatisfy { $0.wholeMatch(of: /#(app|input)-\d+/) != nil })
     let ids = tags.flatMap { $0.attributes.filter { $0.0 == "id" }.map(\.1) }
-    #expect(ids.allSatisfy { $0.wholeMatch(of: /(app|input)-\d+|overview|apps|shared|chart/) != nil })
+    #expect(ids.allSatisfy { $0.wholeMatch(of: /(app|input|listed)-\d+|overview|apps|shared|chart/) != nil })
     #expect(Set(ids).count == ids.count)
     #expect(tags.filter { $0.name == "script" }.count == 1)
     #expect(tags.filter { $0.name == "meta" }.count == 4)
@@ -353,5 +353,17 @@ struct HTMLReporterTests {
     // Café and its App Clip claim domains; the share extension, the watch app and its extension claim nothing.
     #expect(folded == 3 && full == 2, "folded \(folded), full \(full)")
     #expect(html.contains("no associated domains, no URL schemes"))
+  }
+
+  /// A file's list of app ids appears once, however many apps share its host; later apps link to it.
+  @Test func listedAppsAppearOncePerFile() async throws {
+    let store = try await InspectedSamples.report("Store.ipa")
+    func lists(_ html: String) -> Int { html.components(separatedBy: "<details id=\"listed-").count - 1 }
+    let once = lists(HTMLReporter.render([store]))
+    let html = HTMLReporter.render([store, store, store])
+    #expect(once >= 2)
+    #expect(lists(html) == once, "one list per file and service")
+    #expect(html.components(separatedBy: "the same file's list, shown above").count - 1 == 2 * once)
+    #expect(html.contains("<a href=\"#listed-1\">"))
   }
 }
