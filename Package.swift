@@ -70,14 +70,16 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
+    // What the matcher benchmarks share: seeded randomness and timing.
+    .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport"),
     .executableTarget(
       name: "MatchBenchmark",
-      dependencies: ["UniversalLinks"],
+      dependencies: ["UniversalLinks", "BenchmarkSupport"],
       path: "Benchmarks/MatchBenchmark"
     ),
     .executableTarget(
       name: "ScanBenchmark",
-      dependencies: ["UniversalLinks"],
+      dependencies: ["UniversalLinks", "BenchmarkSupport"],
       path: "Benchmarks/ScanBenchmark"
     ),
     .testTarget(name: "UniversalLinksTests", dependencies: ["UniversalLinks"]),

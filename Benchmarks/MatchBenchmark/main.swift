@@ -3,20 +3,9 @@
 // Then runs the rule 12 stress: 10,000 star-heavy patterns against 10,000 hostile URLs.
 //
 //   swift run -c release --scratch-path .build-matcher MatchBenchmark
+import BenchmarkSupport
 import Foundation
 import UniversalLinks
-
-/// Deterministic randomness, so every run measures the same work.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 let appID = "ABCDE12345.com.example.app"
 let host = "example.com"
@@ -148,10 +137,6 @@ func baselineVerdict(_ rules: [RegexRule], _ url: String) -> MatchResult.Verdict
 // MARK: - Measurement
 
 let clock = ContinuousClock()
-
-func seconds(_ d: Duration) -> Double {
-  Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-}
 
 /// Runs `body` over `urls` repeatedly until at least `minimum` has passed; returns URLs per second.
 func throughput(_ urls: [String], minimum: Double, _ body: (String) -> MatchResult.Verdict) -> (Double, Int) {

@@ -1,28 +1,12 @@
-import UniversalLinks
-
 // Measures `who-claims --urls`'s core: one URL decided against many apps at once through the host index and each
 // file's prefix index, against the per-app matcher (every app's compiled matcher asked in turn), on a generated
 // inventory of 1,000 apps (a few shared hosts, wildcard claims, 5-50 rules each) and 1,000,000 URLs made on the
 // fly, so memory holds the rules and nothing per URL. Reports URLs per second, the ratio, and peak memory.
 //
 //   swift run -c release ScanBenchmark [APPS] [URLS]
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// Deterministic randomness, so every run measures the same work.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+import BenchmarkSupport
+import Foundation
+import UniversalLinks
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let appCount = arguments.first ?? 1_000
@@ -79,9 +63,7 @@ let table = LinkRuntime.Table(
           program: LinkRuntime.RuleProgram(rules: $0.rules.runtimeRules(keepingNever: false), builder: &builder))
       })
   })
-let setupSeconds =
-  Double((setupClock.now - setupStart).components.attoseconds) / 1e18
-  + Double((setupClock.now - setupStart).components.seconds)
+let setupSeconds = seconds(setupClock.now - setupStart)
 
 /// The i-th URL: a claimed host (shared, one app's own, or under a wildcard) with a path one of its apps claims,
 /// or, one time in five, a path nobody claims.
@@ -96,16 +78,6 @@ func url(_ rng: inout SplitMix) -> String {
 }
 
 let clock = ContinuousClock()
-/// `x` with `digits` decimals, without Foundation.
-func fixed(_ x: Double, _ digits: Int) -> String {
-  var scale = 1.0
-  for _ in 0..<digits { scale *= 10 }
-  let n = Int((x * scale).rounded())
-  guard digits > 0 else { return String(n) }
-  let fraction = String(n % Int(scale))
-  return String(n / Int(scale)) + "." + String(repeating: "0", count: digits - fraction.count) + fraction
-}
-func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
 var counts: [LinkRuntime.Verdict: Int] = [:]
 var scanRNG = SplitMix(state: 42)
@@ -127,26 +99,20 @@ var usage = rusage()
   let peakMiB = Double(usage.ru_maxrss) / 1_024
 #endif
 
-// The per-app matcher: every app's own compiled matcher for the entry covering the host, asked in turn, as a
-// scan without the host and prefix indexes would.
-let perApp: [(appID: String, scopes: [(host: String, wildcard: Bool, matcher: AASAMatcher)])] = generated.map { app in
-  (app.appID, app.scopes.map { ($0.host, $0.wildcard, AASAMatcher(rules: $0.rules)) })
+// The per-app matcher: every app asked in turn, with its own compiled matcher for the entry that governs the host
+// (chosen as the table chooses it), as a scan without the host index would.
+let matchers: [[String: AASAMatcher]] = generated.map { app in
+  Dictionary(app.scopes.map { ($0.wildcard ? "*." + $0.host : $0.host, AASAMatcher(rules: $0.rules)) }) { a, _ in a }
 }
 
 func perAppDecide(_ text: String) -> LinkRuntime.Verdict {
   guard let parsed = UniversalLinkURL(string: text) else { return .noMatch }
   var excluded = false
-  for app in perApp {
-    var best: (host: String, wildcard: Bool, matcher: AASAMatcher)? = app.scopes.first {
-      !$0.wildcard && $0.host == parsed.host
-    }
-    if best == nil {
-      for scope in app.scopes where scope.wildcard && parsed.host.hasSuffix("." + scope.host) {
-        if scope.host.count > best?.host.count ?? -1 { best = scope }
-      }
-    }
-    guard let scope = best else { continue }
-    switch scope.matcher.verdict(for: parsed).verdict {
+  for (index, app) in table.apps.enumerated() {
+    guard let scope = app.scope(for: parsed.host),
+      let matcher = matchers[index][scope.wildcard ? "*." + scope.host : scope.host]
+    else { continue }
+    switch matcher.verdict(for: parsed).verdict {
     case .match: return .match
     case .exclude: excluded = true
     case .noMatch: break
@@ -173,11 +139,11 @@ let baselineRate = Double(baselineCount) / seconds(baselineTime)
 let ruleCount = generated.reduce(0) { $0 + $1.paths.count }
 print("inventory: \(appCount) apps, \(ruleCount) rules, built and compiled in \(Int(setupSeconds * 1000)) ms")
 print(
-  "scan: \(urlCount) URLs in \(fixed(seconds(scanTime), 2)) s: \(Int(scanRate)) URLs/s "
+  "scan: \(urlCount) URLs in \(String(format: "%.2f", seconds(scanTime))) s: \(Int(scanRate)) URLs/s "
     + "(match \(counts[.match, default: 0]), exclude \(counts[.exclude, default: 0]), "
     + "no-match \(counts[.noMatch, default: 0]))")
 print("per-app matcher: \(Int(baselineRate)) URLs/s on the first \(baselineCount) URLs")
 print(
-  "ratio: \(fixed(scanRate / baselineRate, 1))x faster (verdicts compared on \(baselineCount) URLs, "
+  "ratio: \(String(format: "%.1f", scanRate / baselineRate))x faster (verdicts compared on \(baselineCount) URLs, "
     + "\(differ) differ)")
-print("peak memory of the scan (inventory, table, \(urlCount) URLs streamed): \(fixed(peakMiB, 0)) MiB")
+print("peak memory of the scan (inventory, table, \(urlCount) URLs streamed): \(String(format: "%.0f", peakMiB)) MiB")

@@ -51,7 +51,7 @@ public struct BlocklistRenderer: Sendable {
   public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
     var notes = blocklist.notes
     var groups: [(app: BlocklistApp, rules: [ContentRule], resets: Bool)] = []
-    var translator = URLFilterTranslator()
+    let translator = URLFilterTranslator()
     for app in blocklist.apps {
       var rules: [ContentRule] = []
       var extra = URLFilterTranslator.extraFiltersPerApp
@@ -70,9 +70,10 @@ public struct BlocklistRenderer: Sendable {
         }
         for rule in scope.rules.rules.reversed() {
           // A path may expand past the usual limit while the app's budget lasts, so `$(lang)` stays exact.
-          translator.pathLimit = max(
-            URLFilterTranslator.maxFiltersPerRule, min(URLFilterTranslator.maxPathFiltersPerRule, extra))
-          let translation = translator.translate(rule, in: scope, direction: rule.exclude ? .narrower : .wider)
+          let translation = translator.translate(
+            rule, in: scope, direction: rule.exclude ? .narrower : .wider,
+            pathLimit: max(URLFilterTranslator.maxFiltersPerRule, min(URLFilterTranslator.maxPathFiltersPerRule, extra))
+          )
           extra -= max(0, translation.filters.count - URLFilterTranslator.maxFiltersPerRule)
           for (kind, message) in translation.notes {
             appNotes.append(

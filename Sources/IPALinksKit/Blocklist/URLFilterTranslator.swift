@@ -31,9 +31,6 @@ struct URLFilterTranslator {
   /// list too big to compile.
   static let extraFiltersPerApp = 4_096
 
-  /// Most filters this rule's path may expand to; the renderer sets it from what its app has left.
-  var pathLimit = URLFilterTranslator.maxFiltersPerRule
-
   /// The regex for the scheme, user info, host and port of a URL an entry covers.
   ///
   /// WebKit refuses a whole list over one non-ASCII pattern, and the URLs it matches carry hosts in printable ASCII
@@ -50,7 +47,11 @@ struct URLFilterTranslator {
     return "^https?://([^/@]*@)?" + (scope.wildcard ? "[^/:@]+\\." : "") + host + "(:[0-9]+)?"
   }
 
-  func translate(_ rule: EffectiveRule, in scope: BlockScope, direction: Direction) -> Translation {
+  /// `pathLimit`: most filters the rule's path may expand to; the renderer raises it while the app's
+  /// ``extraFiltersPerApp`` last.
+  func translate(
+    _ rule: EffectiveRule, in scope: BlockScope, direction: Direction, pathLimit: Int = maxFiltersPerRule
+  ) -> Translation {
     var out = Translation()
     let folded = !rule.caseSensitive
     let rules = scope.rules
@@ -83,7 +84,7 @@ struct URLFilterTranslator {
     var paths: [String] = ["(/[^?#]*)?"]
     if let source = rule.path {
       guard let pieces = rules.prepare(source, folded: folded, isPath: true) else { return out }  // never matches
-      switch pathFilters(pieces, decoded: !rule.percentEncoded) {
+      switch pathFilters(pieces, decoded: !rule.percentEncoded, limit: pathLimit) {
       case .some(let list):
         if list.isEmpty { return out }  // no URL can match: nothing to express
         paths = list
@@ -93,7 +94,7 @@ struct URLFilterTranslator {
           return out
         }
         note(.wider, "the / pattern expands to more than \(pathLimit) filters; variables widened to *")
-        paths = pathFilters(widen(pieces), decoded: !rule.percentEncoded) ?? ["(/[^?#]*)?"]
+        paths = pathFilters(widen(pieces), decoded: !rule.percentEncoded, limit: pathLimit) ?? ["(/[^?#]*)?"]
       }
     }
 
@@ -263,8 +264,8 @@ struct URLFilterTranslator {
   // MARK: - Paths
 
   /// Filters for a normalized path pattern; nil when too many, empty when nothing can match.
-  func pathFilters(_ pieces: [PatternPiece], decoded: Bool) -> [String]? {
-    guard let lists = expand(pieces, limit: pathLimit) else { return nil }
+  func pathFilters(_ pieces: [PatternPiece], decoded: Bool, limit: Int) -> [String]? {
+    guard let lists = expand(pieces, limit: limit) else { return nil }
     var out: [String] = []
     for tokens in lists {
       // A `?` between two non-slashes may stand for a `/` of the normalized path, which is `/+` in the raw one.
@@ -273,7 +274,7 @@ struct URLFilterTranslator {
         let before = i > 0 ? tokens[i - 1] : nil
         let after = i + 1 < tokens.count ? tokens[i + 1] : nil
         if token == .any, before != .literal("/"), after != .literal("/") {
-          guard readings.count * 2 <= pathLimit else { return nil }
+          guard readings.count * 2 <= limit else { return nil }
           readings = readings.flatMap { [$0 + [.any], $0 + [.literal("/")]] }
         } else {
           readings = readings.map { $0 + [token] }
@@ -282,7 +283,7 @@ struct URLFilterTranslator {
       for reading in readings.flatMap(Self.anchored) {
         if let regex = rawPath(reading, decoded: decoded) { out.append(regex) }
       }
-      if out.count > pathLimit { return nil }
+      if out.count > limit { return nil }
     }
     return Array(Set(out)).sorted()
   }

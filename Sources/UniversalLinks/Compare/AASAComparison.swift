@@ -13,9 +13,10 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     public var appId: String
     /// What changed: `app added`, `app removed`, `rule added`, `rule removed`, `rule changed` or `rules reordered`.
     public var kind: String
-    /// Pointers of the rules involved in the old file.
+    /// Pointers of the rules involved in the old file. For `rules reordered`: the rule that decided with the old
+    /// file, then the one that decides with the new file, as ``new`` lists them.
     public var old: [String]
-    /// Pointers of the rules involved in the new file.
+    /// Pointers of the rules involved in the new file, in the order of ``old`` for `rules reordered`.
     public var new: [String]
     /// A URL whose verdict differs between the files; nil when none was found.
     public var example: String?
@@ -192,14 +193,17 @@ public struct AASAComparison: Sendable, Equatable, Codable {
           let (a, b) = (old.decide(url), new.decide(url))
           guard a.rule != b.rule else { continue }
           guard a.rule.map(newContent.contains) ?? true, b.rule.map(oldContent.contains) ?? true else { continue }
-          let oldIndex = a.rule.flatMap { rule in oldContent.firstIndex(of: rule) }
-          let newIndex = b.rule.flatMap { rule in newContent.firstIndex(of: rule) }
+          // The rules that decide on either side, in the same order in both lists, so a reader sees where each
+          // one sits in each file: the old decider first, then the new one.
+          let involved = [a.rule, b.rule].compactMap { $0 }
           let differs = a.verdict != b.verdict
           out.append(
             Change(
-              appId: appID, kind: "rules reordered", old: oldIndex.map { [oldRule($0).pointer] } ?? [],
-              new: newIndex.map { [newRule($0).pointer] } ?? [], example: differs ? url.absoluteString : nil,
-              oldVerdict: differs ? a.verdict : nil, newVerdict: differs ? b.verdict : nil))
+              appId: appID, kind: "rules reordered",
+              old: involved.compactMap { rule in oldContent.firstIndex(of: rule).map { oldRule($0).pointer } },
+              new: involved.compactMap { rule in newContent.firstIndex(of: rule).map { newRule($0).pointer } },
+              example: differs ? url.absoluteString : nil, oldVerdict: differs ? a.verdict : nil,
+              newVerdict: differs ? b.verdict : nil))
           break
         }
       }

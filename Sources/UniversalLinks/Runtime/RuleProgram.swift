@@ -65,17 +65,17 @@ extension LinkRuntime {
     /// they are tried in rule order, merged from the index's lists, so the first rule that matches still decides.
     func firstMatch(_ subject: inout Subject) -> Int? {
       guard !indexes.isEmpty else { return nil }
-      // Each rule is in one index and, its starts being prefix-free, on at most one of its lists for a path: the
-      // candidates whose path filter passes fit in one buffer as long as the rules.
-      return withUnsafeTemporaryAllocation(of: Int32.self, capacity: rules.count) { survivors -> Int? in
+      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists;
+      // and each rule's starts being prefix-free, no rule is a candidate twice.
+      return withUnsafeTemporaryAllocation(of: Int32.self, capacity: lists.count) { survivors -> Int? in
         var count = 0
         lists.withUnsafeBufferPointer { lists in
           listFilters.withUnsafeBufferPointer { listFilters in
             for entry in indexes {
               let path = subject.path(entry.slot)
-              let masks = PathFilter.Masks(path)
+              let masks = PathFilter(path)
               entry.index.candidates(path.scalars) { range in
-                for position in range where listFilters[position].admits(masks) && count < survivors.count {
+                for position in range where listFilters[position].admits(masks) {
                   survivors[count] = lists[position]
                   count += 1
                 }
@@ -166,38 +166,28 @@ extension LinkRuntime {
     }
   }
 
-  /// The path conditions of a ``RuleFilter`` alone: 32 bytes, the first test of each candidate.
+  /// Path conditions as four words: a rule's (what a matching path must hold) or a path's (what it holds), so
+  /// testing a candidate reads 32 bytes.
   struct PathFilter: Sendable {
     var low: UInt64
     var high: UInt64
     var pairs: UInt64
     var length: Int
 
+    /// The path part of a rule's filter.
     init(_ filter: RuleFilter) {
-      low = filter.path.low
-      high = filter.path.high
-      pairs = filter.pathPairs
-      length = filter.pathLength
+      (low, high, pairs, length) = (filter.path.low, filter.path.high, filter.pathPairs, filter.pathLength)
     }
 
-    /// A path's side of the test.
-    struct Masks {
-      var low: UInt64
-      var high: UInt64
-      var pairs: UInt64
-      var length: Int
-
-      init(_ path: SubjectText) {
-        low = path.mask.low
-        high = path.mask.high
-        pairs = path.pairs
-        length = path.scalars.count
-      }
+    /// What a path holds.
+    init(_ path: SubjectText) {
+      (low, high, pairs, length) = (path.mask.low, path.mask.high, path.pairs, path.scalars.count)
     }
 
+    /// Whether a path described by `path` meets this rule's conditions.
     @inline(__always)
-    func admits(_ m: Masks) -> Bool {
-      (low & ~m.low) | (high & ~m.high) | (pairs & ~m.pairs) == 0 && m.length >= length
+    func admits(_ path: PathFilter) -> Bool {
+      (low & ~path.low) | (high & ~path.high) | (pairs & ~path.pairs) == 0 && path.length >= length
     }
   }
 

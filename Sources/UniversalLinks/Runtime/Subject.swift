@@ -37,8 +37,32 @@ extension LinkRuntime {
     }
 
     let url: UniversalLinkURL
-    private var readings: (Reading?, Reading?, Reading?, Reading?) = (nil, nil, nil, nil)
-    private var paths: (SubjectText?, SubjectText?, SubjectText?, SubjectText?) = (nil, nil, nil, nil)
+    private var readings = PerSlot<Reading>()
+    private var paths = PerSlot<SubjectText>()
+
+    /// One optional value per reading slot, in a tuple: no array allocated per URL.
+    struct PerSlot<Value> {
+      private var values: (Value?, Value?, Value?, Value?) = (nil, nil, nil, nil)
+
+      subscript(slot: Int) -> Value? {
+        get {
+          switch slot {
+          case 0: values.0
+          case 1: values.1
+          case 2: values.2
+          default: values.3
+          }
+        }
+        set {
+          switch slot {
+          case 0: values.0 = newValue
+          case 1: values.1 = newValue
+          case 2: values.2 = newValue
+          default: values.3 = newValue
+          }
+        }
+      }
+    }
 
     init(_ url: UniversalLinkURL) { self.url = url }
 
@@ -75,29 +99,14 @@ extension LinkRuntime {
     /// The normalized path alone, as `slot` reads it: what the prefix index and the path filters need, so the
     /// rest of a reading is built only for URLs that some rule's path could match.
     mutating func path(_ slot: Int) -> SubjectText {
-      switch slot {
-      case 0: if let cached = paths.0 { return cached }
-      case 1: if let cached = paths.1 { return cached }
-      case 2: if let cached = paths.2 { return cached }
-      default: if let cached = paths.3 { return cached }
-      }
+      if let cached = paths[slot] { return cached }
       let path = SubjectText(Self.prepare(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true))
-      switch slot {
-      case 0: paths.0 = path
-      case 1: paths.1 = path
-      case 2: paths.2 = path
-      default: paths.3 = path
-      }
+      paths[slot] = path
       return path
     }
 
     mutating func reading(_ slot: Int) -> Reading {
-      switch slot {
-      case 0: if let cached = readings.0 { return cached }
-      case 1: if let cached = readings.1 { return cached }
-      case 2: if let cached = readings.2 { return cached }
-      default: if let cached = readings.3 { return cached }
-      }
+      if let cached = readings[slot] { return cached }
       let query = url.percentEncodedQuery ?? ""
       let reading = Reading(
         path: path(slot),
@@ -105,12 +114,7 @@ extension LinkRuntime {
         fragment: url.percentEncodedFragment.map { SubjectText(Self.prepare(Substring($0), slot: slot)) }
           ?? SubjectText.empty,
         encodedQuery: query, slot: slot)
-      switch slot {
-      case 0: readings.0 = reading
-      case 1: readings.1 = reading
-      case 2: readings.2 = reading
-      default: readings.3 = reading
-      }
+      readings[slot] = reading
       return reading
     }
 

@@ -62,6 +62,27 @@ struct PrefixIndexTests {
     #expect(outcomes.count >= 10)
   }
 
+  /// A hostile file of variables cannot make the index much bigger than its rules: past the budget, rules are
+  /// indexed by their start before the variable, and every verdict is still the in-order scan's.
+  @Test func variablesCannotBlowTheIndexUp() throws {
+    let values = (0..<200).map { "\"v\($0)\"" }.joined(separator: ", ")
+    let components = (0..<3_000).map { #"{"/": "/$(v)/r\#($0)/*"}"# }.joined(separator: ", ")
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"substitutionVariables": {"v": [\#(values)]}, "details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components)]}]}}"#
+    )
+    let program = LinkRuntime.RuleProgram(
+      rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    let index = try #require(program.indexes.first?.index)
+    #expect(index.entries.count <= 16 * 3_000 + 256, "\(index.entries.count) starts")
+    #expect(index.entries.count > 10_000, "the budget is used, not skipped")
+    for path in ["/v7/r0/x", "/v199/r2999/x", "/v3/r1500/", "/w/r1/x", "/v7/r3000/x"] {
+      let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
+      #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
+    }
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/v199/r2999/x")!) == 2_999)
+  }
+
   @Test func startsComeFromVariablesAndStayPrefixFree() {
     let starts = LinkRuntime.PrefixIndex.starts(
       [.literal("/"), .choice([[.literal("a")], [.literal("ab")], [.literal("b")]]), .literal("/x"), .star],
