@@ -36,6 +36,24 @@ struct SurfaceTests {
     }
   }
 
+  /// CI checks out the repository under a deeper path than a developer does; a file name that leaves no room for
+  /// the counts beside it moves them to a line of their own instead of overflowing.
+  @Test func aLongFileNameKeepsTheValidationSummaryWithinEightyColumns() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "ipalinks-surface-\(UUID().uuidString.prefix(8))/a/folder/deep/enough")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
+    let file = folder.appendingPathComponent("shop.example.com.json")
+    try FileManager.default.copyItem(atPath: CLI.sample("aasa/shop.example.com.json"), toPath: file.path)
+    #expect(file.path.count < 80 && file.path.count + 36 > 80, "\(file.path) does not test the wrap")
+    for appId in ["NOTLISTED0.com.example.x", Self.store] {
+      let run = try CLI.run(["aasa", "validate", file.path, "--app-id", appId], environment: ["NO_COLOR": "1"])
+      let lines = run.stdout.split(separator: "\n")
+      #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines)")
+      #expect(lines.last == "    1 error, 0 warnings, 0 notes" || lines.last == "    no problems found", "\(lines)")
+    }
+  }
+
   @Test func aWiderTerminalGetsLongerLines() throws {
     let arguments = ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa]
     let wide = try CLI.run(arguments, environment: ["COLUMNS": "200"])

@@ -56,11 +56,13 @@ public enum AASAValidationReporter {
       out += lines.map { $0 + "\n" }.joined()
     }
     let count = { (s: AASADiagnostic.Severity) in diagnostics.filter { $0.severity == s }.count }
-    out +=
+    let summary =
       diagnostics.isEmpty
-      ? "\(file): no problems found\n"
-      : "\(file): \(TerminalText.count(count(.error), "error")), \(TerminalText.count(count(.warning), "warning")), "
-        + "\(TerminalText.count(count(.info), "note"))\n"
+      ? "no problems found"
+      : "\(TerminalText.count(count(.error), "error")), \(TerminalText.count(count(.warning), "warning")), "
+        + TerminalText.count(count(.info), "note")
+    // A long path keeps the counts whole on their own line rather than splitting them.
+    out += file.count + 2 + summary.count <= style.width ? "\(file): \(summary)\n" : "\(file):\n    \(summary)\n"
     return out
   }
 

@@ -43,11 +43,18 @@ public struct TextStyle: Sendable {
   /// with `rest`; the label is coloured after wrapping, so escape codes never count towards the width.
   func findingLines(_ severity: String, _ code: String, _ text: String, lead: String, rest: String) -> [String] {
     let label = "\(severity)[\(code)]"
+    // A lead (a long file name) that leaves no room for the label gets a line of its own.
+    var above: [String] = []
+    var lead = lead
+    if lead.count + label.count > width, !lead.isEmpty {
+      above = [String(lead.reversed().drop { $0 == " " }.reversed())]
+      lead = rest
+    }
     var lines = TerminalText.wrap(text, width: width, first: lead + label + " ", rest: rest)
     var head = String(lines[0].dropFirst(lead.count + label.count))
     while head.last == " " { head.removeLast() }
     lines[0] = lead + finding(severity, code) + head
-    return lines
+    return above + lines
   }
 
   /// One behaviour change as `aasa diff` and `diff` print it: `heading`, the rules involved on each side by JSON
