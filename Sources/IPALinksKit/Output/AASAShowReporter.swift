@@ -7,10 +7,13 @@ public enum AASAShowReporter {
   public static func text(_ file: AASAFile, name: String, style: TextStyle = TextStyle(useColor: false)) -> String {
     // Every string from the file is escaped where it is written, so none can add a line or move the cursor.
     let e = { (text: String) in TerminalText.escape(text) }
-    var out = "\(e(name)): \(file.byteCount) bytes"
-    if file.isSigned { out += ", PKCS#7-signed" }
-    if file.exceedsDeviceSizeLimit { out += ", OVER THE 128 KB DEVICE LIMIT: iOS ignores this file" }
-    out += "\n"
+    var facts = "\(file.byteCount) bytes"
+    if file.isSigned { facts += ", PKCS#7-signed" }
+    if file.exceedsDeviceSizeLimit { facts += ", OVER THE 128 KB DEVICE LIMIT: iOS ignores this file" }
+    // A long path keeps the facts whole, on their own line, rather than overflowing the terminal.
+    var out =
+      TerminalText.wrap(facts, width: style.width, first: "\(e(name)): ", rest: "    ")
+      .joined(separator: "\n") + "\n"
     if let links = file.applinks {
       out += "applinks\n"
       for v in links.substitutionVariables {

@@ -81,7 +81,8 @@ extension TerminalText {
       if prefix + unit.count <= width || !unit.contains(" ") {
         add(unit)
       } else if rest.count + unit.count <= width {
-        lines.append(line)
+        // A label alone on its line keeps no trailing space.
+        lines.append(lineHasText ? line : String(line.reversed().drop { $0 == " " }.reversed()))
         line = rest + unit
         lineHasText = true
       } else {
