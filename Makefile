@@ -28,7 +28,7 @@ PREFIX ?= /usr/local
 CONFIGURATION ?= release
 TEST_FILTER := awk -f scripts/test-filter.awk
 
-.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-fetch bench-batch bench-expansion samples clean
+.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-fetch bench-batch bench-expansion bench-report report-demo samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -128,6 +128,14 @@ format:
 samples:
 	python3 scripts/make-samples.py
 
+## A few hundred generated apps, with hosts shared directly and through wildcards, as one report page (offline).
+REPORT_DEMO_APPS ?= 300
+report-demo: build
+	python3 scripts/make-batch-ipas.py .build/report-demo --count $(REPORT_DEMO_APPS) --subdomains --quiet
+	$(BIN) report .build/report-demo/ipas --aasa-dir .build/report-demo/aasa -o .build/report-demo/report.html \
+	  --no-progress -q || [ $$? = 1 ]
+	@echo "report-demo: open .build/report-demo/report.html ($$(du -h .build/report-demo/report.html | cut -f1))"
+
 ## Memory and speed of `inspect` on a 1 GiB IPA with a 300 MB executable, against `unzip -p`.
 bench: setup
 	$(SWIFT) build -c release --product ipalinks
@@ -155,6 +163,11 @@ bench-fetch: setup
 bench-batch: setup
 	$(SWIFT) build -c release --product ipalinks
 	python3 scripts/bench-batch.py
+
+## Page size and render time of `report` for 300 and 2,000 generated apps, and the search's time in WebKit; pass
+## BEFORE=path/to/older/ipalinks to compare with another build in the same run.
+bench-report: build
+	python3 scripts/bench-report.py $(if $(BEFORE),--before $(BEFORE))
 
 clean:
 	rm -rf .build bench-out

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a corpus of small, realistic IPAs plus their AASA files for batch benchmarks.
 
-    python3 scripts/make-batch-ipas.py OUT_DIR --count N [--seed S] [--force] [--quiet]
+    python3 scripts/make-batch-ipas.py OUT_DIR --count N [--seed S] [--subdomains] [--force] [--quiet]
 
 Writes
   OUT_DIR/ipas/NNN/AppXXXX.ipa   N IPAs, 100 per folder (ipas/000/, ipas/001/, ...), plus
@@ -23,6 +23,12 @@ Zipf-like skew so that popular hosts serve hundreds of apps. About 10% of the ap
 a PlugIns/Share.appex with its own entitlements (webcredentials on the app's host), and
 about a third carry 100-600 KB of filler assets (a stored, incompressible Assets.car and
 a deflated JSON catalog). 1000 IPAs take ~85 MB and ~7 s.
+
+With --subdomains (what `make report-demo` uses), about a fifth of the apps also claim
+applinks:www.shared-K.example, a named host that other apps' applinks:*.shared-K.example
+wildcards cover, so a report shows hosts shared directly and through wildcards; its AASA
+file lists those apps in two details entries whose rules overlap. The other draws are
+unchanged, so the rest of the corpus is the same as without the flag.
 
 Deterministic: every app is derived from (seed, index) alone, so the first 250 apps of a
 1000-app corpus equal a 250-app corpus with the same seed (the AASA files differ: they list
@@ -59,6 +65,10 @@ def shared_host(k):
     return "shared-%d.example" % k
 
 
+def sub_host(k):
+    return "www.shared-%d.example" % k
+
+
 def own_host(i):
     return "app%04d.example" % i
 
@@ -81,7 +91,7 @@ def lookup_key(domain):
     return host_of(domain), "mode=developer" in domain.split("?", 1)[-1]
 
 
-def app_spec(seed, i, team_pool):
+def app_spec(seed, i, team_pool, subdomains=False):
     """Everything about app i, from (seed, i) only."""
     rng = random.Random("%s:app:%d" % (seed, i))
     name = "App%04d" % i
@@ -105,6 +115,12 @@ def app_spec(seed, i, team_pool):
              "own-developer": "applinks:" + own + "?mode=developer"}[kind]
         if d not in domains:
             domains.append(d)
+    if subdomains:
+        # Its own stream, so the draws above (and so the corpus without the flag) stay the same.
+        sub = random.Random("%s:sub:%d" % (seed, i))
+        if sub.random() < 0.2:
+            k = sub.choices(range(SHARED_HOSTS), weights)[0]
+            domains.append("applinks:" + sub_host(k))
     schemes = ["benchapp%04d" % i]
     if rng.random() < 0.3:
         schemes.append("fb%010d" % rng.randrange(10 ** 10))
@@ -227,6 +243,16 @@ def shared_aasa(seed, k, applinks_ids, webcred_ids):
     return doc
 
 
+def sub_aasa(k, app_ids):
+    """A named subdomain's file: its apps split over two entries, the first claiming /shop/*, the second
+    everything, so the first entry wins /shop/ URLs that the second would also open."""
+    half = (len(app_ids) + 1) // 2
+    details = [{"appIDs": app_ids[:half], "components": [{"/": "/shop/*"}]}]
+    if app_ids[half:]:
+        details.append({"appIDs": app_ids[half:], "components": [{"/": "/w%d/*" % k}, {"/": "/*"}]})
+    return {"applinks": {"details": details}}
+
+
 def own_aasa(spec, appex_id):
     app_id = "%s.%s" % (spec["team"], spec["bundle_id"])
     i = spec["index"]
@@ -241,7 +267,7 @@ def own_aasa(spec, appex_id):
     return doc
 
 
-def generate(out, count, seed, quiet=False):
+def generate(out, count, seed, quiet=False, subdomains=False):
     t0 = time.time()
     ipa_root = os.path.join(out, "ipas")
     aasa_root = os.path.join(out, "aasa")
@@ -258,6 +284,7 @@ def generate(out, count, seed, quiet=False):
     missing_shared = set(random.Random("%s:missing" % seed).sample(range(SHARED_HOSTS), 3))
     shared_applinks = {}  # k -> [appID] (applinks or wildcard)
     shared_webcred = {}
+    sub_applinks = {}  # k -> [appID] claiming www.shared-K.example
     paths = []
     total_bytes = 0
     n_bundles = n_domains = n_requests = 0
@@ -265,7 +292,7 @@ def generate(out, count, seed, quiet=False):
     domains_by_host = {}
     specs = []
     for i in range(count):
-        spec = app_spec(seed, i, team_pool)
+        spec = app_spec(seed, i, team_pool, subdomains)
         specs.append(spec)
         bundle = build_bundle(spec)
         folder = os.path.join(ipa_root, "%03d" % (i // PER_FOLDER))
@@ -287,7 +314,11 @@ def generate(out, count, seed, quiet=False):
         hosts |= {h for h, _ in keys}
         for d in spec["domains"]:
             h = host_of(d)
-            if h.startswith("shared-"):
+            if h.startswith("www.shared-"):
+                lst = sub_applinks.setdefault(int(h[len("www.shared-"):-len(".example")]), [])
+                if app_id not in lst:
+                    lst.append(app_id)
+            elif h.startswith("shared-"):
                 k = int(h[len("shared-"):-len(".example")])
                 target = shared_webcred if d.startswith("webcredentials:") else shared_applinks
                 lst = target.setdefault(k, [])
@@ -317,6 +348,8 @@ def generate(out, count, seed, quiet=False):
             continue
         write_aasa(shared_host(k), shared_aasa(seed, k, shared_applinks.get(k, []),
                                                shared_webcred.get(k, [])), k % 5 != 2)
+    for k in sorted(sub_applinks):
+        write_aasa(sub_host(k), sub_aasa(k, sub_applinks[k]), True)
     for spec in specs:
         if spec["missing_own"]:
             missing.append(own_host(spec["index"]))
@@ -329,6 +362,7 @@ def generate(out, count, seed, quiet=False):
         "version": GENERATOR_VERSION,
         "count": count,
         "seed": seed,
+        "subdomains": subdomains,
         "ipa_bytes": total_bytes,
         "expected": {
             "inputs": count,
@@ -355,7 +389,7 @@ def generate(out, count, seed, quiet=False):
     return manifest
 
 
-def load_manifest(out, count, seed):
+def load_manifest(out, count, seed, subdomains=False):
     """The manifest if OUT_DIR already holds this corpus (same count, seed, version and
     every IPA present), else None."""
     try:
@@ -363,21 +397,22 @@ def load_manifest(out, count, seed):
             m = json.load(f)
     except (OSError, ValueError):
         return None
-    if (m.get("version"), m.get("count"), m.get("seed")) != (GENERATOR_VERSION, count, seed):
+    if (m.get("version"), m.get("count"), m.get("seed"), m.get("subdomains", False)) != (
+            GENERATOR_VERSION, count, seed, subdomains):
         return None
     if not all(os.path.isfile(os.path.join(out, p)) for p in m.get("ipas", [])):
         return None
     return m
 
 
-def ensure(out, count, seed, force=False, quiet=False):
+def ensure(out, count, seed, force=False, quiet=False, subdomains=False):
     """Generate unless up to date; returns (manifest, generated?)."""
     if not force:
-        m = load_manifest(out, count, seed)
+        m = load_manifest(out, count, seed, subdomains)
         if m is not None:
             return m, False
     os.makedirs(out, exist_ok=True)
-    return generate(out, count, seed, quiet), True
+    return generate(out, count, seed, quiet, subdomains), True
 
 
 def main():
@@ -385,12 +420,14 @@ def main():
     ap.add_argument("out", help="output folder (gets ipas/, aasa/ and manifest.json)")
     ap.add_argument("--count", type=int, required=True, help="number of IPAs")
     ap.add_argument("--seed", default="1", help="seed (any string; default 1)")
+    ap.add_argument("--subdomains", action="store_true",
+                    help="some apps also claim www.shared-K.example, covered by others' wildcards")
     ap.add_argument("--force", action="store_true", help="regenerate even if up to date")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     args = ap.parse_args()
     if args.count < 1:
         ap.error("--count must be at least 1")
-    m, generated = ensure(args.out, args.count, args.seed, args.force, args.quiet)
+    m, generated = ensure(args.out, args.count, args.seed, args.force, args.quiet, args.subdomains)
     e = m["expected"]
     what = ("generated in %.1f s" % m["seconds"]) if generated else "up to date"
     print("%s: %d IPAs, %.1f MiB (%s); %d bundles, %d associated domains, %d hosts "

@@ -117,9 +117,26 @@ struct OutputEscapingEngineTests {
     // In WebKit: the same one script, every attribute the report's own, every payload as text.
     let attributes =
       "Array.from(document.querySelectorAll('*')).flatMap((e) => Array.from(e.attributes, (a) => [a.name, a.value]))"
+    // The domain view and the search field, typed into with every payload as a person might paste one.
+    let typed = String(decoding: try JSONEncoder().encode(OutputEscapingTests.payloads), as: UTF8.self)
+    let search = """
+      (() => {
+        const q = document.getElementById('q');
+        const counts = [];
+        for (const p of \(typed)) {
+          q.value = p;
+          q.dispatchEvent(new InputEvent('input', { bubbles: true, data: p, inputType: 'insertText' }));
+          counts.push(document.getElementById('f-count').textContent);
+        }
+        q.value = '';
+        q.dispatchEvent(new InputEvent('input', { bubbles: true }));
+        return { counts, pwned: typeof window.__pwned, rows: document.querySelectorAll('#hosts > tbody > tr').length };
+      })()
+      """
     let evals = [
       ReportEngineTests.pwned, "Array.from(document.scripts, (s) => s.text)", attributes, ReportEngineTests.allText,
       "document.title", "document.querySelector('meta[http-equiv]').content",
+      "document.getElementById('hosts').textContent", search,
     ]
     let (result, _) = try ReportEngineTests.load(html, name: "escaping-report.png", evals: evals)
     #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
@@ -141,6 +158,16 @@ struct OutputEscapingEngineTests {
     #expect(text.contains(OutputEscapingTests.shown(OutputEscapingTests.reports[0].input)))
     #expect(ReportEngineTests.value(result, evals[4]) as? String == OutputEscapingTests.shown(title))
     #expect(ReportEngineTests.value(result, evals[5]) as? String == policy)
+    // The domain view names every hostile app among the claimers of the host they share, as text.
+    let hosts = try #require(ReportEngineTests.value(result, evals[6]) as? String)
+    let unnamed = OutputEscapingTests.reports.flatMap(\.bundles).compactMap(\.name).filter {
+      !hosts.contains(OutputEscapingTests.shown($0))
+    }
+    #expect(unnamed.isEmpty, "apps missing from the domain view: \(unnamed.map(\.debugDescription))")
+    let searched = try #require(ReportEngineTests.value(result, evals[7]) as? [String: Any])
+    #expect(searched["pwned"] as? String == "undefined")
+    #expect((searched["counts"] as? [String])?.count == OutputEscapingTests.payloads.count)
+    #expect((searched["rows"] as? Int ?? 0) > 1)
     print("OutputEscapingEngineTests: HTML report checked in \(ContinuousClock.now - start)")
   }
 }

@@ -202,7 +202,7 @@ struct ReportEngineTests {
   }
 
   /// A benign single input built the way `inspect` builds it: the AASA file is evaluated from real JSON, so the
-  /// rules table shows the matcher's effective rules; excluded rules are struck through.
+  /// rules table shows the matcher's effective rules; excluded rules are marked, not struck through.
   @Test func singleReportFromARealAASAFile() throws {
     let start = ContinuousClock.now
     let appID = "ST0REAPP42.com.example.store"
@@ -258,23 +258,105 @@ struct ReportEngineTests {
 
     let html = HTMLReporter.render([report])
     let strike =
-      "getComputedStyle(document.querySelector('tr.exclude td.pat code')).textDecorationLine"
+      "getComputedStyle(document.querySelector('tr.exclude td.p code')).textDecorationLine"
     let rows = "Array.from(document.querySelectorAll('table.rules tbody tr'), (r) => r.className)"
+    let collapsed = "Array.from(document.querySelectorAll('details')).filter((d) => d.open).length"
+    // Details are collapsed; opened (as a reader or printing does), every fact is on screen.
+    let opened =
+      "(() => { for (const d of document.querySelectorAll('details')) d.open = true; "
+      + "return document.body.innerText; })()"
     let (result, png) = try Self.load(
-      html, name: "report-single.png", evals: [Self.scripts, Self.loaders, strike, rows, Self.shown])
+      html, name: "report-single.png", evals: [Self.scripts, Self.loaders, strike, rows, collapsed, opened])
     #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
     #expect((result["requests"] as? [Any])?.isEmpty == true)
     #expect(Self.value(result, Self.scripts) as? Int == 1)
     #expect(Self.value(result, Self.loaders) as? Int == 0)
     // An exclude rule is marked as one (a red ✗ and the word), not struck through as if it were removed.
     #expect(Self.value(result, strike) as? String == "none")
-    #expect(Self.value(result, rows) as? [String] == ["exclude", "match", "match", "match"])
-    let visible = try #require(Self.value(result, Self.shown) as? String)
+    #expect(Self.value(result, rows) as? [String] == ["exclude", "", "", ""])
+    #expect(Self.value(result, collapsed) as? Int == 0)
+    let visible = try #require(Self.value(result, opened) as? String)
     let missing = ["ST0REAPP42.com.example.store", "/account/*", "redirect", "dns-error", "$(lang)", "storeapp"]
       .filter { !visible.contains($0) }
     #expect(missing.isEmpty, "not displayed: \(missing)")
     let size = try FileManager.default.attributesOfItem(atPath: png.path)[.size] as? Int ?? 0
     #expect(size > 10_000)
     print("ReportEngineTests: single report checked in \(ContinuousClock.now - start)")
+  }
+
+  /// Typing into the search field, one character at a time as a person does, narrows the apps and hosts tables
+  /// at once; the filters narrow by status and by shared hosts; clearing the field brings every row back. The
+  /// page is the real `ipalinks report` of the bundled samples.
+  @Test func searchAndFiltersNarrowEveryTable() throws {
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let page = folder.appendingPathComponent("samples.html")
+    let run = try CLI.run(["report", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "-o", page.path])
+    #expect(run.status == 0, "report: \(run.stderr)")
+    let html = try String(contentsOf: page, encoding: .utf8)
+    func type(_ text: String) -> String {
+      """
+      (() => {
+        const q = document.getElementById('q');
+        q.value = '';
+        q.dispatchEvent(new InputEvent('input', { bubbles: true }));
+        const start = performance.now();
+        for (const c of \(String(decoding: try! JSONEncoder().encode(text), as: UTF8.self))) {
+          q.value += c;
+          q.dispatchEvent(new InputEvent('input', { bubbles: true, data: c, inputType: 'insertText' }));
+        }
+        const shown = (selector) => Array.from(document.querySelectorAll(selector)).filter((e) => !e.hidden);
+        return {
+          apps: shown('#apps > tbody > tr').map((r) => r.cells[1].textContent),
+          details: shown('.app').map((e) => e.id),
+          hosts: shown('#hosts > tbody > tr').map((r) => r.cells[0].textContent),
+          count: document.getElementById('f-count').textContent,
+          ms: performance.now() - start,
+        };
+      })()
+      """
+    }
+    let shared = """
+      (() => {
+        const q = document.getElementById('q');
+        q.value = '';
+        q.dispatchEvent(new InputEvent('input', { bubbles: true }));
+        const box = document.getElementById('f-sh');
+        box.checked = true;
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+        const hosts = Array.from(document.querySelectorAll('#hosts > tbody > tr')).filter((r) => !r.hidden).length;
+        const apps = Array.from(document.querySelectorAll('#apps > tbody > tr')).filter((r) => !r.hidden).length;
+        box.checked = false;
+        box.dispatchEvent(new Event('change', { bubbles: true }));
+        const all = Array.from(document.querySelectorAll('#hosts > tbody > tr')).filter((r) => !r.hidden).length;
+        return { hosts, apps, all };
+      })()
+      """
+    let bar = "document.getElementById('filters').hidden"
+    let (result, _) = try Self.load(
+      html, name: "report-search.png", evals: [bar, type("/menu/"), type("com.example.fat"), type("zzz"), shared])
+    #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
+    #expect(Self.value(result, bar) as? Bool == false, "the script shows the filter bar")
+
+    // A path finds the hosts whose file has it and the app those rules belong to, not Store, whose wildcard
+    // covers nested.example.com but whose rules there come from another file.
+    let menu = try #require(Self.value(result, type("/menu/")) as? [String: Any])
+    #expect(menu["apps"] as? [String] == ["Café"], "\(menu)")
+    #expect(menu["details"] as? [String] == ["app-3"], "\(menu)")
+    #expect(Set(menu["hosts"] as? [String] ?? []) == ["nested.example.com", "*.nested.example.com"], "\(menu)")
+    // A bundle id finds its app and the hosts it claims, though host rows name apps without bundle ids.
+    let fat = try #require(Self.value(result, type("com.example.fat")) as? [String: Any])
+    #expect(fat["apps"] as? [String] == ["Fat Binary"], "\(fat)")
+    #expect(fat["hosts"] as? [String] == ["fat.example.com"], "\(fat)")
+    #expect(fat["count"] as? String == "1 of 11 apps, 1 of 14 hosts", "\(fat)")
+    let none = try #require(Self.value(result, type("zzz")) as? [String: Any])
+    #expect((none["apps"] as? [String])?.isEmpty == true && (none["hosts"] as? [String])?.isEmpty == true)
+    // Every keystroke re-filters; on the samples a whole word takes well under a second.
+    #expect((menu["ms"] as? Double ?? 1e9) < 1000)
+
+    let filters = try #require(Self.value(result, shared) as? [String: Any])
+    #expect(filters["hosts"] as? Int == 8, "hosts claimed by two or more apps: \(filters)")
+    #expect(filters["all"] as? Int == 14)
+    #expect((filters["apps"] as? Int ?? 0) > 0 && (filters["apps"] as? Int ?? 99) < 11)
   }
 }

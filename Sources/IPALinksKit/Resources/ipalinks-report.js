@@ -1,6 +1,7 @@
-// The report page's only script (ipalinks inspect --format html): sorts tables when a header is clicked, and opens
-// every <details> before printing. The page's Content-Security-Policy allows exactly this file, by its SHA-256,
-// which HTMLReporter computes. It reads only the DOM and fetches nothing.
+// The report page's only script (ipalinks report): sorts tables when a header is clicked, runs the search field
+// and filters, and opens every <details> before printing. The page's Content-Security-Policy allows exactly this
+// file, by its SHA-256, which HTMLReporter computes. It reads only the DOM and fetches nothing; without it the
+// page is whole, with the filter bar hidden.
 (() => {
   'use strict';
   const value = (cell, numeric) => {
@@ -37,6 +38,80 @@
       });
     });
   }
+
+  // Search and filters. Every filterable element (a row of the apps or hosts table, an app's details) carries
+  // data-st (outcomes), data-sv (services) and data-sh (shares a host). The search matches an element's own text;
+  // an app (data-h) also matches when the rules of a host it claims do, so a path finds the apps it opens.
+  const bar = document.getElementById('filters');
+  if (bar) {
+    const query = document.getElementById('q');
+    const status = document.getElementById('f-st');
+    const service = document.getElementById('f-sv');
+    const shared = document.getElementById('f-sh');
+    const count = document.getElementById('f-count');
+    // The patterns of each host's rules tables, which an app's search also reads (not the file's app ids).
+    const hostRules = new Map();
+    for (const row of document.querySelectorAll('#hosts > tbody > tr')) {
+      const tables = Array.from(row.querySelectorAll('table.rules'), (t) => t.tBodies[0].textContent);
+      hostRules.set(row.id.slice(2), tables.join(' ').toLowerCase());
+    }
+    // An app's row in the apps table carries the filters for the app and is searched with its details' text too;
+    // the details show and hide with the row. Without an apps table (one app), the details decide for themselves.
+    const details = new Map(Array.from(document.querySelectorAll('.app'), (el) => [el.id, el]));
+    const followers = new Set();
+    const items = [];
+    // A host row names its claimers without their bundle ids; it also matches what their rows in the apps table
+    // say (name, bundle id, team), so searching a bundle id shows the hosts that app claims.
+    const identity = new Map();
+    for (const row of document.querySelectorAll('#apps > tbody > tr')) {
+      const link = row.querySelector('a');
+      if (link) identity.set(link.getAttribute('href').slice(1), row.textContent.toLowerCase());
+    }
+    for (const el of document.querySelectorAll('#apps > tbody > tr, #hosts > tbody > tr')) {
+      const link = el.id ? null : el.querySelector('a');
+      const own = link ? details.get(link.getAttribute('href').slice(1)) : undefined;
+      if (own) followers.add(own);
+      let text = el.textContent;
+      if (own) text += ' ' + own.textContent;
+      if (el.id) {
+        for (const a of el.cells[2].querySelectorAll('a')) text += ' ' + (identity.get(a.getAttribute('href').slice(1)) || '');
+      }
+      items.push({ el, own, text: text.toLowerCase(), hosts: (el.dataset.h || '').split(' ').filter(Boolean),
+        kind: el.id ? 'host' : 'app' });
+    }
+    for (const el of details.values()) {
+      if (!followers.has(el)) {
+        items.push({ el, own: undefined, text: el.textContent.toLowerCase(),
+          hosts: (el.dataset.h || '').split(' ').filter(Boolean), kind: 'app' });
+      }
+    }
+    const words = (text) => text.toLowerCase().split(/\s+/).filter(Boolean);
+    const apply = () => {
+      const terms = words(query.value);
+      const total = { app: 0, host: 0 };
+      const shown = { app: 0, host: 0 };
+      for (const item of items) {
+        const el = item.el;
+        const matches = (term) =>
+          item.text.includes(term) || item.hosts.some((h) => (hostRules.get(h) || '').includes(term));
+        const show =
+          terms.every(matches) &&
+          (!status.value || (el.dataset.st || '').split(' ').includes(status.value)) &&
+          (!service.value || (el.dataset.sv || '').split(' ').includes(service.value)) &&
+          (!shared.checked || el.dataset.sh === '1');
+        el.hidden = !show;
+        if (item.own) item.own.hidden = !show;
+        total[item.kind] += 1;
+        if (show) shown[item.kind] += 1;
+      }
+      const filtering = terms.length > 0 || status.value || service.value || shared.checked;
+      count.textContent = filtering ? `${shown.app} of ${total.app} apps, ${shown.host} of ${total.host} hosts` : '';
+    };
+    for (const control of [query, status, service, shared]) control.addEventListener('input', apply);
+    shared.addEventListener('change', apply);
+    bar.hidden = false;
+  }
+
   // Printing (or saving as PDF) shows every app's details, not just their summaries.
   window.addEventListener('beforeprint', () => {
     for (const details of document.querySelectorAll('details')) details.open = true;

@@ -190,11 +190,13 @@ struct HTMLReporterTests {
   static let allowedTags: Set<String> = [
     "html", "head", "meta", "title", "style", "body", "header", "main", "h1", "h2", "h3", "h4", "h5", "p", "span",
     "section", "article", "div", "table", "thead", "tbody", "tr", "th", "td", "a", "code", "ul", "li", "dl", "dt",
-    "dd", "details", "summary", "b", "svg", "g", "rect", "line", "text", "script",
+    "dd", "details", "summary", "b", "svg", "g", "rect", "line", "text", "script", "small", "br", "input", "select",
+    "option", "label",
   ]
   static let allowedAttributes: Set<String> = [
     "lang", "charset", "http-equiv", "content", "name", "class", "id", "href", "data-type", "data-col", "data-sort",
-    "width", "height", "viewbox", "role", "aria-label", "x", "y", "x1", "x2", "y1", "y2", "text-anchor",
+    "width", "height", "viewbox", "role", "aria-label", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "data-st",
+    "data-sv", "data-sh", "data-h", "hidden", "type", "placeholder", "aria-live", "value",
   ]
 
   @Test func hostileStringsNeverBecomeMarkup() {
@@ -217,9 +219,14 @@ struct HTMLReporterTests {
     // Links only jump within the page, to generated anchors; ids are generated too.
     let hrefs = tags.flatMap { $0.attributes.filter { $0.0 == "href" }.map(\.1) }
     #expect(!hrefs.isEmpty)
-    #expect(hrefs.allSatisfy { $0.wholeMatch(of: /#(app|input)-\d+/) != nil })
+    #expect(hrefs.allSatisfy { $0.wholeMatch(of: /#(app|input|h)-\d+/) != nil })
     let ids = tags.flatMap { $0.attributes.filter { $0.0 == "id" }.map(\.1) }
-    #expect(ids.allSatisfy { $0.wholeMatch(of: /(app|input|listed)-\d+|overview|apps|shared|chart/) != nil })
+    #expect(
+      ids.allSatisfy {
+        $0.wholeMatch(
+          of: /(app|input|h)-\d+|overview|apps|hosts|domains|summary|details|chart|filters|q|f-(st|sv|sh|count)/)
+          != nil
+      }, "\(ids.filter { !$0.hasPrefix("app-") && !$0.hasPrefix("h-") })")
     #expect(Set(ids).count == ids.count)
     #expect(tags.filter { $0.name == "script" }.count == 1)
     #expect(tags.filter { $0.name == "meta" }.count == 4)
@@ -234,7 +241,7 @@ struct HTMLReporterTests {
     }
     expect(html, contains: "<title>&lt;/style&gt;&lt;script&gt;window.__pwned=1&lt;/script&gt;</title>")
     // The five characters markup needs, each once, and text around them kept as it is.
-    #expect(HTMLReporter.esc(#"<a b="c">'&'</a> d"#) == "&lt;a b=&quot;c&quot;&gt;&#39;&amp;&#39;&lt;/a&gt; d")
+    #expect(HTML.esc(#"<a b="c">'&'</a> d"#) == "&lt;a b=&quot;c&quot;&gt;&#39;&amp;&#39;&lt;/a&gt; d")
     for needle in ["<img", "<iframe", "<svg onload", "<link", "<script>w", "<a href=\"h", "url(", "@import"] {
       expect(html.lowercased(), lacks: needle)
     }
@@ -248,7 +255,7 @@ struct HTMLReporterTests {
     ])
     expect(html, lacks: "\u{202E}", "\u{0}", "\u{1B}", "\u{200B}")
     expect(html, contains: "safe<span class=\"ctl\">\\u{202e}</span>gpj.exe<span class=\"ctl\">\\u{0}</span>")
-    #expect(HTMLReporter.esc("a\u{202E}b") == "a\\u{202e}b")
+    #expect(HTML.esc("a\u{202E}b") == "a\\u{202e}b")
   }
 
   @Test func onlyTheHashedScriptRunsAndNothingIsFetched() throws {
@@ -279,25 +286,25 @@ struct HTMLReporterTests {
         == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
   }
 
-  @Test func overviewCountsSharedHostsAndChart() {
+  @Test func overviewCountsSharedHostsAndChart() throws {
     let html = HTMLReporter.render(Self.hostileReports())
     expect(html, contains: "<section id=\"overview\">")
-    expect(html, contains: "<table class=\"sortable\" id=\"apps\">")
+    expect(html, contains: "<table class=\"sortable filterable\" id=\"apps\">")
     expect(html, contains: "<th data-type=\"num\" data-col=\"domains\">Domains</th>")
     // App 1: 6 domains, 4 of them applinks; 1 ok (read, and it lists the app), 3 failed (a timeout, a not-found,
     // and a file read that does not list the app: as definite a "no" as a 404); 2 schemes.
     expect(html, contains: "<td>6</td><td>4</td><td>1</td><td>3</td><td>2</td></tr>")
     // shop.example.com is claimed by every bundle that has domains; the app-specific wildcards are not shared.
-    let shared = html.components(separatedBy: "id=\"shared\"")[1].components(separatedBy: "</table>")[0]
-    expect(shared, contains: "<code>shop.example.com</code></td><td>\(Self.payloads.count - 1)</td>")
-    expect(shared, lacks: "app1.example.com")
-    expect(shared, contains: "applinks, webcredentials")
+    let hosts = try #require(html.components(separatedBy: "id=\"hosts\"").dropFirst().first)
+    expect(hosts, contains: "<code>shop.example.com</code></td><td>\(Self.payloads.count - 1)</td>")
+    expect(hosts, contains: "<code>*.app1.example.com</code></td><td>1</td>")
+    expect(hosts, contains: "applinks, webcredentials")
     let chart = html.components(separatedBy: "<svg")[1].components(separatedBy: "</svg>")[0]
-    #expect(chart.components(separatedBy: "class=\"seg-ok\"").count - 1 == Self.payloads.count - 1 + 1)
-    expect(chart, contains: "class=\"seg-unknown\"")
-    expect(chart, contains: "class=\"seg-definite\"")
-    expect(chart, contains: "class=\"seg-none\"")
-    // The unreadable input still has a row, linking to its section.
+    for outcome in ["ok", "unknown", "definite", "none"] { expect(chart, contains: "class=\"seg-\(outcome)\"") }
+    // One bar per shared host, not one per app: only shop.example.com is shared here.
+    #expect(chart.components(separatedBy: "<g>").count - 1 == 1)
+    expect(chart, contains: ">shop.example.com</text>")
+    // The unreadable input still has a row, linking to its heading.
     expect(html, contains: "<a href=\"#input-\(Self.payloads.count)\">(nothing read)</a>")
     expect(html, contains: "<span class=\"badge st-unreadable\">unreadable</span>")
   }
@@ -305,22 +312,23 @@ struct HTMLReporterTests {
   @Test func domainsShowStatusBadgesListingAndRulesInOrder() throws {
     let html = HTMLReporter.render([Self.hostileReports()[2]])
     expect(html, lacks: "id=\"overview\"")
-    expect(html, contains: "<span class=\"badge ok\">ok</span>")
+    expect(html, contains: "<span class=\"badge ok\">ok, listed</span>")
     expect(html, contains: "<span class=\"badge unknown\">timeout</span>")
     expect(html, contains: "<span class=\"badge definite\">not-found</span>")
     expect(html, contains: "<span class=\"badge none\">not fetched</span>")
-    expect(html, contains: "<span class=\"yes\">yes</span>")
-    expect(html, contains: "<span class=\"no\">no</span>")
-    let exclude = try #require(html.range(of: "<tr class=\"exclude\"><td>1</td>"))
-    let match = try #require(html.range(of: "<tr class=\"match\"><td>2</td>"))
+    expect(html, contains: "<span class=\"badge definite\">not listed</span>")
+    // The rules are shown once, in the host's row, in file order with excludes marked.
+    let exclude = try #require(html.range(of: "<tr class=\"exclude\"><td>exclude</td>"))
+    let match = try #require(html.range(of: "<tr><td>match</td>"))
     #expect(exclude.lowerBound < match.lowerBound)
     expect(html, contains: "case-insensitive")
     expect(html, contains: "legacy paths</span>, <span class=\"nw\">not percent-encoded</span>")
     expect(html, contains: "over 128 KB")
-    expect(html, contains: "does not list")
     expect(html, contains: "<span class=\"badge ok\">✓ effective</span>")
     expect(html, contains: "<span class=\"badge definite\">inactive</span>")
     expect(html, contains: "compared</span> direct-well-known gave not-found <span class=\"no\">(differs)</span>")
+    // A single app has no apps table, so its details carry the filter attributes themselves.
+    expect(html, contains: "<details class=\"app\" id=\"app-1\" data-st=\"ok definite unknown none\"")
   }
 
   @Test func emptyInputStillRendersAPage() {
@@ -335,35 +343,43 @@ struct HTMLReporterTests {
   @Test func wildcardClaimersAreListedBesideDirectOnes() async throws {
     let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
     let html = HTMLReporter.render(reports)
-    let shared = try #require(html.components(separatedBy: "id=\"shared\"").dropFirst().first)
-      .components(separatedBy: "</table>")[0]
+    let hosts = try #require(html.components(separatedBy: "id=\"hosts\"").dropFirst().first)
+      .components(separatedBy: "</table>\n</section>")[0]
     let row = try #require(
-      shared.components(separatedBy: "<tr>").first { $0.hasPrefix("<td><code>nested.example.com</code>") })
+      hosts.components(separatedBy: "<tr id=").first { $0.contains("><td><code>nested.example.com</code>") })
     // Café claims nested.example.com itself; Store's *.example.com covers it.
-    #expect(row.contains("com.example.store"), "\(row)")
+    #expect(row.contains("Store Sample"), "\(row)")
     #expect(row.contains("via <code>*.example.com</code>"), "\(row)")
-    #expect(row.contains("<td>2</td>") || row.contains("<td>3</td>"), "\(row)")
+    #expect(row.contains("</code></td><td>2</td>"), "\(row)")
+    let model = ReportModel(reports)
+    let nested = try #require(model.hosts.first { $0.name == "nested.example.com" })
+    #expect(nested.claims.map(\.via) == [nil, "*.example.com"])
+    #expect(nested.listedClaimers == 1 && nested.entries.count == 1)
   }
 
-  /// Bundles that claim nothing fold into one line; the others keep their full section.
+  /// Bundles that claim nothing fold into one line; the others are collapsed details.
   @Test func bundlesWithNothingToShowFoldIntoOneLine() async throws {
     let html = HTMLReporter.render(try await InspectedSamples.reports(["Nested.ipa"]))
-    let folded = html.components(separatedBy: "<article class=\"app folded\"").count - 1
-    let full = html.components(separatedBy: "<article class=\"app\"").count - 1
+    let folded = html.components(separatedBy: "<p class=\"app folded\"").count - 1
+    let full = html.components(separatedBy: "<details class=\"app\"").count - 1
     // Café and its App Clip claim domains; the share extension, the watch app and its extension claim nothing.
     #expect(folded == 3 && full == 2, "folded \(folded), full \(full)")
     #expect(html.contains("no associated domains, no URL schemes"))
+    // Collapsed by default: no details element is open.
+    #expect(!html.contains("<details open"))
   }
 
-  /// A file's list of app ids appears once, however many apps share its host; later apps link to it.
-  @Test func listedAppsAppearOncePerFile() async throws {
+  /// A file's rules and its list of other app ids appear once per host, however many apps share it.
+  @Test func aHostsFileIsShownOnceHoweverManyAppsClaimIt() async throws {
+    // Store's files list Store and carry its rules; Enterprise's file lists another team's app.
     let store = try await InspectedSamples.report("Store.ipa")
-    func lists(_ html: String) -> Int { html.components(separatedBy: "<details id=\"listed-").count - 1 }
-    let once = lists(HTMLReporter.render([store]))
-    let html = HTMLReporter.render([store, store, store])
-    #expect(once >= 2)
-    #expect(lists(html) == once, "one list per file and service")
-    #expect(html.components(separatedBy: "the same file's list, shown above").count - 1 == 2 * once)
-    #expect(html.contains("<a href=\"#listed-1\">"))
+    let enterprise = try await InspectedSamples.report("Enterprise.ipa")
+    func count(_ html: String, _ needle: String) -> Int { html.components(separatedBy: needle).count - 1 }
+    let once = HTMLReporter.render([store, enterprise])
+    let thrice = HTMLReporter.render([store, enterprise, store, enterprise, store, enterprise])
+    #expect(count(once, "<table class=\"rules\">") >= 2)
+    #expect(count(thrice, "<table class=\"rules\">") == count(once, "<table class=\"rules\">"))
+    #expect(count(thrice, "other app id") == count(once, "other app id"))
+    #expect(count(once, "other app id") >= 1)
   }
 }

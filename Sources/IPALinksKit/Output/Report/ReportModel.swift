@@ -1,0 +1,238 @@
+import UniversalLinks
+
+/// The report page as plain values, before any markup: the apps, the hosts they claim, what each host's AASA file
+/// says, and the counts the summary shows. ``HTMLReporter`` renders it; tests read it without parsing HTML.
+struct ReportModel {
+  /// What an AASA result tells the auditor: read and listing the app; a definite "no" iOS also gets (not listed,
+  /// invalid, not found); unknown (could not check); or not fetched. Each has its own colour.
+  enum Outcome: Int, CaseIterable, Comparable {
+    case ok, definite, unknown, notFetched
+
+    init(_ aasa: DomainAASA?) {
+      guard let aasa else {
+        self = .notFetched
+        return
+      }
+      // A file that was read but does not list the app is as definite an answer as a 404: nothing opens it.
+      self = aasa.status == .ok ? (aasa.appListed ? .ok : .definite) : aasa.status.isDefinite ? .definite : .unknown
+    }
+
+    /// The class the style sheet colours, and the value the status filter uses.
+    var cssClass: String {
+      switch self {
+      case .ok: "ok"
+      case .definite: "definite"
+      case .unknown: "unknown"
+      case .notFetched: "none"
+      }
+    }
+
+    var label: String {
+      switch self {
+      case .ok: "ok, lists the app"
+      case .definite: "not listed or failed"
+      case .unknown: "unknown (could not check)"
+      case .notFetched: "not fetched"
+      }
+    }
+
+    /// One word for counts in an app's summary line.
+    var shortLabel: String {
+      switch self {
+      case .ok: "ok"
+      case .definite: "failed"
+      case .unknown: "unknown"
+      case .notFetched: "not fetched"
+      }
+    }
+
+    static func < (a: Outcome, b: Outcome) -> Bool { a.rawValue < b.rawValue }
+  }
+
+  /// One bundle, or an input nothing could be read from (so it is not silently missing).
+  struct App {
+    /// 1-based, across all inputs; the anchor is `app-<number>`.
+    var number: Int
+    /// 1-based input number; the anchor of an input nothing was read from is `input-<number>`.
+    var reportNumber: Int
+    var report: InspectionReport
+    var bundle: BundleReport?
+    /// Hosts (by number) this app claims, directly or through a wildcard.
+    var hosts: [Int] = []
+    /// Hosts (by number) whose file's rules apply to this app: its own entries, not a wildcard's coverage of a
+    /// host another app names (there the wildcard's own file decides).
+    var ruleHosts: [Int] = []
+    /// True when another app claims one of ``hosts``.
+    var sharesHost = false
+
+    var name: String {
+      guard let bundle else { return "(nothing read)" }
+      return bundle.name ?? bundle.bundleId ?? bundle.path.split(separator: "/").last.map(String.init) ?? bundle.path
+    }
+    var anchor: String { bundle == nil ? "input-\(reportNumber)" : "app-\(number)" }
+    var domains: [AssociatedDomain] { bundle?.associatedDomains ?? [] }
+    func count(_ outcome: Outcome) -> Int { domains.filter { Outcome($0.aasa) == outcome }.count }
+    var failed: Int { count(.definite) + count(.unknown) }
+    var applinks: Int { domains.filter { $0.service == "applinks" }.count }
+    var schemes: Int { bundle?.urlSchemes.count ?? 0 }
+    /// The outcomes of the app's domains, for the status filter.
+    var outcomes: [Outcome] { Array(Set(domains.map { Outcome($0.aasa) })).sorted() }
+    /// The services of the app's domains, for the service filter.
+    var services: [String] { Array(Set(domains.map(\.service))).sorted() }
+  }
+
+  /// One app's claim on a host.
+  struct Claim {
+    /// The claiming app's number.
+    var app: Int
+    /// Services the claim is made for (`applinks`, `webcredentials`, …).
+    var services: [String]
+    /// The wildcard entry (`*.example.com`) when the app claims a named host through it.
+    var via: String?
+    /// The outcome of the claim's AASA result for this app.
+    var outcome: Outcome
+  }
+
+  /// One `details` entry of a host's file that lists claiming apps, with the rules every app it lists gets.
+  struct Entry {
+    var detailIndex: Int
+    var apps: [Int]
+    var rules: AppLinkRules
+  }
+
+  /// A host as claimed: a name (`shop.example.com`) or a wildcard (`*.example.com`), and what its file says.
+  struct Host {
+    /// 1-based; the anchor is `h-<number>`.
+    var number: Int
+    /// The host as entries write it, with `*.` for a wildcard.
+    var name: String
+    var claims: [Claim] = []
+    /// The file's result as the first direct claimer got it; nil when nothing fetched it.
+    var aasa: DomainAASA?
+    /// Its `details` entries that list claimers, in file order.
+    var entries: [Entry] = []
+    /// Where the entries open the same URLs, and which entry wins.
+    var overlaps: [RuleOverlap] = []
+    /// Every app id the file lists for each service, once per service.
+    var listed: [(service: String, apps: [String])] = []
+
+    /// Claimers whose own entry names this host (not a wildcard above it).
+    var direct: [Claim] { claims.filter { $0.via == nil } }
+    var outcomes: [Outcome] { Array(Set(claims.map(\.outcome))).sorted() }
+    var services: [String] { Array(Set(claims.flatMap(\.services))).sorted() }
+    /// The colour of the host as a whole: the best file result among its direct claimers.
+    var outcome: Outcome { direct.map(\.outcome).min() ?? claims.map(\.outcome).min() ?? .notFetched }
+    var listedClaimers: Int { direct.filter { $0.outcome == .ok }.count }
+  }
+
+  var apps: [App]
+  var hosts: [Host]
+  /// Host numbers by name (`*.example.com` for a wildcard).
+  var hostNumbers: [String: Int]
+  var inputs: Int
+  var bundles: Int
+  /// Associated domains per outcome, over every bundle.
+  var domainCounts: [Outcome: Int]
+  var errors: Int
+  var warnings: Int
+
+  init(_ reports: [InspectionReport]) {
+    var apps: [App] = []
+    for (index, report) in reports.enumerated() {
+      let bundles: [BundleReport?] = report.bundles.isEmpty ? [nil] : report.bundles
+      for bundle in bundles {
+        apps.append(App(number: apps.count + 1, reportNumber: index + 1, report: report, bundle: bundle))
+      }
+    }
+    inputs = reports.count
+    bundles = reports.map(\.bundles.count).reduce(0, +)
+    let domains = reports.flatMap(\.bundles).flatMap(\.associatedDomains)
+    domainCounts = Dictionary(grouping: domains, by: { Outcome($0.aasa) }).mapValues(\.count)
+    let diagnostics = reports.flatMap { $0.diagnostics + $0.bundles.flatMap(\.diagnostics) }
+    errors = diagnostics.filter { $0.severity == .error }.count
+    warnings = diagnostics.filter { $0.severity == .warning }.count
+    hosts = Self.hosts(&apps)
+    hostNumbers = Dictionary(hosts.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
+    self.apps = apps
+  }
+
+  /// Every claimed host, most claimers first. A wildcard entry also claims every named host below it that
+  /// another app claims directly (`*.example.com` covers `nested.example.com`, as `who-claims` finds), and the
+  /// wildcard is named.
+  private static func hosts(_ apps: inout [App]) -> [Host] {
+    var byName: [String: Host] = [:]
+    var order: [String] = []
+    var wildcards: [(app: Int, base: String, services: [String], outcome: Outcome)] = []
+    for app in apps {
+      var mine: [String: (services: [String], domains: [AssociatedDomain])] = [:]
+      var names: [String] = []
+      for d in app.domains where !d.host.isEmpty {
+        let name = (d.wildcard ? "*." : "") + d.host
+        if mine[name] == nil { names.append(name) }
+        if !(mine[name]?.services.contains(d.service) ?? false) {
+          mine[name, default: ([], [])].services.append(d.service)
+        }
+        mine[name, default: ([], [])].domains.append(d)
+      }
+      for name in names {
+        let claim = mine[name] ?? ([], [])
+        // The applinks entry decides the colour when there is one: it is the claim that opens URLs.
+        let deciding = claim.domains.first { $0.service == "applinks" } ?? claim.domains[0]
+        if byName[name] == nil {
+          byName[name] = Host(number: 0, name: name)
+          order.append(name)
+        }
+        byName[name]?.claims.append(Claim(app: app.number, services: claim.services, outcome: Outcome(deciding.aasa)))
+        add(claim.domains, of: app.number, to: &byName[name]!)
+        if name.hasPrefix("*.") {
+          wildcards.append((app.number, String(name.dropFirst(2)), claim.services, Outcome(deciding.aasa)))
+        }
+      }
+    }
+    for name in order where !name.hasPrefix("*.") {
+      for w in wildcards where name.hasSuffix("." + w.base) {
+        guard !(byName[name]?.claims ?? []).contains(where: { $0.app == w.app }) else { continue }
+        byName[name]?.claims.append(Claim(app: w.app, services: w.services, via: "*." + w.base, outcome: w.outcome))
+      }
+    }
+    var hosts = order.compactMap { byName[$0] }.sorted {
+      $0.claims.count != $1.claims.count ? $0.claims.count > $1.claims.count : $0.name < $1.name
+    }
+    for index in hosts.indices {
+      hosts[index].number = index + 1
+      hosts[index].entries.sort { $0.detailIndex < $1.detailIndex }
+      let example = hosts[index].name.hasPrefix("*.") ? "www." + hosts[index].name.dropFirst(2) : hosts[index].name
+      hosts[index].overlaps = RuleOverlap.find(
+        entries: Dictionary(hosts[index].entries.map { ($0.detailIndex, $0.rules) }, uniquingKeysWith: { a, _ in a }),
+        host: String(example), limit: 10)
+      for claim in hosts[index].claims {
+        apps[claim.app - 1].hosts.append(hosts[index].number)
+        if claim.via == nil { apps[claim.app - 1].ruleHosts.append(hosts[index].number) }
+        if hosts[index].claims.count > 1 { apps[claim.app - 1].sharesHost = true }
+      }
+    }
+    return hosts
+  }
+
+  /// Records what one direct claimer's entries tell about the host's file: the result, the entry listing it, and
+  /// the file's list of app ids per service.
+  private static func add(_ domains: [AssociatedDomain], of app: Int, to host: inout Host) {
+    for d in domains {
+      guard let aasa = d.aasa else { continue }
+      if host.aasa == nil || (host.aasa?.status != .ok && aasa.status == .ok) { host.aasa = aasa }
+      if !aasa.listedApps.isEmpty && !host.listed.contains(where: { $0.service == d.service }) {
+        host.listed.append((d.service, aasa.listedApps))
+      }
+      guard d.service == "applinks", aasa.appListed, let links = aasa.appLinks, let detail = links.detailIndex
+      else { continue }
+      if let at = host.entries.firstIndex(where: { $0.detailIndex == detail }) {
+        if !host.entries[at].apps.contains(app) { host.entries[at].apps.append(app) }
+      } else {
+        host.entries.append(Entry(detailIndex: detail, apps: [app], rules: links))
+      }
+    }
+  }
+
+  /// The hosts with the most claiming apps, for the summary chart.
+  func topHosts(_ limit: Int) -> [Host] { Array(hosts.filter { $0.claims.count > 1 }.prefix(limit)) }
+}
