@@ -40,12 +40,14 @@ struct SampleInventoryTests {
         #expect(got[key] as? String == want[key]?.string, "\(path) \(key)")
       }
       #expect(got["encrypted"] as? Bool == want["encrypted"]?.bool, "\(path) encrypted")
-      #expect(got["urlSchemes"] as? [String] ?? [] == want["urlSchemes"]?.strings ?? [], "\(path) urlSchemes")
-      #expect(
-        Set(got["entitlementSources"] as? [String] ?? []) == Set(want["entitlementSources"]?.strings ?? []),
-        "\(path) sources")
-      let raws = (got["associatedDomains"] as? [[String: Any]] ?? []).compactMap { $0["raw"] as? String }
-      #expect(raws == want["associatedDomains"]?.strings ?? [], "\(path) domains")
+      // Both sides must carry each list: a key missing on both would otherwise compare [] with [] and pass.
+      let schemes = try #require(want["urlSchemes"]?.strings, "EXPECTED.json: \(path) has no urlSchemes")
+      #expect(got["urlSchemes"] as? [String] == schemes, "\(path) urlSchemes")
+      let sources = try #require(want["entitlementSources"]?.strings, "EXPECTED.json: \(path) has no sources")
+      #expect((got["entitlementSources"] as? [String]).map(Set.init) == Set(sources), "\(path) sources")
+      let domains = try #require(want["associatedDomains"]?.strings, "EXPECTED.json: \(path) has no domains")
+      let raws = (got["associatedDomains"] as? [[String: Any]])?.compactMap { $0["raw"] as? String }
+      #expect(raws == domains, "\(path) domains")
       if let kind = want["profileKind"]?.string {
         #expect((got["provisioningProfile"] as? [String: Any])?["kind"] as? String == kind, "\(path) profile kind")
       }

@@ -138,6 +138,23 @@ struct SurfaceTests {
     #expect((report["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.store")
   }
 
+  /// Like grep: an input that cannot be read makes who-claims exit 2, and what was read is still answered.
+  @Test func whoClaimsWithAMissingInputIsTroubleButStillAnswers() throws {
+    let missing = NSTemporaryDirectory() + "ipalinks-missing-\(UUID().uuidString).ipa"
+    let arguments = ["who-claims", "shop.example.com", missing, CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa]
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2, "\(run.stderr)")
+    #expect(run.stdout.contains("claimed by 1 app"))
+    #expect(run.stderr.contains("no such file or folder"))
+    let list = NSTemporaryDirectory() + "ipalinks-urls-\(UUID().uuidString).txt"
+    try "https://shop.example.com/buy/1\n".write(toFile: list, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: list) }
+    let urls = try CLI.run(
+      ["who-claims", "--urls", list, missing, CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa])
+    #expect(urls.status == 2, "\(urls.stderr)")
+    #expect(urls.stdout.contains("https://shop.example.com/buy/1"))
+  }
+
   @Test func diffShowsWhatAnAddedBundleBrings() throws {
     let run = try CLI.run(["diff", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--no-fetch"])
     #expect(run.status == 1)

@@ -18,6 +18,8 @@ public struct LoadedInventory: Sendable {
   public var partial = false
   /// What was named and gave something: inventories read, and inputs that were not unreadable.
   public var readable = 0
+  /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs.
+  public var unreadable = 0
 
   /// Reads `inventories` and the inventories among `paths`, and inspects the other paths, `jobs` at a time;
   /// `fetcher` looks up their AASA files (nil: not looked up). A file that cannot be read, or a folder without an
@@ -44,12 +46,14 @@ public struct LoadedInventory: Sendable {
       } catch {
         problem("\(error)")
         loaded.partial = true
+        loaded.unreadable += 1
       }
     }
     let collected = BatchInputs.collect(paths.filter { !InventoryReader.looksLikeInventory($0) })
     for line in collected.problems {
       problem(line)
       loaded.partial = true
+      loaded.unreadable += 1
     }
     if !collected.inputs.isEmpty {
       willInspect(collected.inputs.count)
@@ -57,7 +61,7 @@ public struct LoadedInventory: Sendable {
       await BatchInspector(jobs: jobs, fetches: fetches).run(collected.inputs, started: started) { report in
         inspected(report)
         if report.status != .complete { loaded.partial = true }
-        if report.status != .unreadable { loaded.readable += 1 }
+        if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
         add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
       }
     }

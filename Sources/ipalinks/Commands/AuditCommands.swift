@@ -117,7 +117,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
       Lines that are not http(s) URLs are named on stderr by line number and skipped.
 
       Exit codes (like grep): 0 some app claims the host (with --urls: some URL opens an app); 1 none does; 2 \
-      trouble; 64 usage error; 130 interrupted.
+      trouble (an input could not be read; what was read is still answered); 64 usage error; 130 interrupted.
       """)
 
   @Argument(help: "The host (example.com) or a URL (https://example.com/path); left out with --urls.")
@@ -160,7 +160,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
   func run() async throws {
     let loaded = try await audit.load(allInputs, inventories: inventories, fetch: fetch)
     if loaded.reports.isEmpty { throw ExitCode(2) }
-    if let urls { try scan(urls, reports: loaded.reports) }
+    if let urls { try scan(urls, reports: loaded.reports, trouble: loaded.unreadable > 0) }
     guard let host, let claims = HostClaims(query: host, reports: loaded.reports) else {
       Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
       throw ExitCode(64)
@@ -170,12 +170,14 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .jsonl: Terminal.write(claims.claims.map { JSONReporter.render($0, pretty: false) + "\n" }.joined())
     case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(claims))
     }
+    // Like grep: an input that could not be read is trouble, whatever the others said.
+    if loaded.unreadable > 0 { throw ExitCode(2) }
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
   }
 
   /// `--urls`: each line decided as it is read, so the file is never held whole; JSON Lines stream out, and the text
   /// keeps only the URLs that open an app.
-  func scan(_ path: String, reports: [InspectionReport]) throws -> Never {
+  func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
     guard let lines = LineReader(path: path) else {
       Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
       Foundation.exit(2)
@@ -208,6 +210,6 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .text: Terminal.write(URLScanSummary.text(opening, style: Terminal.style))
     }
     if !audit.quiet { Terminal.warn(summary.line) }
-    Foundation.exit(summary.opening > 0 ? 0 : 1)
+    Foundation.exit(trouble ? 2 : summary.opening > 0 ? 0 : 1)
   }
 }
