@@ -133,18 +133,19 @@ struct OutputEscapingEngineTests {
         return { counts, pwned: typeof window.__pwned, rows: document.querySelectorAll('#hosts > tbody > tr').length };
       })()
       """
+    // Every body built first, so the checks below see all of the page's elements and text.
     let evals = [
-      ReportEngineTests.pwned, "Array.from(document.scripts, (s) => s.text)", attributes, ReportEngineTests.allText,
-      "document.title", "document.querySelector('meta[http-equiv]').content",
+      ReportEngineTests.openAll, ReportEngineTests.pwned, "Array.from(document.scripts, (s) => s.text)", attributes,
+      ReportEngineTests.allText, "document.title", "document.querySelector('meta[http-equiv]').content",
       "document.getElementById('hosts').textContent", search,
     ]
     let (result, _) = try ReportEngineTests.load(html, name: "escaping-report.png", evals: evals)
     #expect((result["consoleErrors"] as? [Any])?.isEmpty == true, "console: \(result["consoleErrors"] ?? "none")")
     #expect((result["requests"] as? [Any])?.isEmpty == true, "requests: \(result["requests"] ?? "none")")
-    let pwned = (result["evals"] as? [String: [String: Any]])?[evals[0]]
+    let pwned = (result["evals"] as? [String: [String: Any]])?[evals[1]]
     #expect(pwned?["type"] as? String == "undefined", "a payload ran: \(pwned ?? [:])")
-    #expect(ReportEngineTests.value(result, evals[1]) as? [String] == [sorter])
-    let pairs = try #require(ReportEngineTests.value(result, evals[2]) as? [[String]])
+    #expect(ReportEngineTests.value(result, evals[2]) as? [String] == [sorter])
+    let pairs = try #require(ReportEngineTests.value(result, evals[3]) as? [[String]])
     let forbidden = ["\"", "<", ">", "\\", "`", "\n", "\r", "\u{2028}", "\u{2029}", "__pwned", "INJECTED", "${"]
     let odd = pairs.filter { pair in
       let (name, value) = (pair.first ?? "", pair.last ?? "")
@@ -152,19 +153,19 @@ struct OutputEscapingEngineTests {
         || forbidden.contains { value.contains($0) } || (name == "href" && !value.hasPrefix("#"))
     }
     #expect(odd.isEmpty, "attributes that carry page data: \(odd)")
-    let text = try #require(ReportEngineTests.value(result, evals[3]) as? String)
+    let text = try #require(ReportEngineTests.value(result, evals[4]) as? String)
     let missing = OutputEscapingTests.payloads.filter { !text.contains(OutputEscapingTests.shown($0)) }
     #expect(missing.isEmpty, "payloads not shown as text: \(missing.map(\.debugDescription))")
     #expect(text.contains(OutputEscapingTests.shown(OutputEscapingTests.reports[0].input)))
-    #expect(ReportEngineTests.value(result, evals[4]) as? String == OutputEscapingTests.shown(title))
-    #expect(ReportEngineTests.value(result, evals[5]) as? String == policy)
+    #expect(ReportEngineTests.value(result, evals[5]) as? String == OutputEscapingTests.shown(title))
+    #expect(ReportEngineTests.value(result, evals[6]) as? String == policy)
     // The domain view names every hostile app among the claimers of the host they share, as text.
-    let hosts = try #require(ReportEngineTests.value(result, evals[6]) as? String)
+    let hosts = try #require(ReportEngineTests.value(result, evals[7]) as? String)
     let unnamed = OutputEscapingTests.reports.flatMap(\.bundles).compactMap(\.name).filter {
       !hosts.contains(OutputEscapingTests.shown($0))
     }
     #expect(unnamed.isEmpty, "apps missing from the domain view: \(unnamed.map(\.debugDescription))")
-    let searched = try #require(ReportEngineTests.value(result, evals[7]) as? [String: Any])
+    let searched = try #require(ReportEngineTests.value(result, evals[8]) as? [String: Any])
     #expect(searched["pwned"] as? String == "undefined")
     #expect((searched["counts"] as? [String])?.count == OutputEscapingTests.payloads.count)
     #expect((searched["rows"] as? Int ?? 0) > 1)

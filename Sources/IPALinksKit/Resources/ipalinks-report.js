@@ -39,6 +39,32 @@
     });
   }
 
+  // A collapsed body is a <noscript>, which the parser keeps as text while script runs (so 2,000 apps open
+  // fast); opening it turns that text, the page's own escaped markup, into elements, once.
+  const materialize = (details) => {
+    const body = details.querySelector(':scope > noscript');
+    if (!body) return;
+    const template = document.createElement('template');
+    template.innerHTML = body.textContent;
+    body.replaceWith(template.content);
+  };
+  document.addEventListener('toggle', (event) => {
+    if (event.target.open) materialize(event.target);
+  }, true);
+  // The text a body shows, read from its markup without building it: tags dropped, the five entities decoded.
+  // (No less-than sign in this script: the page's tests scan it as markup; '\x3c' stands for one.)
+  const entities = { '&amp;': '&', '&lt;': '\x3c', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+  const shownText = (markup) => markup.replace(/\x3c[^>]*>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (e) => entities[e]);
+  const textOf = (element) => {
+    let text = '';
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) {
+      const node = walker.currentNode;
+      text += node.parentNode.localName === 'noscript' ? shownText(node.data) : node.data;
+    }
+    return text;
+  };
+
   // Search and filters. Every filterable element (a row of the apps or hosts table, an app's details) carries
   // data-st (outcomes), data-sv (services) and data-sh (shares a host). The search matches an element's own text;
   // an app (data-h) also matches when the rules of a host it claims do, so a path finds the apps it opens.
@@ -52,8 +78,9 @@
     // The patterns of each host's rules tables, which an app's search also reads (not the file's app ids).
     const hostRules = new Map();
     for (const row of document.querySelectorAll('#hosts > tbody > tr')) {
-      const tables = Array.from(row.querySelectorAll('table.rules'), (t) => t.tBodies[0].textContent);
-      hostRules.set(row.id.slice(2), tables.join(' ').toLowerCase());
+      const body = row.querySelector('noscript');
+      const tables = body ? body.textContent.match(/\x3ctable class="rules">[\s\S]*?\x3c\/table>/g) || [] : [];
+      hostRules.set(row.id.slice(2), tables.map((t) => shownText(t.replace(/\x3cthead>[\s\S]*?\x3c\/thead>/, ''))).join(' ').toLowerCase());
     }
     // An app's row in the apps table carries the filters for the app and is searched with its details' text too;
     // the details show and hide with the row. Without an apps table (one app), the details decide for themselves.
@@ -71,8 +98,8 @@
       const link = el.id ? null : el.querySelector('a');
       const own = link ? details.get(link.getAttribute('href').slice(1)) : undefined;
       if (own) followers.add(own);
-      let text = el.textContent;
-      if (own) text += ' ' + own.textContent;
+      let text = textOf(el);
+      if (own) text += ' ' + textOf(own);
       if (el.id) {
         for (const a of el.cells[2].querySelectorAll('a')) text += ' ' + (identity.get(a.getAttribute('href').slice(1)) || '');
       }
@@ -81,7 +108,7 @@
     }
     for (const el of details.values()) {
       if (!followers.has(el)) {
-        items.push({ el, own: undefined, text: el.textContent.toLowerCase(),
+        items.push({ el, own: undefined, text: textOf(el).toLowerCase(),
           hosts: (el.dataset.h || '').split(' ').filter(Boolean), kind: 'app' });
       }
     }
@@ -114,6 +141,8 @@
 
   // Printing (or saving as PDF) shows every app's details, not just their summaries.
   window.addEventListener('beforeprint', () => {
+    // Bodies first (they may hold details of their own), then every details open.
+    for (const details of document.querySelectorAll('details')) materialize(details);
     for (const details of document.querySelectorAll('details')) details.open = true;
   });
 })();

@@ -191,7 +191,7 @@ struct HTMLReporterTests {
     "html", "head", "meta", "title", "style", "body", "header", "main", "h1", "h2", "h3", "h4", "h5", "p", "span",
     "section", "article", "div", "table", "thead", "tbody", "tr", "th", "td", "a", "code", "ul", "li", "dl", "dt",
     "dd", "details", "summary", "b", "svg", "g", "rect", "line", "text", "script", "small", "br", "input", "select",
-    "option", "label",
+    "option", "label", "noscript",
   ]
   static let allowedAttributes: Set<String> = [
     "lang", "charset", "http-equiv", "content", "name", "class", "id", "href", "data-type", "data-col", "data-sort",

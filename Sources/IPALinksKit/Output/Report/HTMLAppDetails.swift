@@ -4,7 +4,8 @@ import UniversalLinks
 extension HTMLReporter {
   /// One bundle, collapsed: its summary line says what it claims; opened, its identity, entitlement sources,
   /// associated domains (each linking to its host in the domain view, where the file's rules are shown once), URL
-  /// schemes and diagnostics. A bundle that claims nothing folds into one line.
+  /// schemes and diagnostics. A bundle that claims nothing folds into one line. The body is a `<noscript>`: see
+  /// ``HTMLReporter/render(_:title:)``.
   static func appDetails(_ bundle: BundleReport, app: ReportModel.App, model: ReportModel) -> String {
     // With an apps table, the script shows or hides the details with the app's row, which carries the filters.
     let filter =
@@ -29,7 +30,7 @@ extension HTMLReporter {
     var html = "<details class=\"app\" id=\"app-\(app.number)\"\(filter)\(hosts)><summary>"
     html += "<span class=\"num\">#\(app.number)</span> <b>\(HTML.text(app.name))</b> "
     html += "<span class=\"tag\">\(bundle.kind.rawValue)</span> \(HTML.code(bundle.bundleId ?? bundle.path)) "
-    html += "<small>\(counts.joined(separator: " · "))</small></summary>\n"
+    html += "<small>\(counts.joined(separator: " · "))</small></summary><noscript>"
     // One list of facts: identity, entitlement sources, URL schemes; then the domains table.
     var rows = identity(bundle, input: app.report)
     rows.append(("Entitlements", entitlementSources(bundle)))
@@ -40,7 +41,7 @@ extension HTMLReporter {
     html += "<dl class=\"identity\">" + rows.map { "<dt>\($0.0)</dt><dd>\($0.1)</dd>" }.joined() + "</dl>\n"
     html += domainsTable(bundle, app: app, model: model)
     if !bundle.diagnostics.isEmpty { html += "<h4>Diagnostics</h4>\n" + diagnosticsList(bundle.diagnostics) }
-    return html + "</details>\n"
+    return html + "</noscript></details>\n"
   }
 
   private static func identity(_ b: BundleReport, input: InspectionReport) -> [(String, String)] {

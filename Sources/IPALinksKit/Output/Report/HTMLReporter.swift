@@ -10,6 +10,11 @@ import UniversalLinks
 /// Content-Security-Policy forbids every fetch and allows only the one constant script (sorting, search and
 /// filters), so the file works offline and a missed escape could still not run code. Without script the page is
 /// whole: the filter bar stays hidden and every table is in its generated order.
+///
+/// The body of every collapsed `<details>` (an app's facts, a host's file) is inside `<noscript>`. Without script
+/// it is ordinary markup, shown when opened. With script the parser keeps it as text, so a browser opening 2,000
+/// apps builds the summaries and tables only; the script turns a body into elements when it is first opened (or
+/// printed). The markup is the same escaped markup either way, so no untrusted text can close the `<noscript>`.
 public enum HTMLReporter {
   /// `reports`: one or many inspected inputs (already joined with their AASA files). `title`: the page title.
   public static func render(_ reports: [InspectionReport], title: String = "ipalinks report") -> String {
@@ -225,8 +230,9 @@ public enum HTMLReporter {
         html += "<td data-sort=\"\(Outcome.notFetched.rawValue)\"><span class=\"badge none\">not fetched</span></td>"
       }
       let direct = host.direct.count
-      let listedClass = host.listedClaimers < direct ? " class=\"no\"" : ""
-      html += "<td data-sort=\"\(host.listedClaimers)\"><span\(listedClass)>\(host.listedClaimers) of \(direct)</span>"
+      // The cell starts with the number, which is what the numeric sort reads.
+      let listed = "\(host.listedClaimers) of \(direct)"
+      html += host.listedClaimers < direct ? "<td class=\"no\">\(listed)" : "<td>\(listed)"
       // How many apps the file lists beyond the claimers here, per service: the competitors not in this report.
       let counts = host.listed.map { "\($0.apps.count) for \(HTML.text($0.service))" }
       if !counts.isEmpty && host.listed.map(\.apps.count).reduce(0, +) != host.listedClaimers {
@@ -247,7 +253,7 @@ public enum HTMLReporter {
       : "\(TerminalText.count(rules, "rule")) in \(TerminalText.count(host.entries.count, "entry", "entries"))"
     if !host.overlaps.isEmpty { summary += ", \(TerminalText.count(host.overlaps.count, "overlap"))" }
     guard let aasa = host.aasa else { return "<small>\(summary)</small>" }
-    var html = "<details class=\"rx\"><summary>\(summary)</summary>"
+    var html = "<details class=\"rx\"><summary>\(summary)</summary><noscript>"
     html += fetchFacts(aasa, host: host)
     let listed = host.direct.filter { $0.outcome == .ok }.count
     for entry in host.entries {
@@ -285,7 +291,7 @@ public enum HTMLReporter {
       }
       html += "</ul>"
     }
-    return html + "</details>"
+    return html + "</noscript></details>"
   }
 
   private static func fetchFacts(_ a: DomainAASA, host: ReportModel.Host) -> String {
