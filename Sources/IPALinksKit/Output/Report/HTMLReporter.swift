@@ -225,7 +225,9 @@ public enum HTMLReporter {
       html += "</td>"
       if let aasa = host.aasa {
         html += "<td data-sort=\"\(host.outcome.rawValue)\"><span class=\"badge \(host.outcome.cssClass)\">"
-        html += "\(aasa.status.rawValue)</span></td>"
+        // A file read that lists none of its claimers says so, in its colour, rather than a bare "ok".
+        let read = aasa.status == .ok && host.outcome == .definite ? "lists none" : aasa.status.rawValue
+        html += "\(read)</span></td>"
       } else {
         html += "<td data-sort=\"\(Outcome.notFetched.rawValue)\"><span class=\"badge none\">not fetched</span></td>"
       }
