@@ -269,7 +269,7 @@ struct ReportEngineTests {
 
     let html = HTMLReporter.render([report])
     let strike =
-      "getComputedStyle(document.querySelector('tr.exclude td.p code')).textDecorationLine"
+      "getComputedStyle(document.querySelector('tr.exclude td:nth-child(2) code')).textDecorationLine"
     let rows = "Array.from(document.querySelectorAll('table.rules tbody tr'), (r) => r.className)"
     let collapsed = "Array.from(document.querySelectorAll('details')).filter((d) => d.open).length"
     // Collapsed bodies are text until opened: no rules table is built yet.

@@ -53,7 +53,8 @@ extension HTMLReporter {
     add("App ID", b.appId, code: true)
     add("Version", [b.version, b.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
     rows.append(("Input", "\(HTML.code(input.input)) <small>\(input.inputKind.rawValue)</small>"))
-    add("Bundle path", b.path, code: true)
+    // The main app's usual place goes without saying; an extension's or a clip's path tells what it belongs to.
+    if b.path != "Payload/\(b.executable ?? "").app" { add("Bundle path", b.path, code: true) }
     if b.encrypted != false {
       rows.append(("Encrypted", b.encrypted == true ? "yes (FairPlay; signature still readable)" : "unknown"))
     }

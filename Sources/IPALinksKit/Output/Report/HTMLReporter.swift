@@ -304,7 +304,7 @@ public enum HTMLReporter {
       facts.append("<small>\(label)</small> \(HTML.code(value))")
     }
     if a.servedBy != host.name { add("from", a.servedBy) }
-    add("via", f.source.rawValue)
+    facts.append("<small>via \(f.source.rawValue)</small>")
     add("URL", f.url)
     add("HTTP", f.httpStatus.map(String.init))
     add("Content-Type", f.contentType)
@@ -352,7 +352,8 @@ public enum HTMLReporter {
     html += "<th>Pointer</th></tr></thead><tbody>"
     for rule in links.rules {
       html += rule.exclude ? "<tr class=\"exclude\"><td>exclude</td>" : "<tr><td>match</td>"
-      html += "<td class=\"p\">\(pattern(rule.path))</td>"
+      // Only a cell that can be empty needs the class that writes "any" into it.
+      html += rule.path == nil ? "<td class=\"p\"></td>" : "<td>\(pattern(rule.path))</td>"
       if hasQuery { html += "<td class=\"p\">\(query(rule.query))</td>" }
       if hasFragment { html += "<td class=\"p\">\(pattern(rule.fragment))</td>" }
       if hasFlags {
@@ -408,7 +409,7 @@ public enum HTMLReporter {
       html += "><td>\(app.number)</td><td><a href=\"#\(app.anchor)\">\(HTML.text(app.name))</a></td>"
       html += "<td>\(HTML.code(app.bundle?.bundleId ?? "—"))</td><td>\(HTML.code(app.bundle?.teamId ?? "—"))</td>"
       html += "<td>\(app.bundle?.kind.rawValue ?? "—")</td>"
-      html += "<td><span class=\"badge st-\(status.rawValue)\">\(status.rawValue)</span></td>"
+      html += "<td class=\"st-\(status.rawValue)\">\(status.rawValue)</td>"
       html += "<td>\(app.domains.count)</td><td>\(app.applinks)</td><td>\(app.count(.ok))</td>"
       html += "<td>\(app.failed)</td><td>\(app.schemes)</td></tr>\n"
     }
