@@ -130,7 +130,7 @@ struct OutputEscapingEngineTests {
         }
         q.value = '';
         q.dispatchEvent(new InputEvent('input', { bubbles: true }));
-        return { counts, pwned: typeof window.__pwned, rows: document.querySelectorAll('#hosts > tbody > tr').length };
+        return { counts, pwned: typeof window.__pwned, rows: document.querySelectorAll('table.hosts > tbody > tr').length };
       })()
       """
     // Every body built first, so the checks below see all of the page's elements and text.

@@ -322,7 +322,7 @@ struct ReportEngineTests {
         return {
           apps: shown('#apps > tbody > tr').map((r) => r.cells[1].textContent),
           details: shown('.app').map((e) => e.id),
-          hosts: shown('#hosts > tbody > tr').map((r) => r.cells[0].textContent),
+          hosts: shown('table.hosts > tbody > tr').map((r) => r.cells[0].textContent),
           count: document.getElementById('f-count').textContent,
           ms: performance.now() - start,
         };
@@ -337,11 +337,11 @@ struct ReportEngineTests {
         const box = document.getElementById('f-sh');
         box.checked = true;
         box.dispatchEvent(new Event('change', { bubbles: true }));
-        const hosts = Array.from(document.querySelectorAll('#hosts > tbody > tr')).filter((r) => !r.hidden).length;
+        const hosts = Array.from(document.querySelectorAll('table.hosts > tbody > tr')).filter((r) => !r.hidden).length;
         const apps = Array.from(document.querySelectorAll('#apps > tbody > tr')).filter((r) => !r.hidden).length;
         box.checked = false;
         box.dispatchEvent(new Event('change', { bubbles: true }));
-        const all = Array.from(document.querySelectorAll('#hosts > tbody > tr')).filter((r) => !r.hidden).length;
+        const all = Array.from(document.querySelectorAll('table.hosts > tbody > tr')).filter((r) => !r.hidden).length;
         return { hosts, apps, all };
       })()
       """

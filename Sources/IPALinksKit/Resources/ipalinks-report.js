@@ -75,45 +75,57 @@
     const service = document.getElementById('f-sv');
     const shared = document.getElementById('f-sh');
     const count = document.getElementById('f-count');
-    // The patterns of each host's rules tables, which an app's search also reads (not the file's app ids).
-    const hostRules = new Map();
-    for (const row of document.querySelectorAll('#hosts > tbody > tr')) {
-      const body = row.querySelector('noscript');
-      const tables = body ? body.textContent.match(/\x3ctable class="rules">[\s\S]*?\x3c\/table>/g) || [] : [];
-      hostRules.set(row.id.slice(2), tables.map((t) => shownText(t.replace(/\x3cthead>[\s\S]*?\x3c\/thead>/, ''))).join(' ').toLowerCase());
-    }
-    // An app's row in the apps table carries the filters for the app and is searched with its details' text too;
-    // the details show and hide with the row. Without an apps table (one app), the details decide for themselves.
-    const details = new Map(Array.from(document.querySelectorAll('.app'), (el) => [el.id, el]));
-    const followers = new Set();
-    const items = [];
-    // A host row names its claimers without their bundle ids; it also matches what their rows in the apps table
-    // say (name, bundle id, team), so searching a bundle id shows the hosts that app claims.
-    const identity = new Map();
-    for (const row of document.querySelectorAll('#apps > tbody > tr')) {
-      const link = row.querySelector('a');
-      if (link) identity.set(link.getAttribute('href').slice(1), row.textContent.toLowerCase());
-    }
-    for (const el of document.querySelectorAll('#apps > tbody > tr, #hosts > tbody > tr')) {
-      const link = el.id ? null : el.querySelector('a');
-      const own = link ? details.get(link.getAttribute('href').slice(1)) : undefined;
-      if (own) followers.add(own);
-      let text = textOf(el);
-      if (own) text += ' ' + textOf(own);
-      if (el.id) {
-        for (const a of el.cells[2].querySelectorAll('a')) text += ' ' + (identity.get(a.getAttribute('href').slice(1)) || '');
+    // The search index is built on the first use, not at load: opening a page of 2,000 apps stays fast, and the
+    // first keystroke pays for it once.
+    let index;
+    const build = () => {
+      // The patterns of each host's rules tables, which an app's search also reads (not the file's app ids).
+      const hostRules = new Map();
+      for (const row of document.querySelectorAll('table.hosts > tbody > tr')) {
+        // Read from the body's text while it is unopened, from its tables once it was opened and built.
+        const body = row.querySelector('noscript');
+        const tables = body
+          ? (body.textContent.match(/\x3ctable class="rules">[\s\S]*?\x3c\/table>/g) || []).map((t) =>
+              shownText(t.replace(/\x3cthead>[\s\S]*?\x3c\/thead>/, '')))
+          : Array.from(row.querySelectorAll('table.rules'), (t) => t.tBodies[0].textContent);
+        hostRules.set(row.id.slice(2), tables.join(' ').toLowerCase());
       }
-      items.push({ el, own, text: text.toLowerCase(), hosts: (el.dataset.h || '').split(' ').filter(Boolean),
-        kind: el.id ? 'host' : 'app' });
-    }
-    for (const el of details.values()) {
-      if (!followers.has(el)) {
-        items.push({ el, own: undefined, text: textOf(el).toLowerCase(),
-          hosts: (el.dataset.h || '').split(' ').filter(Boolean), kind: 'app' });
+      // An app's row in the apps table carries the filters for the app and is searched with its details' text too;
+      // the details show and hide with the row. Without an apps table (one app), the details decide for themselves.
+      const details = new Map(Array.from(document.querySelectorAll('.app'), (el) => [el.id, el]));
+      const followers = new Set();
+      const items = [];
+      // A host row names its claimers without their bundle ids; it also matches what their rows in the apps table
+      // say (name, bundle id, team), so searching a bundle id shows the hosts that app claims.
+      const identity = new Map();
+      for (const row of document.querySelectorAll('#apps > tbody > tr')) {
+        const link = row.querySelector('a');
+        if (link) identity.set(link.getAttribute('href').slice(1), row.textContent.toLowerCase());
       }
-    }
+      for (const el of document.querySelectorAll('#apps > tbody > tr, table.hosts > tbody > tr')) {
+        const link = el.id ? null : el.querySelector('a');
+        const own = link ? details.get(link.getAttribute('href').slice(1)) : undefined;
+        if (own) followers.add(own);
+        let text = textOf(el);
+        if (own) text += ' ' + textOf(own);
+        if (el.id) {
+          for (const a of el.cells[2].querySelectorAll('a')) text += ' ' + (identity.get(a.getAttribute('href').slice(1)) || '');
+        }
+        items.push({ el, own, text: text.toLowerCase(), hosts: (el.dataset.h || '').split(' ').filter(Boolean),
+          kind: el.id ? 'host' : 'app' });
+      }
+      for (const el of details.values()) {
+        if (!followers.has(el)) {
+          items.push({ el, own: undefined, text: textOf(el).toLowerCase(),
+            hosts: (el.dataset.h || '').split(' ').filter(Boolean), kind: 'app' });
+        }
+      }
+      return { hostRules, items };
+    };
     const words = (text) => text.toLowerCase().split(/\s+/).filter(Boolean);
     const apply = () => {
+      index = index || build();
+      const { hostRules, items } = index;
       const terms = words(query.value);
       const total = { app: 0, host: 0 };
       const shown = { app: 0, host: 0 };

@@ -224,7 +224,9 @@ struct HTMLReporterTests {
     #expect(
       ids.allSatisfy {
         $0.wholeMatch(
-          of: /(app|input|h)-\d+|overview|apps|hosts|domains|summary|details|chart|filters|q|f-(st|sv|sh|count)/)
+          of:
+            /(app|input|h)-\d+|overview|apps|hosts(-1)?|single-hosts|domains|summary|details|chart|filters|q|f-(st|sv|sh|count)/
+        )
           != nil
       }, "\(ids.filter { !$0.hasPrefix("app-") && !$0.hasPrefix("h-") })")
     #expect(Set(ids).count == ids.count)
