@@ -57,13 +57,13 @@ SHARED_JS = """(() => {
 })()"""
 
 
-def inventory(out, count):
+def inventory(binary, out, count):
     folder = os.path.join(out, str(count))
     manifest, generated = batch.ensure(folder, count, "1", quiet=True, subdomains=True)
     path = os.path.join(folder, "inventory.jsonl")
     if generated or not os.path.exists(path):
         with open(path, "w") as f:
-            subprocess.run([BINARY, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
+            subprocess.run([binary, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
                             os.path.join(folder, "aasa"), "--format", "jsonl", "--no-progress", "-q"],
                            stdout=f, check=False)
     return folder, path
@@ -97,18 +97,16 @@ def browse(page):
 
 
 def main():
-    global BINARY
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "ipalinks"))
     ap.add_argument("--before", help="an earlier ipalinks build to compare page sizes and render times with")
     ap.add_argument("--counts", default="300,2000")
     ap.add_argument("--out", default=os.path.join(ROOT, ".build", "report-bench"))
     args = ap.parse_args()
-    BINARY = args.binary
     binaries = [("this", args.binary)] + ([("before", args.before)] if args.before else [])
     rows = {}
     for count in [int(c) for c in args.counts.split(",")]:
-        folder, inv = inventory(args.out, count)
+        folder, inv = inventory(args.binary, args.out, count)
         for label, binary in binaries:
             page = os.path.join(folder, "report-%s.html" % label)
             seconds, size = render(binary, inv, page)

@@ -68,7 +68,7 @@ extension TerminalText {
         line = joined
       } else if !lineHasText {
         // A label wider than the continuation indent leaves more room below it than beside it.
-        lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
+        lines.append(trimmingTrailingSpaces(line))
         line = rest + piece
       } else {
         lines.append(line)
@@ -82,7 +82,7 @@ extension TerminalText {
         add(unit)
       } else if rest.count + unit.count <= width {
         // A label alone on its line keeps no trailing space.
-        lines.append(lineHasText ? line : String(line.reversed().drop { $0 == " " }.reversed()))
+        lines.append(lineHasText ? line : trimmingTrailingSpaces(line))
         line = rest + unit
         lineHasText = true
       } else {
@@ -91,6 +91,11 @@ extension TerminalText {
     }
     lines.append(line)
     return lines
+  }
+
+  /// `line` without the spaces at its end: a label left alone on its line keeps none.
+  static func trimmingTrailingSpaces(_ line: String) -> String {
+    String(line.reversed().drop { $0 == " " }.reversed())
   }
 
   /// The width text output should fit: `COLUMNS` when set, else the terminal's width when standard output is one,

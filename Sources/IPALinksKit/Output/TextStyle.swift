@@ -47,7 +47,7 @@ public struct TextStyle: Sendable {
     var above: [String] = []
     var lead = lead
     if lead.count + label.count > width, !lead.isEmpty {
-      above = [String(lead.reversed().drop { $0 == " " }.reversed())]
+      above = [TerminalText.trimmingTrailingSpaces(lead)]
       lead = rest
     }
     var lines = TerminalText.wrap(text, width: width, first: lead + label + " ", rest: rest)

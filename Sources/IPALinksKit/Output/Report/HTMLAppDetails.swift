@@ -11,9 +11,7 @@ extension HTMLReporter {
     let filter =
       model.apps.count > 1
       ? "" : filterAttributes(outcomes: app.outcomes, services: app.services, shared: app.sharesHost)
-    let hosts =
-      model.apps.count > 1 || app.ruleHosts.isEmpty
-      ? "" : " data-h=\"\(app.ruleHosts.map(String.init).joined(separator: " "))\""
+    let hosts = model.apps.count > 1 ? "" : hostsAttribute(app)
     if bundle.associatedDomains.isEmpty && bundle.urlSchemes.isEmpty && bundle.queriedURLSchemes.isEmpty
       && bundle.diagnostics.isEmpty
     {

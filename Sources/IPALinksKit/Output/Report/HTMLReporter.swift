@@ -93,6 +93,11 @@ public enum HTMLReporter {
     !service.isEmpty && service.utf8.allSatisfy { (0x61...0x7A).contains($0) } ? service : "other"
   }
 
+  /// `data-h`: the hosts whose rules an app's search also reads; nothing when there are none.
+  static func hostsAttribute(_ app: ReportModel.App) -> String {
+    app.ruleHosts.isEmpty ? "" : " data-h=\"\(app.ruleHosts.map(String.init).joined(separator: " "))\""
+  }
+
   // MARK: - Summary
 
   private static func summary(_ model: ReportModel) -> String {
@@ -273,7 +278,7 @@ public enum HTMLReporter {
     guard let aasa = host.aasa else { return "<small>\(summary)</small>" }
     var html = "<details class=\"rx\"><summary>\(summary)</summary><noscript>"
     html += fetchFacts(aasa, host: host)
-    let listed = host.direct.filter { $0.outcome == .ok }.count
+    let listed = host.listedClaimers
     for entry in host.entries {
       html += "<p><code class=\"ptr\">/applinks/details/\(entry.detailIndex)</code> <small>for</small> "
       if host.entries.count == 1 && entry.apps.count == listed {
@@ -421,7 +426,7 @@ public enum HTMLReporter {
     for app in model.apps {
       let status = app.report.status
       html += "<tr" + filterAttributes(outcomes: app.outcomes, services: app.services, shared: app.sharesHost)
-      if !app.ruleHosts.isEmpty { html += " data-h=\"\(app.ruleHosts.map(String.init).joined(separator: " "))\"" }
+      html += hostsAttribute(app)
       html += "><td>\(app.number)</td><td><a href=\"#\(app.anchor)\">\(HTML.text(app.name))</a></td>"
       html += "<td>\(HTML.code(app.bundle?.bundleId ?? "—"))</td><td>\(HTML.code(app.bundle?.teamId ?? "—"))</td>"
       html += "<td>\(app.bundle?.kind.rawValue ?? "—")</td>"

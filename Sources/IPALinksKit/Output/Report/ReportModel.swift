@@ -57,8 +57,6 @@ struct ReportModel {
     var reportNumber: Int
     var report: InspectionReport
     var bundle: BundleReport?
-    /// Hosts (by number) this app claims, directly or through a wildcard.
-    var hosts: [Int] = []
     /// Hosts (by number) whose file's rules apply to this app: its own entries, not a wildcard's coverage of a
     /// host another app names (there the wildcard's own file decides).
     var ruleHosts: [Int] = []
@@ -206,7 +204,6 @@ struct ReportModel {
         entries: Dictionary(hosts[index].entries.map { ($0.detailIndex, $0.rules) }, uniquingKeysWith: { a, _ in a }),
         host: String(example), limit: 10)
       for claim in hosts[index].claims {
-        apps[claim.app - 1].hosts.append(hosts[index].number)
         if claim.via == nil { apps[claim.app - 1].ruleHosts.append(hosts[index].number) }
         if hosts[index].claims.count > 1 { apps[claim.app - 1].sharesHost = true }
       }
