@@ -67,71 +67,178 @@ extension LinkRuntime {
 
     /// The apps, in the order they are tried.
     public let apps: [App]
-    /// For each host an app claims (`*.` left off for wildcards), the apps claiming it, in order: so a URL is
-    /// tried only against apps that claim its host or one of its parent domains.
-    private let claimants: [String: [Int]]
+    /// For each host some app claims exactly, the apps that govern it (their entry for it, or a wildcard over it).
+    private let exactGroups: [String: Group]
+    /// For each wildcard claim (`*.` left off), the apps that govern a subdomain of it no app claims exactly.
+    private let wildcardGroups: [String: Group]
 
     /// Creates a table.
-    public init(apps: [App]) {
+    public init(apps: [App]) { self.init(apps: apps, mergeBudget: nil) }
+
+    /// Creates a table whose merged indexes hold at most `mergeBudget` rules in all (by default, four times the
+    /// apps' rules): past it, the apps on a host are decided one by one.
+    init(apps: [App], mergeBudget: Int?) {
       self.apps = apps
       var claimants: [String: [Int]] = [:]
+      var exact: Set<String> = []
+      var wildcards: Set<String> = []
       for (index, app) in apps.enumerated() {
-        for scope in app.scopes where claimants[scope.host]?.last != index {
-          claimants[scope.host, default: []].append(index)
+        for scope in app.scopes {
+          if scope.wildcard { wildcards.insert(scope.host) } else { exact.insert(scope.host) }
+          if claimants[scope.host]?.last != index { claimants[scope.host, default: []].append(index) }
         }
       }
-      self.claimants = claimants
+      // The apps claiming `host` or one of its parent domains, in table order: the only ones that may govern it.
+      func claiming(_ host: String) -> [Int] {
+        var found: [Int] = claimants[host] ?? []
+        var rest = Substring(host)
+        while let dot = rest.firstIndex(of: ".") {
+          rest = rest[rest.index(after: dot)...]
+          found += claimants[String(rest)] ?? []
+        }
+        return Set(found).sorted()
+      }
+      // Merged indexes repeat rules (an app under a wildcard is in every group below it), so they get a budget
+      // linear in the rules; groups past it are decided app by app, with the same verdicts.
+      var budget =
+        mergeBudget ?? 4 * apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.program.rules.count } } + 4_096
+      func group(_ members: [(app: Int, scope: Scope)]) -> Group? {
+        guard !members.isEmpty else { return nil }
+        let size = members.count > 1 ? members.reduce(0) { $0 + $1.scope.program.rules.count } : 0
+        let merge = size <= budget
+        if merge { budget -= size }
+        return Group(members: members, merge: merge)
+      }
+      var exactGroups: [String: Group] = [:]
+      for host in exact.sorted() {
+        exactGroups[host] = group(claiming(host).compactMap { i in apps[i].scope(for: host).map { (i, $0) } })
+      }
+      var wildcardGroups: [String: Group] = [:]
+      for host in wildcards.sorted() {
+        // A host below `host` that no app claims exactly: each app's longest wildcard over it.
+        wildcardGroups[host] = group(
+          claiming(host).compactMap { i in
+            var best: Scope? = nil
+            for scope in apps[i].scopes where scope.wildcard && (scope.host == host || host.hasSuffix("." + scope.host))
+            {
+              if scope.host.utf8.count > best?.host.utf8.count ?? -1 { best = scope }
+            }
+            return best.map { (i, $0) }
+          })
+      }
+      self.exactGroups = exactGroups
+      self.wildcardGroups = wildcardGroups
     }
 
-    /// The apps that may claim `host`, in table order: those with an entry for the host itself or for one of its
-    /// parent domains (which a wildcard entry would cover).
-    func candidates(for host: String) -> [Int] {
-      var found: [Int] = claimants[host] ?? []
+    /// The apps that govern `host` (lower-cased): those with an entry for it, else those whose wildcard covers it.
+    func group(for host: String) -> Group? {
+      if let group = exactGroups[host] { return group }
       var rest = Substring(host)
       while let dot = rest.firstIndex(of: ".") {
         rest = rest[rest.index(after: dot)...]
-        if let more = claimants[String(rest)] { found += more }
+        if let group = wildcardGroups[String(rest)] { return group }
       }
-      if found.count > 1 {
-        found.sort()
-        var unique: [Int] = []
-        for index in found where unique.last != index { unique.append(index) }
-        return unique
-      }
-      return found
+      return nil
     }
 
     /// What iOS would do with `url`: only http and https URLs can open an app.
     public func decide(_ url: UniversalLinkURL) -> Decision {
-      var exclusion: Decision? = nil
-      for decision in decisions(url) {
-        // Any app that opens the URL wins over an earlier app that excludes it.
-        if decision.verdict == .match { return decision }
-        if exclusion == nil { exclusion = decision }
+      guard url.scheme == "https" || url.scheme == "http", let group = group(for: url.host) else {
+        return Decision(verdict: .noMatch)
       }
-      return exclusion ?? Decision(verdict: .noMatch)
+      var subject = Subject(url)
+      var exclusion: Decision? = nil
+      var opened: Decision? = nil
+      group.decide(&subject) { member, rule in
+        let decision = self.decision(group, member, rule)
+        // Any app that opens the URL wins over an earlier app that excludes it.
+        if decision.verdict == .match {
+          opened = decision
+          return false
+        }
+        if exclusion == nil { exclusion = decision }
+        return true
+      }
+      return opened ?? exclusion ?? Decision(verdict: .noMatch)
     }
 
     /// Every app's own verdict on `url` that is not `no-match`, in table order: the apps whose rules open it and
     /// those whose rules exclude it. What `who-claims --urls` reports.
     public func decisions(_ url: UniversalLinkURL) -> [Decision] {
-      guard url.scheme == "https" || url.scheme == "http" else { return [] }
+      guard url.scheme == "https" || url.scheme == "http", let group = group(for: url.host) else { return [] }
       var out: [Decision] = []
       // One preparation of the URL serves every app claiming the host.
       var subject = Subject(url)
-      for index in candidates(for: url.host) {
-        let app = apps[index]
-        guard let scope = app.scope(for: url.host), let rule = scope.program.firstMatch(&subject) else { continue }
-        let matched = scope.program.rules[rule]
-        out.append(Decision(verdict: matched.exclude ? .exclude : .match, appID: app.appID, pointer: matched.pointer))
+      group.decide(&subject) { member, rule in
+        out.append(decision(group, member, rule))
+        return true
       }
       return out
+    }
+
+    private func decision(_ group: Group, _ member: Int, _ rule: Int) -> Decision {
+      let matched = group.rules[member][rule]
+      return Decision(
+        verdict: matched.exclude ? .exclude : .match, appID: apps[group.apps[member]].appID, pointer: matched.pointer)
     }
 
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
     public func decide(_ string: String) -> Decision {
       guard let url = UniversalLinkURL(string: string) else { return Decision(verdict: .noMatch) }
       return decide(url)
+    }
+  }
+}
+
+extension LinkRuntime.Table {
+  /// The apps that govern one host, each with the entry it is decided on, in table order. With several apps their
+  /// rules are merged into one index, so a URL on a host hundreds of apps claim is looked up once, not once per app.
+  final class Group: Sendable {
+    /// Indices in ``LinkRuntime/Table/apps``.
+    let apps: [Int]
+    let programs: [LinkRuntime.RuleProgram.Core]
+    /// Each app's rules, for the decisions' pointers.
+    let rules: [[LinkRuntime.Rule]]
+    /// In the merged numbering, where each app's rules start, and the total at the end.
+    let bases: [Int32]
+    /// Every app's rules, app after app; nil when the apps are tried one by one.
+    let index: LinkRuntime.CandidateIndex?
+
+    init(members: [(app: Int, scope: LinkRuntime.Table.Scope)], merge: Bool) {
+      apps = members.map(\.app)
+      programs = members.map(\.scope.program.core)
+      rules = members.map(\.scope.program.rules)
+      var bases: [Int32] = [0]
+      for rules in rules { bases.append(bases[bases.count - 1] + Int32(rules.count)) }
+      self.bases = bases
+      index =
+        merge && programs.count > 1
+        ? LinkRuntime.CandidateIndex(filters: programs.flatMap(\.filters), paths: rules.flatMap { $0.map(\.path) })
+        : nil
+    }
+
+    /// Calls `found` with each app (a position in ``apps``) whose rules decide the URL, and the deciding rule, in
+    /// table order, until it returns false.
+    func decide(_ subject: inout LinkRuntime.Subject, _ found: (Int, Int) -> Bool) {
+      guard let index else {
+        for member in programs.indices {
+          if let rule = programs[member].firstMatch(&subject), !found(member, rule) { return }
+        }
+        return
+      }
+      index.withCandidates(&subject) { candidates, subject in
+        // Candidates come app by app, each app's in rule order: an app's first match decides it.
+        var member = 0
+        var decided = -1
+        for id in candidates {
+          while bases[member + 1] <= id { member += 1 }
+          guard member != decided else { continue }
+          let rule = Int(id - bases[member])
+          guard programs[member].matches(rule: rule, &subject) else { continue }
+          decided = member
+          if !found(member, rule) { return }
+        }
+      }
     }
   }
 }

@@ -153,3 +153,65 @@ extension LinkRuntime {
     }
   }
 }
+
+extension LinkRuntime {
+  /// Rules numbered `0..<n` by the literal start of their path, one ``PrefixIndex`` per reading they compare
+  /// against, with each listed rule's path conditions beside the lists: what turns a URL into the few rules worth
+  /// trying. One app's rules (``RuleProgram``) or several apps' rules on one host (``Table``) are indexed alike.
+  struct CandidateIndex: Sendable {
+    /// Per reading (see ``Subject/slot(percentEncoded:caseSensitive:)``), the rules by the start of their path.
+    let indexes: [(slot: Int, index: PrefixIndex)]
+    /// The indexes' rule lists, back to back.
+    let lists: [Int32]
+    /// The path part of each listed rule's filter, beside ``lists``, so rejecting a candidate reads memory in order.
+    let listFilters: [PathFilter]
+
+    /// Indexes rule `k`, with conditions `filters[k]` and prepared path `paths[k]`, unless it can never match.
+    init(filters: [RuleFilter], paths: [[Piece]?]) {
+      var lists: [Int32] = []
+      indexes = (0..<4).compactMap { slot in
+        let members = filters.indices.filter { filters[$0].slot == slot && !filters[$0].never }
+        guard !members.isEmpty else { return nil }
+        return (slot, PrefixIndex(rules: members, paths: members.map { paths[$0] }, lists: &lists))
+      }
+      self.lists = lists
+      listFilters = lists.map { PathFilter(filters[Int($0)]) }
+    }
+
+    /// Whether no rule is indexed: none can match.
+    var isEmpty: Bool { indexes.isEmpty }
+
+    /// Calls `body` with the rules that could match `subject`, ascending: those whose path's literal start begins
+    /// the URL's path (or that have none) and whose path conditions the path meets.
+    @inline(__always)
+    func withCandidates<Result>(
+      _ subject: inout Subject, _ body: (UnsafeBufferPointer<Int32>, inout Subject) -> Result
+    ) -> Result {
+      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists;
+      // and each rule's starts being prefix-free, no rule is a candidate twice.
+      withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(lists.count, 1)) { survivors in
+        var count = 0
+        lists.withUnsafeBufferPointer { lists in
+          listFilters.withUnsafeBufferPointer { listFilters in
+            for entry in indexes {
+              let path = subject.path(entry.slot)
+              let masks = PathFilter(path)
+              entry.index.candidates(path.scalars) { range in
+                for position in range where listFilters[position].admits(masks) {
+                  survivors[count] = lists[position]
+                  count += 1
+                }
+              }
+            }
+          }
+        }
+        // Usually a handful survive; tried in rule order, the first match decides.
+        if count > 1 {
+          var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
+          sorted.sort()
+        }
+        return body(UnsafeBufferPointer(rebasing: survivors[0..<count]), &subject)
+      }
+    }
+  }
+}

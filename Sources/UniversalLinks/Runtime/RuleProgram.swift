@@ -4,18 +4,52 @@ extension LinkRuntime {
   public struct RuleProgram: Sendable {
     /// The rules, in the order they are tried.
     public let rules: [Rule]
-    let compiled: [CompiledRule]
-    /// Cheap necessary conditions per rule, in a plain array the loop scans before touching a rule.
-    let filters: [RuleFilter]
-    /// The programs of path-only glob rules, back to back, so scanning thousands of rules reads memory in order.
-    let arena: [UInt32]
-    /// Per reading the rules compare against (see ``Subject/slot(percentEncoded:caseSensitive:)``), the rules by
-    /// the literal start of their path; rules that can never match are in none.
-    let indexes: [(slot: Int, index: PrefixIndex)]
-    /// The indexes' rule lists, back to back.
-    let lists: [Int32]
-    /// The path part of each listed rule's filter, beside ``lists``, so rejecting a candidate reads memory in order.
-    let listFilters: [PathFilter]
+    /// Everything compiled, behind one reference: a program is copied per app on a host, and copying it should
+    /// cost one retain, not one per array.
+    let core: Core
+
+    final class Core: Sendable {
+      let compiled: [CompiledRule]
+      /// Cheap necessary conditions per rule, in a plain array the loop scans before touching a rule.
+      let filters: [RuleFilter]
+      /// The programs of path-only glob rules, back to back, so scanning thousands of rules reads memory in order.
+      let arena: [UInt32]
+      /// The rules by the literal start of their path, per reading; rules that can never match are in none.
+      let index: CandidateIndex
+
+      init(compiled: [CompiledRule], filters: [RuleFilter], arena: [UInt32], index: CandidateIndex) {
+        self.compiled = compiled
+        self.filters = filters
+        self.arena = arena
+        self.index = index
+      }
+
+      func firstMatch(_ subject: inout Subject) -> Int? {
+        guard !index.isEmpty else { return nil }
+        return index.withCandidates(&subject) { candidates, subject in
+          for rule in candidates where matches(rule: Int(rule), &subject) { return Int(rule) }
+          return nil
+        }
+      }
+
+      /// Whether rule `rule` matches the URL: its cheap conditions first, then its patterns.
+      @inline(__always)
+      func matches(rule: Int, _ subject: inout Subject) -> Bool {
+        let filter = filters[rule]
+        let reading = subject.reading(filter.slot)
+        guard filter.admits(RuleFilter.Masks(reading)) else { return false }
+        guard filter.arenaCount > 0 else { return compiled[rule].matches(reading) }
+        return arena.withUnsafeBufferPointer { arena in
+          GlobProgram.matches(
+            UnsafeBufferPointer(rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)]),
+            reading.path, others: [])
+        }
+      }
+    }
+
+    var compiled: [CompiledRule] { core.compiled }
+    var filters: [RuleFilter] { core.filters }
+    var index: CandidateIndex { core.index }
 
     /// Compiles `rules`.
     public init(rules: [Rule]) {
@@ -28,7 +62,6 @@ extension LinkRuntime {
     public init(rules: [Rule], builder: inout PatternBuilder) {
       self.rules = rules
       let compiled = rules.map { CompiledRule($0, builder: &builder) }
-      self.compiled = compiled
       var filters: [RuleFilter] = []
       var arena: [UInt32] = []
       for rule in compiled {
@@ -40,80 +73,31 @@ extension LinkRuntime {
         }
         filters.append(filter)
       }
-      self.filters = filters
-      self.arena = arena
-      var lists: [Int32] = []
-      indexes = (0..<4).compactMap { slot in
-        let members = filters.indices.filter { filters[$0].slot == slot && !filters[$0].never }
-        guard !members.isEmpty else { return nil }
-        return (slot, PrefixIndex(rules: members, paths: members.map { rules[$0].path }, lists: &lists))
-      }
-      self.lists = lists
-      listFilters = lists.map { PathFilter(filters[Int($0)]) }
+      core = Core(
+        compiled: compiled, filters: filters, arena: arena,
+        index: CandidateIndex(filters: filters, paths: rules.map(\.path)))
     }
 
     /// The index in ``rules`` of the first rule that matches `url`, or nil. Reads only the path, query and
     /// fragment: the scheme, the host and whether the app is listed are the caller's to check.
     public func firstMatch(_ url: UniversalLinkURL) -> Int? {
       var subject = Subject(url)
-      return firstMatch(&subject)
+      return core.firstMatch(&subject)
     }
 
     /// The same for a URL already prepared, so several programs (the apps claiming one host) share its readings.
     ///
     /// Only the rules whose path's literal start begins the URL's path, and those without one, are candidates;
-    /// they are tried in rule order, merged from the index's lists, so the first rule that matches still decides.
-    func firstMatch(_ subject: inout Subject) -> Int? {
-      guard !indexes.isEmpty else { return nil }
-      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists;
-      // and each rule's starts being prefix-free, no rule is a candidate twice.
-      return withUnsafeTemporaryAllocation(of: Int32.self, capacity: lists.count) { survivors -> Int? in
-        var count = 0
-        lists.withUnsafeBufferPointer { lists in
-          listFilters.withUnsafeBufferPointer { listFilters in
-            for entry in indexes {
-              let path = subject.path(entry.slot)
-              let masks = PathFilter(path)
-              entry.index.candidates(path.scalars) { range in
-                for position in range where listFilters[position].admits(masks) {
-                  survivors[count] = lists[position]
-                  count += 1
-                }
-              }
-            }
-          }
-        }
-        guard count > 0 else { return nil }
-        // Usually a handful survive; tried in rule order, the first match decides.
-        if count > 1 {
-          var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
-          sorted.sort()
-        }
-        return arena.withUnsafeBufferPointer { arena -> Int? in
-          for k in 0..<count {
-            let rule = Int(survivors[k])
-            let filter = filters[rule]
-            let reading = subject.reading(filter.slot)
-            guard filter.admits(RuleFilter.Masks(reading)) else { continue }
-            if filter.arenaCount > 0 {
-              let program = UnsafeBufferPointer(
-                rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)])
-              if GlobProgram.matches(program, reading.path, others: []) { return rule }
-            } else if compiled[rule].matches(reading) {
-              return rule
-            }
-          }
-          return nil
-        }
-      }
-    }
+    /// they are tried in rule order, so the first rule that matches still decides.
+    func firstMatch(_ subject: inout Subject) -> Int? { core.firstMatch(&subject) }
   }
 
   /// One rule, compiled with its effective settings; a class so the hot loop copies no fields.
   final class CompiledRule: Sendable {
     enum Query: Sendable {
       case whole(CompiledPattern)
-      case items([(name: String, pattern: CompiledPattern, matchesEmpty: Bool)])
+      /// Each item's name, also as scalar values (what a URL's item names are compared as), and its pattern.
+      case items([(name: String, scalars: [UInt32], pattern: CompiledPattern, matchesEmpty: Bool)])
     }
 
     let path: CompiledPattern?
@@ -129,7 +113,7 @@ extension LinkRuntime {
         query = .items(
           items.map { item in
             let pattern = builder.compile(item.value)
-            return (item.name, pattern, pattern.matches(.empty))
+            return (item.name, item.name.unicodeScalars.map(\.value), pattern, pattern.matches(.empty))
           })
       } else {
         query = rule.query.map { .whole(builder.compile($0)) }
@@ -146,7 +130,7 @@ extension LinkRuntime {
       case .items(let items)?:
         for item in items {
           var seen = false
-          for pair in reading.items where pair.name == item.name {
+          for pair in reading.items where Self.isItem(pair.name, named: item.name, item.scalars) {
             seen = true
             if !item.pattern.matches(pair.value) { return false }
           }
@@ -154,6 +138,16 @@ extension LinkRuntime {
         }
         return true
       }
+    }
+
+    /// Whether a URL's query item name, as scalar values, is `name` (also given as `scalars`). Names compare as
+    /// Swift strings do, so canonically equivalent spellings (`é`, and `e` then U+0301) are one name; for ASCII
+    /// that is equal scalars, which is the common case and costs no string.
+    @inline(__always)
+    static func isItem(_ candidate: [UInt32], named name: String, _ scalars: [UInt32]) -> Bool {
+      if candidate == scalars { return true }
+      guard candidate.contains(where: { $0 >= 0x80 }) || scalars.contains(where: { $0 >= 0x80 }) else { return false }
+      return String(String.UnicodeScalarView(candidate.compactMap(Unicode.Scalar.init))) == name
     }
 
     var neverMatches: Bool {

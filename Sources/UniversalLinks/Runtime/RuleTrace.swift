@@ -66,7 +66,9 @@ extension LinkRuntime.RuleProgram {
       case .whole(let pattern)?: check(.query, pattern, reading.query)
       case .items(let items)?:
         for item in items {
-          let values = reading.items.filter { $0.name == item.name }.map(\.value)
+          let values = reading.items.filter { LinkRuntime.CompiledRule.isItem($0.name, named: item.name, item.scalars) }
+            .map(
+              \.value)
           if values.isEmpty { check(.queryItem(item.name), item.pattern, nil, matchesMissing: item.matchesEmpty) }
           for value in values { check(.queryItem(item.name), item.pattern, value) }
         }

@@ -9,19 +9,18 @@ extension LinkRuntime {
       let fragment: SubjectText
       let encodedQuery: String
       let slot: Int
-      /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Built on first
-      /// use: most rules never ask.
-      lazy var items: [(name: String, value: SubjectText)] = {
-        var items: [(name: String, value: SubjectText)] = []
+      /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Names are
+      /// scalar values, compared as such. Built on first use: most rules never ask.
+      lazy var items: [(name: [UInt32], value: SubjectText)] = {
+        var items: [(name: [UInt32], value: SubjectText)] = []
         guard !encodedQuery.isEmpty else { return items }
         for item in encodedQuery.split(separator: "&", omittingEmptySubsequences: false) {
           if let eq = item.firstIndex(of: "=") {
-            let name = Subject.prepare(Substring(item[..<eq]), slot: slot)
             let value = Subject.prepare(Substring(item[item.index(after: eq)...]), slot: slot)
-            items.append((String(String.UnicodeScalarView(name.compactMap(Unicode.Scalar.init))), SubjectText(value)))
+            items.append(
+              (Subject.prepare(Substring(item[..<eq]), slot: slot), value.isEmpty ? .empty : SubjectText(value)))
           } else {
-            let name = Subject.prepare(Substring(item), slot: slot)
-            items.append((String(String.UnicodeScalarView(name.compactMap(Unicode.Scalar.init))), SubjectText.empty))
+            items.append((Subject.prepare(Substring(item), slot: slot), SubjectText.empty))
           }
         }
         return items
@@ -100,18 +99,47 @@ extension LinkRuntime {
     /// rest of a reading is built only for URLs that some rule's path could match.
     mutating func path(_ slot: Int) -> SubjectText {
       if let cached = paths[slot] { return cached }
+      if slot != 0 {
+        // Most paths hold no escape and no capital: then every reading is the encoded one, built once.
+        let encoded = path(0)
+        if Self.readsAsEncoded(encoded, slot: slot) {
+          paths[slot] = encoded
+          return encoded
+        }
+      }
       let path = SubjectText(Self.prepare(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true))
       paths[slot] = path
       return path
     }
 
+    /// Whether `text`, as encoded, reads the same in `slot`: decoding changes only a `%`, and folding only a
+    /// capital or a non-ASCII character.
+    static func readsAsEncoded(_ text: SubjectText, slot: Int) -> Bool {
+      let percent: UInt64 = 1 << 37
+      let capitals: UInt64 = 0x07FF_FFFE  // A-Z, bits 65-90 of the high word
+      return (slot & 1 == 0 || text.mask.low & percent == 0)
+        && (slot & 2 == 0 || (text.ascii && text.mask.high & capitals == 0))
+    }
+
     mutating func reading(_ slot: Int) -> Reading {
       if let cached = readings[slot] { return cached }
+      if slot != 0 {
+        let encoded = reading(0)
+        if Self.readsAsEncoded(encoded.path, slot: slot), Self.readsAsEncoded(encoded.query, slot: slot),
+          Self.readsAsEncoded(encoded.fragment, slot: slot)
+        {
+          // Its items, split from the same text, read the same too.
+          readings[slot] = encoded
+          return encoded
+        }
+      }
       let query = url.percentEncodedQuery ?? ""
       let reading = Reading(
         path: path(slot),
         query: query.isEmpty ? SubjectText.empty : SubjectText(Self.prepare(Substring(query), slot: slot)),
-        fragment: url.percentEncodedFragment.map { SubjectText(Self.prepare(Substring($0), slot: slot)) }
+        fragment: url.percentEncodedFragment.flatMap {
+          $0.isEmpty ? nil : SubjectText(Self.prepare(Substring($0), slot: slot))
+        }
           ?? SubjectText.empty,
         encodedQuery: query, slot: slot)
       readings[slot] = reading
@@ -176,6 +204,8 @@ extension LinkRuntime {
   final class SubjectText {
     let scalars: [UInt32]
     let mask: ASCIIMask
+    /// Whether every scalar is ASCII, so ``mask`` describes them all.
+    let ascii: Bool
     /// ``PairFilter`` bits of the text.
     let pairs: UInt64
     @exclusivity(unchecked) private var searches = 0
@@ -188,17 +218,23 @@ extension LinkRuntime {
     init(_ scalars: [UInt32]) {
       self.scalars = scalars
       var mask = ASCIIMask()
-      for c in scalars where c < 128 { mask.insert(c) }
+      var ascii = true
+      for c in scalars {
+        if c < 128 { mask.insert(c) } else { ascii = false }
+      }
       self.mask = mask
+      self.ascii = ascii
       pairs = PairFilter.of(scalars)
     }
 
     convenience init(_ string: String) { self.init(string.unicodeScalars.map(\.value)) }
 
-    static var empty: SubjectText { SubjectText([UInt32]()) }
+    /// The empty text, shared: nothing ever indexes it (see ``wantsIndex()``), so it is never mutated.
+    nonisolated(unsafe) static let empty = SubjectText([UInt32]())
 
     /// Whether the index is worth building: after a few searches on the same text.
     func wantsIndex() -> Bool {
+      if scalars.isEmpty { return false }
       if !next.isEmpty { return true }
       searches += 1
       guard searches > 8 else { return false }

@@ -134,11 +134,17 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
       query = text(start..<i)
     }
     let fragment: String? = i < b.count ? text((i + 1)..<b.count) : nil
-    var url = UniversalLinkURL(
-      host: "", percentEncodedPath: path, percentEncodedQuery: query, percentEncodedFragment: fragment)
-    url.scheme = scheme
-    url.host = host
-    return url
+    return UniversalLinkURL(
+      normalized: scheme, host: host, path: path, query: query, fragment: fragment)
+  }
+
+  /// Parts already lower-cased and trimmed, as the parsers make them.
+  private init(normalized scheme: String, host: String, path: String, query: String?, fragment: String?) {
+    self.scheme = scheme
+    self.host = host
+    percentEncodedPath = path
+    percentEncodedQuery = query
+    percentEncodedFragment = fragment
   }
 
   /// The URL written back as a string.

@@ -16,41 +16,54 @@ struct PrefixIndexTests {
     return nil
   }
 
-  @Test func indexedAndLinearScansPickTheSameRule() throws {
-    var rng = PatternEngineTests.SplitMix(state: 7)
-    // Variables whose values begin one another (`a`, `ab`), hold a slash, or differ only in case.
+  /// A random file of 1 to 12 rules over a small alphabet, with variables whose values begin one another (`a`,
+  /// `ab`), hold a slash, or differ only in case; and its program for ``app``.
+  static func randomProgram(_ rng: inout PatternEngineTests.SplitMix) throws -> (
+    json: String, program: LinkRuntime.RuleProgram
+  ) {
     let variables = #""substitutionVariables": {"v": ["a", "ab", "b/a"], "w": ["A", "a", "%41"], "e": []}"#
     let pieces = ["/", "a", "b", "A", "%41", "?", "*", "$(v)", "$(w)", "$(digit)", "$(e)", "//", "1"]
+    let components = (0..<Int.random(in: 1...12, using: &rng)).map { _ -> String in
+      var keys: [String] = []
+      if Int.random(in: 0..<6, using: &rng) > 0 {
+        let path = (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+        keys.append(#""/": "\#(path)""#)
+      }
+      if Int.random(in: 0..<5, using: &rng) == 0 {
+        keys.append(#""?": {"q": "\#(["a", "*", "?"].randomElement(using: &rng)!)"}"#)
+      }
+      if Int.random(in: 0..<6, using: &rng) == 0 { keys.append(##""#": "a*""##) }
+      if Bool.random(using: &rng) { keys.append(#""caseSensitive": false"#) }
+      if Int.random(in: 0..<3, using: &rng) == 0 { keys.append(#""percentEncoded": false"#) }
+      if Int.random(in: 0..<4, using: &rng) == 0 { keys.append(#""exclude": true"#) }
+      return "{" + keys.joined(separator: ", ") + "}"
+    }
+    let json =
+      #"{"applinks": {\#(variables), "details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
+    let file = try AASAFile(json: json)
+    return (
+      json, LinkRuntime.RuleProgram(rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    )
+  }
+
+  /// A random path, query and fragment over the alphabet of ``randomProgram(_:)``.
+  static func randomURLTail(_ rng: inout PatternEngineTests.SplitMix) -> String {
+    let path = (0..<Int.random(in: 0...6, using: &rng)).map { _ in
+      ["/", "a", "b", "A", "%41", "1", "//"].randomElement(using: &rng)!
+    }.joined()
+    let query = ["", "?q=a", "?q=b", "?Q=A"].randomElement(using: &rng)!
+    let fragment = ["", "#a", "#ab"].randomElement(using: &rng)!
+    return path + query + fragment
+  }
+
+  @Test func indexedAndLinearScansPickTheSameRule() throws {
+    var rng = PatternEngineTests.SplitMix(state: 7)
     var decided = 0
     var outcomes = Set<String>()
     for _ in 0..<150 {
-      let components = (0..<Int.random(in: 1...12, using: &rng)).map { _ -> String in
-        var keys: [String] = []
-        if Int.random(in: 0..<6, using: &rng) > 0 {
-          let path = (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
-          keys.append(#""/": "\#(path)""#)
-        }
-        if Int.random(in: 0..<5, using: &rng) == 0 {
-          keys.append(#""?": {"q": "\#(["a", "*", "?"].randomElement(using: &rng)!)"}"#)
-        }
-        if Int.random(in: 0..<6, using: &rng) == 0 { keys.append(##""#": "a*""##) }
-        if Bool.random(using: &rng) { keys.append(#""caseSensitive": false"#) }
-        if Int.random(in: 0..<3, using: &rng) == 0 { keys.append(#""percentEncoded": false"#) }
-        if Int.random(in: 0..<4, using: &rng) == 0 { keys.append(#""exclude": true"#) }
-        return "{" + keys.joined(separator: ", ") + "}"
-      }
-      let json =
-        #"{"applinks": {\#(variables), "details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
-      let file = try AASAFile(json: json)
-      let program = LinkRuntime.RuleProgram(
-        rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+      let (json, program) = try Self.randomProgram(&rng)
       for _ in 0..<60 {
-        let path = (0..<Int.random(in: 0...6, using: &rng)).map { _ in
-          ["/", "a", "b", "A", "%41", "1", "//"].randomElement(using: &rng)!
-        }.joined()
-        let query = ["", "?q=a", "?q=b", "?Q=A"].randomElement(using: &rng)!
-        let fragment = ["", "#a", "#ab"].randomElement(using: &rng)!
-        let url = try #require(UniversalLinkURL(string: "https://example.com" + path + query + fragment))
+        let url = try #require(UniversalLinkURL(string: "https://example.com" + Self.randomURLTail(&rng)))
         let indexed = program.firstMatch(url)
         #expect(indexed == Self.linearFirstMatch(program, url), "\(url.absoluteString) in \(json)")
         if let indexed { outcomes.insert(program.rules[indexed].pointer) }
@@ -73,7 +86,7 @@ struct PrefixIndexTests {
     )
     let program = LinkRuntime.RuleProgram(
       rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
-    let index = try #require(program.indexes.first?.index)
+    let index = try #require(program.index.indexes.first?.index)
     #expect(index.entries.count <= 16 * 3_000 + 256, "\(index.entries.count) starts")
     #expect(index.entries.count > 10_000, "the budget is used, not skipped")
     for path in ["/v7/r0/x", "/v199/r2999/x", "/v3/r1500/", "/w/r1/x", "/v7/r3000/x"] {
