@@ -17,7 +17,7 @@ REQUIRE_ENGINES := IPALINKS_REQUIRE_ENGINES=$$([ "$$(uname)" = Linux ] && echo 1
 # saw 11 s for a 1 s timeout whose connection, by the server's clock, closed on time).
 TIMING_SUITES := AASAFetcherTests
 # The concurrent code ThreadSanitizer checks: the fetcher, shared fetches across a batch, batches, the progress bar.
-TSAN_SUITES := AASAFetcherTests|SharedAASAFetchesTests|BatchInspectorTests|AuditCommandTests|NetworkCommandTests
+TSAN_SUITES := AASAFetcherTests|SharedAASAFetchesTests|BatchInspectorTests|AuditCommandTests|NetworkCommandTests|URLScanTests
 # Sanitized code runs TLS handshakes several times slower; timing tests scale their timeouts and bounds by this.
 SANITIZED_ENV := IPALINKS_TEST_TIME_SCALE=4 SWIFT_BACKTRACE=enable=no
 # Seconds each libFuzzer harness runs in `make fuzz`.

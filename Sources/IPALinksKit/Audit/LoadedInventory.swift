@@ -41,7 +41,9 @@ public struct LoadedInventory: Sendable {
     let savedAmongPaths = paths.indices.filter { InventoryReader.looksLikeInventory(paths[$0]) }
     for index in Array(paths.count..<named.count) + savedAmongPaths {
       do {
-        for report in try InventoryReader.read(path: named[index]) { add(report, named: index, byPath: false) }
+        for report in try InventoryReader.read(path: named[index], workers: jobs) {
+          add(report, named: index, byPath: false)
+        }
         loaded.readable += 1
       } catch {
         problem("\(error)")

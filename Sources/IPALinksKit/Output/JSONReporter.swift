@@ -19,6 +19,34 @@ public enum JSONReporter {
     render(Stamped(value: value), pretty: pretty)
   }
 
+  /// `text` as a JSON string literal, exactly as ``render(_:pretty:)`` writes it (`JSONEncoder`'s escapes, then
+  /// ``terminalSafe(_:)``'s): for records written by hand because an encoder per line would cost more than deciding
+  /// the line, as for `who-claims --urls`.
+  public static func quote(_ text: String) -> String {
+    var out = String.UnicodeScalarView()
+    out.append("\"")
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out.append(contentsOf: #"\""#.unicodeScalars)
+      case "\\": out.append(contentsOf: #"\\"#.unicodeScalars)
+      case "\u{8}": out.append(contentsOf: #"\b"#.unicodeScalars)
+      case "\t": out.append(contentsOf: #"\t"#.unicodeScalars)
+      case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
+      case "\u{C}": out.append(contentsOf: #"\f"#.unicodeScalars)
+      case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+      default:
+        guard scalar.value < 0x20 || scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true) else {
+          out.append(scalar)
+          continue
+        }
+        let digits = String(scalar.value, radix: 16)
+        out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars)
+      }
+    }
+    out.append("\"")
+    return String(out)
+  }
+
   /// JSON text with every character a terminal would act on (DEL, C1 controls, bidi controls, line separators),
   /// and the invisible U+FEFF, written as a `\u` escape. They only occur inside strings, where the escape means the
   /// same character, so the JSON is unchanged for a parser but safe to print. (`JSONEncoder` already escapes C0

@@ -175,7 +175,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
   }
 
-  /// `--urls`: each line decided as it is read, so the file is never held whole; JSON Lines stream out, and the text
+  /// `--urls`: lines decided in batches as they are read, so the file is never held whole; JSON Lines stream out, and the text
   /// keeps only the URLs that open an app.
   func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
     guard let lines = LineReader(path: path) else {
@@ -186,24 +186,42 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     var summary = URLScanSummary()
     var records: [URLScan.Line] = []
     var opening: [URLScan.Line] = []
+    // Lines are read in batches and each batch decided on --jobs threads; output keeps the file's order.
+    var batch: [(line: Int, text: String)] = []
+    let format = format
+    func flush() {
+      let results = scan.decide(batch, workers: audit.jobs) { result in
+        (result, format == .jsonl ? (try? result.get()).map { $0.jsonLine + "\n" } : nil)
+      }
+      var out = ""
+      for (result, rendered) in results {
+        switch result {
+        case .failure(let problem):
+          summary.skipped += 1
+          Terminal.write(out)
+          out = ""
+          Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
+        case .success(let line):
+          summary.add(line)
+          switch format {
+          case .jsonl: out += rendered ?? ""
+          case .json: records.append(line)
+          case .text: if !line.apps.isEmpty { opening.append(line) }
+          }
+        }
+      }
+      Terminal.write(out)
+      batch.removeAll(keepingCapacity: true)
+    }
     var number = 0
     while let text = lines.next() {
       number += 1
       let trimmed = text.trimmingCharacters(in: .whitespaces)
       if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      switch scan.decide(trimmed, line: number) {
-      case .failure(let problem):
-        summary.skipped += 1
-        Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
-      case .success(let line):
-        summary.add(line)
-        switch format {
-        case .jsonl: Terminal.write(JSONReporter.render(line, pretty: false) + "\n")
-        case .json: records.append(line)
-        case .text: if !line.apps.isEmpty { opening.append(line) }
-        }
-      }
+      batch.append((number, trimmed))
+      if batch.count == 2_048 { flush() }
     }
+    flush()
     switch format {
     case .jsonl: break
     case .json: Terminal.write(JSONReporter.document(URLScanSummary.Document(urls: records)) + "\n")

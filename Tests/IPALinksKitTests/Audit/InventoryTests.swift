@@ -46,6 +46,29 @@ import UniversalLinks
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("\n \n".utf8), name: "x") }
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(path: "/nonexistent/inv.json") }
   }
+
+  /// Lines decoded on several threads come back in file order, and the first bad line is the one named, whichever
+  /// thread decoded it.
+  @Test func linesDecodedInParallelKeepTheirOrder() throws {
+    let good = (0..<400).map { #"{"input":"app\#($0).ipa","bundles":[]}"# }
+    let text = good.joined(separator: "\n") + "\n"
+    for workers in [1, 2, 4] {
+      let read = try InventoryReader.read(Data(text.utf8), name: "x.jsonl", workers: workers)
+      #expect(read.map(\.input) == (0..<400).map { "app\($0).ipa" }, "\(workers) workers")
+    }
+    // Bad lines at 351 and 12 (blank lines count): the earlier one is named.
+    var lines = good
+    lines.insert("", at: 5)
+    lines[350] = #"{"input":"x.ipa","bundles":[{"kind":"app"}]}"#
+    lines[11] = "{"
+    for workers in [1, 2, 4] {
+      #expect {
+        try InventoryReader.read(Data(lines.joined(separator: "\n").utf8), name: "x.jsonl", workers: workers)
+      } throws: { error in
+        "\(error)".hasPrefix("x.jsonl: line 12 is not an ipalinks inventory")
+      }
+    }
+  }
 }
 
 @Suite struct InventoryDiffTests {

@@ -42,4 +42,43 @@ import UniversalLinks
       try scan.decide("ftp://shop.example.com/x", line: 8).get()
     }
   }
+
+  /// A batch decided on several threads gives, in input order, what deciding its lines one by one gives, bad lines
+  /// included. (Under ThreadSanitizer too: this suite is in the Makefile's TSAN_SUITES.)
+  @Test func batchesDecidedInParallelKeepTheirOrder() async throws {
+    let scan = URLScan(reports: try await InspectedSamples.reports(["Store.ipa", "Nested.ipa"]))
+    let texts = [
+      "https://shop.example.com/buy/1", "https://shop.example.com/buy/gift/card", "https://nested.example.com/menu/1",
+      "https://nowhere.example/x", "ftp://shop.example.com/x", "not a url", "https://shop.example.com/p/7?ref=a",
+    ]
+    let lines = (0..<3_000).map { (line: $0 + 1, text: texts[($0 * 7 + $0 / 5) % texts.count] + "/\($0)") }
+    let expected = lines.map { scan.decide($0.text, line: $0.line) }
+    for workers in [1, 2, 4] {
+      let results = scan.decide(lines, workers: workers) { $0 }
+      #expect(results == expected, "\(workers) workers")
+    }
+    // The lines reach every outcome, so the order is checked on each.
+    #expect(expected.contains { (try? $0.get())?.apps.isEmpty == false })
+    #expect(expected.contains { (try? $0.get())?.excludedBy.isEmpty == false })
+    #expect(expected.contains { if case .failure = $0 { true } else { false } })
+  }
+
+  /// The hand-built JSON line is byte for byte what the encoder writes, whatever the strings hold: quotes,
+  /// backslashes, every C0 control, DEL, C1 controls, bidi controls, line separators, U+FEFF, astral scalars.
+  @Test func handBuiltJSONLinesAreTheEncodersText() {
+    var strings = [
+      "", "https://a.example/p?q=1#f", #"quote " and \ backslash / slash"#, "é\u{301} \u{1F600} \u{10FFFF}",
+      "\u{7F}\u{80}\u{85}\u{9F}\u{A0}\u{200E}\u{202E}\u{2066}\u{2028}\u{2029}\u{061C}\u{FEFF}\u{FFFD}",
+    ]
+    strings.append(String(String.UnicodeScalarView((0..<0x20).map { Unicode.Scalar($0)! })))
+    for (k, text) in strings.enumerated() {
+      let claim = URLScan.Claim(appId: text, pointer: "/applinks/details/\(k)/" + text)
+      for line in [
+        URLScan.Line(url: text, apps: [], excludedBy: []),
+        URLScan.Line(url: text, apps: [claim, claim], excludedBy: [claim]),
+      ] {
+        #expect(line.jsonLine == JSONReporter.render(line, pretty: false), "\(text.unicodeScalars.map(\.value))")
+      }
+    }
+  }
 }
