@@ -32,17 +32,22 @@ extension LinkRuntime {
         }
       }
 
-      /// Whether rule `rule` matches the URL: its cheap conditions first, then its patterns.
+      /// Whether `rule`, a candidate the index gave for this URL, matches it: its cheap conditions first, then its
+      /// patterns.
       @inline(__always)
       func matches(rule: Int, _ subject: inout Subject) -> Bool {
         let filter = filters[rule]
-        let reading = subject.reading(filter.slot)
-        guard filter.admits(RuleFilter.Masks(reading)) else { return false }
-        guard filter.arenaCount > 0 else { return compiled[rule].matches(reading) }
+        guard filter.arenaCount > 0 else {
+          let reading = subject.reading(filter.slot)
+          return filter.admits(RuleFilter.Masks(reading)) && compiled[rule].matches(reading)
+        }
+        // A path-only glob: the index has checked the path's conditions, and the query and fragment are never
+        // read, so they are never prepared.
+        let path = subject.path(filter.slot)
         return arena.withUnsafeBufferPointer { arena in
           GlobProgram.matches(
-            UnsafeBufferPointer(rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)]),
-            reading.path, others: [])
+            UnsafeBufferPointer(rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)]), path,
+            others: [])
         }
       }
     }
