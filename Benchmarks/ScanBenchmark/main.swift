@@ -1,7 +1,8 @@
 // Measures `who-claims --urls`'s core: one URL decided against many apps at once through the host index and each
 // file's prefix index, against the per-app matcher (every app's compiled matcher asked in turn), on a generated
 // inventory of 1,000 apps (a few shared hosts, wildcard claims, 5-50 rules each) and 1,000,000 URLs made on the
-// fly, so memory holds the rules and nothing per URL. Reports URLs per second, the ratio, and peak memory.
+// fly, so memory holds the rules and nothing per URL. Reports URLs per second on one thread and on every core,
+// the ratios, and peak memory.
 //
 //   swift run -c release ScanBenchmark [APPS] [URLS]
 import BenchmarkSupport
@@ -86,6 +87,22 @@ let scanTime = clock.measure {
 }
 let scanRate = Double(urlCount) / seconds(scanTime)
 
+// The same work on every core, as `who-claims --urls --jobs N` does it: each thread decides its own share of the
+// URLs (made from its own seed) against the one shared table.
+let cores = ProcessInfo.processInfo.activeProcessorCount
+let shares = UnsafeMutableBufferPointer<Int>.allocate(capacity: cores)
+shares.initialize(repeating: 0)
+nonisolated(unsafe) let opened = shares
+let parallelTime = clock.measure {
+  DispatchQueue.concurrentPerform(iterations: cores) { core in
+    var rng = SplitMix(state: 42 &+ UInt64(core) &* 7_919)
+    var matched = 0
+    for _ in 0..<(urlCount / cores) where table.decide(url(&rng)).verdict == .match { matched += 1 }
+    opened[core] = matched
+  }
+}
+let parallelRate = Double(urlCount / cores * cores) / seconds(parallelTime)
+
 // Peak memory of the inventory, its table and the scan, read before the baseline compiles its own matchers.
 var usage = rusage()
 #if os(Linux)
@@ -142,8 +159,12 @@ print(
   "scan: \(urlCount) URLs in \(String(format: "%.2f", seconds(scanTime))) s: \(Int(scanRate)) URLs/s "
     + "(match \(counts[.match, default: 0]), exclude \(counts[.exclude, default: 0]), "
     + "no-match \(counts[.noMatch, default: 0]))")
-print("per-app matcher: \(Int(baselineRate)) URLs/s on the first \(baselineCount) URLs")
 print(
-  "ratio: \(String(format: "%.1f", scanRate / baselineRate))x faster (verdicts compared on \(baselineCount) URLs, "
+  "scan on \(cores) threads: \(Int(parallelRate)) URLs/s (\(String(format: "%.2f", parallelRate / scanRate))x one "
+    + "thread; \(shares.reduce(0, +)) of \(urlCount / cores * cores) open an app)")
+print("per-app matcher: \(Int(baselineRate)) URLs/s on the first \(baselineCount) URLs, one thread")
+print(
+  "ratio: \(String(format: "%.1f", scanRate / baselineRate))x faster on one thread, "
+    + "\(String(format: "%.1f", parallelRate / baselineRate))x on \(cores) (verdicts compared on \(baselineCount) URLs, "
     + "\(differ) differ)")
 print("peak memory of the scan (inventory, table, \(urlCount) URLs streamed): \(String(format: "%.0f", peakMiB)) MiB")
