@@ -7,7 +7,8 @@ struct AuditInputOptions: ParsableArguments {
   @Flag(name: .customLong("no-fetch"), help: "Do not look up the AASA files of inspected inputs.")
   var noFetch = false
 
-  @Option(help: "How many inputs to inspect at once.")
+  @Option(
+    help: "How many inputs to inspect at once, and threads for saved inventories and --urls (default: the CPU cores).")
   var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
 
   @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
