@@ -29,4 +29,15 @@ struct SimulatorSectionTests {
     #expect(bundle["architectures"] as? [String] == ["arm64"])
     #expect(run.stderr.contains("__TEXT,__entitlements"))
   }
+
+  /// A build whose entitlements are only in the section runs on the simulator alone; `get-task-allow` does not make
+  /// it a development build for devices.
+  @Test func aSimulatorBuildSaysSo() throws {
+    let run = try CLI.run(["inspect", CLI.sample("Simulator.ipa"), "--no-fetch", "--format", "json"])
+    let bundle = try #require((run.json?["bundles"] as? [[String: Any]])?.first, "\(run.stderr)")
+    #expect(bundle["distribution"] as? String == "simulator")
+    #expect((bundle["entitlements"] as? [String: Any])?["get-task-allow"] as? Bool == true)
+    let store = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "json"])
+    #expect((store.json?["bundles"] as? [[String: Any]])?.first?["distribution"] as? String == "app-store")
+  }
 }

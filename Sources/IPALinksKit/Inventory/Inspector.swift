@@ -313,6 +313,9 @@ public struct Inspector: Sendable {
       bundle.distribution = profile.kind.rawValue
     } else if bundle.encrypted == true {
       bundle.distribution = "app-store"
+    } else if resolved.first(where: \.effective)?.kind == .simulatorSection {
+      // Entitlements only in `__TEXT,__entitlements`: built for the simulator, which runs nowhere else.
+      bundle.distribution = "simulator"
     } else if getTaskAllow == true {
       bundle.distribution = "development"
     }
