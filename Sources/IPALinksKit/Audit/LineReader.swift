@@ -1,8 +1,17 @@
 import Foundation
 
 /// Reads a file (or standard input, for `-`) a line at a time in bounded memory.
+///
+/// It reads what the input has ready (up to 64 KiB at a time), never waiting for a full chunk, so lines from a slow
+/// pipe can be answered as they arrive (see ``mayWait``).
 public final class LineReader {
+  /// A line longer than this is cut here, and what follows is read as further lines: a file without line breaks
+  /// (`/dev/zero`, say) cannot make the reader hold more.
+  public static let maximumLineBytes = 1 << 20
+
   private let handle: FileHandle
+  /// A regular file never makes a read wait for a writer.
+  private let regularFile: Bool
   private var buffer: [UInt8] = []
   private var start = 0
   private var atEnd = false
@@ -15,6 +24,18 @@ public final class LineReader {
       guard let file = FileHandle(forReadingAtPath: path) else { return nil }
       handle = file
     }
+    var status = stat()
+    regularFile = fstat(handle.fileDescriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+  }
+
+  /// Whether the next ``next()`` may wait for a writer: the input is a pipe or a terminal, and no whole line is
+  /// buffered. What has been read so far is then worth answering first.
+  public var mayWait: Bool { !regularFile && !hasBufferedLine }
+
+  /// Whether ``next()`` can return a line without reading.
+  public var hasBufferedLine: Bool {
+    start < buffer.count
+      && (atEnd || buffer[start...].contains(UInt8(ascii: "\n")) || buffer.count - start >= Self.maximumLineBytes)
   }
 
   /// The next line without its line break (LF or CRLF), decoded as UTF-8; nil at the end.
@@ -26,6 +47,11 @@ public final class LineReader {
         start = newline + 1
         return String(decoding: line, as: UTF8.self)
       }
+      if buffer.count - start >= Self.maximumLineBytes {
+        let line = buffer[start..<start + Self.maximumLineBytes]
+        start += Self.maximumLineBytes
+        return String(decoding: line, as: UTF8.self)
+      }
       if atEnd {
         guard start < buffer.count else { return nil }
         let line = buffer[start...]
@@ -34,7 +60,13 @@ public final class LineReader {
       }
       buffer.removeFirst(start)
       start = 0
-      let chunk = handle.readData(ofLength: 1 << 16)
+      // read(2), not FileHandle.readData(ofLength:), which waits until it has the whole length or the end.
+      let descriptor = handle.fileDescriptor
+      let chunk = [UInt8](unsafeUninitializedCapacity: 1 << 16) { bytes, count in
+        var n = 0
+        repeat { n = read(descriptor, bytes.baseAddress, bytes.count) } while n < 0 && errno == EINTR
+        count = max(n, 0)
+      }
       if chunk.isEmpty { atEnd = true } else { buffer += chunk }
     }
   }

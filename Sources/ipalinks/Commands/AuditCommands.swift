@@ -175,7 +175,8 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
   }
 
-  /// `--urls`: lines decided in batches as they are read, so the file is never held whole; JSON Lines stream out, and the text
+  /// `--urls`: lines decided in batches as they are read (a batch ends where the input has nothing more ready), so
+  /// the file is never held whole; JSON Lines stream out, and the text
   /// keeps only the URLs that open an app.
   func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
     guard let lines = LineReader(path: path) else {
@@ -217,9 +218,9 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     while let text = lines.next() {
       number += 1
       let trimmed = text.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      batch.append((number, trimmed))
-      if batch.count == 2_048 { flush() }
+      if !trimmed.isEmpty && !trimmed.hasPrefix("#") { batch.append((number, trimmed)) }
+      // A full batch, or all the input has ready (a slow pipe's lines are answered as they come).
+      if batch.count == 2_048 || (!batch.isEmpty && lines.mayWait) { flush() }
     }
     flush()
     switch format {

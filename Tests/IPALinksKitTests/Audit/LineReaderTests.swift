@@ -16,4 +16,36 @@ struct LineReaderTests {
     #expect(lines == ["first", "second", "", long, "last"])
     #expect(LineReader(path: url.path + ".missing") == nil)
   }
+
+  /// A pipe's lines come as they are written: the reader does not wait for a full chunk or the end.
+  @Test(.timeLimit(.minutes(1))) func linesFromAPipeComeAsTheyAreWritten() throws {
+    let pipe = Pipe()
+    let reader = try #require(LineReader(path: "/dev/fd/\(pipe.fileHandleForReading.fileDescriptor)"))
+    pipe.fileHandleForWriting.write(Data("a\r\nb".utf8))
+    // With a reader that waited for 64 KiB or the end, this would never return.
+    #expect(reader.next() == "a")
+    #expect(!reader.hasBufferedLine && reader.mayWait)
+    pipe.fileHandleForWriting.write(Data("\nc\n".utf8))
+    #expect(reader.next() == "b")
+    #expect(reader.hasBufferedLine && !reader.mayWait)
+    #expect(reader.next() == "c")
+    try pipe.fileHandleForWriting.close()
+    #expect(reader.next() == nil)
+  }
+
+  /// A file without line breaks is read in lines of at most ``LineReader/maximumLineBytes``.
+  @Test func anEndlessLineIsCut() throws {
+    let limit = LineReader.maximumLineBytes
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).txt")
+    try Data(repeating: UInt8(ascii: "x"), count: 2 * limit + 10).write(to: url)
+    defer { try? FileManager.default.removeItem(at: url) }
+    let reader = try #require(LineReader(path: url.path))
+    var lengths: [Int] = []
+    while let line = reader.next() {
+      lengths.append(line.utf8.count)
+      // A file never waits for a writer, whatever is buffered.
+      #expect(!reader.mayWait)
+    }
+    #expect(lengths == [limit, limit, 10])
+  }
 }
