@@ -22,8 +22,19 @@ extension LinkRuntime {
       /// subdomain. `*.example.com` covers `a.example.com`, not `example.com` itself.
       public func scope(for host: String) -> Scope? {
         if let exact = scopes.first(where: { !$0.wildcard && $0.host == host }) { return exact }
+        return longestWildcard { host.hasSuffix("." + $0) }
+      }
+
+      /// The entry that governs a subdomain of `host` that the app does not claim exactly: the longest wildcard
+      /// entry for `host` itself or one of its parent domains.
+      func scope(below host: String) -> Scope? {
+        longestWildcard { $0 == host || host.hasSuffix("." + $0) }
+      }
+
+      /// The wildcard entry with the longest host among those whose host `covers` accepts; the first on a tie.
+      private func longestWildcard(_ covers: (String) -> Bool) -> Scope? {
         var best: Scope? = nil
-        for scope in scopes where scope.wildcard && host.hasSuffix("." + scope.host) {
+        for scope in scopes where scope.wildcard && covers(scope.host) {
           if scope.host.utf8.count > best?.host.utf8.count ?? -1 { best = scope }
         }
         return best
@@ -115,16 +126,8 @@ extension LinkRuntime {
       }
       var wildcardGroups: [String: Group] = [:]
       for host in wildcards.sorted() {
-        // A host below `host` that no app claims exactly: each app's longest wildcard over it.
-        wildcardGroups[host] = group(
-          claiming(host).compactMap { i in
-            var best: Scope? = nil
-            for scope in apps[i].scopes where scope.wildcard && (scope.host == host || host.hasSuffix("." + scope.host))
-            {
-              if scope.host.utf8.count > best?.host.utf8.count ?? -1 { best = scope }
-            }
-            return best.map { (i, $0) }
-          })
+        // A host below `host` that no app claims exactly.
+        wildcardGroups[host] = group(claiming(host).compactMap { i in apps[i].scope(below: host).map { (i, $0) } })
       }
       self.exactGroups = exactGroups
       self.wildcardGroups = wildcardGroups

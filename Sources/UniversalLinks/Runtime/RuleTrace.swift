@@ -66,9 +66,10 @@ extension LinkRuntime.RuleProgram {
       case .whole(let pattern)?: check(.query, pattern, reading.query)
       case .items(let items)?:
         for item in items {
-          let values = reading.items.filter { LinkRuntime.CompiledRule.isItem($0.name, named: item.name, item.scalars) }
-            .map(
-              \.value)
+          var values: [LinkRuntime.SubjectText] = []
+          for pair in reading.items where LinkRuntime.CompiledRule.isItem(pair.name, named: item.name, item.scalars) {
+            values.append(pair.value)
+          }
           if values.isEmpty { check(.queryItem(item.name), item.pattern, nil, matchesMissing: item.matchesEmpty) }
           for value in values { check(.queryItem(item.name), item.pattern, value) }
         }
