@@ -41,9 +41,8 @@ public enum InventoryReader {
       let line = data[data.startIndex + lines[k].lowerBound..<data.startIndex + lines[k].upperBound]
       if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { return .success(nil) }
       do { return .success(try JSONDecoder().decode(InspectionReport.self, from: line)) } catch {
-        let number = data[data.startIndex..<line.startIndex].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         return .failure(
-          Failure(description: "\(name): line \(number) is not an ipalinks inventory: \(describe(error))"))
+          Failure(description: "\(name): line \(k + 1) is not an ipalinks inventory: \(describe(error))"))
       }
     }
     var reports: [InspectionReport] = []

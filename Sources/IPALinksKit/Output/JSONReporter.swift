@@ -34,13 +34,9 @@ public enum JSONReporter {
       case "\n": out.append(contentsOf: #"\n"#.unicodeScalars)
       case "\u{C}": out.append(contentsOf: #"\f"#.unicodeScalars)
       case "\r": out.append(contentsOf: #"\r"#.unicodeScalars)
+      // The other C0 controls, and what terminalSafe escapes.
       default:
-        guard scalar.value < 0x20 || scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true) else {
-          out.append(scalar)
-          continue
-        }
-        let digits = String(scalar.value, radix: 16)
-        out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars)
+        if needsUnicodeEscape(scalar) { out.append(contentsOf: unicodeEscape(scalar)) } else { out.append(scalar) }
       }
     }
     out.append("\"")
@@ -52,18 +48,24 @@ public enum JSONReporter {
   /// same character, so the JSON is unchanged for a parser but safe to print. (`JSONEncoder` already escapes C0
   /// controls.) U+FEFF is escaped too because Foundation's parser on Linux drops a raw one that follows an escape.
   static func terminalSafe(_ json: String) -> String {
-    func escaped(_ scalar: Unicode.Scalar) -> Bool { scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true) }
-    guard json.unicodeScalars.contains(where: escaped) else { return json }
+    guard json.unicodeScalars.contains(where: needsUnicodeEscape) else { return json }
     var out = String.UnicodeScalarView()
     for scalar in json.unicodeScalars {
-      guard escaped(scalar) else {
-        out.append(scalar)
-        continue
-      }
-      let digits = String(scalar.value, radix: 16)
-      out.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars)
+      if needsUnicodeEscape(scalar) { out.append(contentsOf: unicodeEscape(scalar)) } else { out.append(scalar) }
     }
     return String(out)
+  }
+
+  /// What the JSON this tool prints writes as `\u` escapes (besides `"`, `\` and the named C0 escapes): C0
+  /// controls and everything ``terminalSafe(_:)`` lists. Every one is in the Basic Multilingual Plane.
+  private static func needsUnicodeEscape(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true)
+  }
+
+  /// `\u` and four lower-case hex digits, as `JSONEncoder` writes them.
+  private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+    let digits = String(scalar.value, radix: 16)
+    return ("\\u" + String(repeating: "0", count: 4 - digits.count) + digits).unicodeScalars
   }
 }
 
