@@ -155,6 +155,27 @@ struct SurfaceTests {
     #expect(urls.stdout.contains("https://shop.example.com/buy/1"))
   }
 
+  /// A URL list with an overlong line (a binary file, say): that line is named and skipped, the URLs around it are
+  /// still answered in order, and the lines after it keep their numbers.
+  @Test func anOverlongURLLineIsNamedAndTheRestAnswered() throws {
+    let list = NSTemporaryDirectory() + "ipalinks-urls-\(UUID().uuidString).txt"
+    let long = "https://shop.example.com/" + String(repeating: "\u{1B}x", count: 600_000)
+    try ["https://shop.example.com/buy/1", long, "not a url", "https://shop.example.com/buy/2", ""]
+      .joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: list) }
+    let run = try CLI.run(
+      ["who-claims", "--urls", list, CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "--format", "jsonl"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let urls = run.stdout.split(separator: "\n").compactMap { line in
+      (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["url"] as? String
+    }
+    #expect(urls == ["https://shop.example.com/buy/1", "https://shop.example.com/buy/2"])
+    #expect(run.stderr.contains("line 2: longer than 1 MiB; not a URL"))
+    #expect(run.stderr.contains(#"line 3: "not a url" is not an absolute URL with a host"#))
+    #expect(run.stderr.contains("2 URLs: 2 open an app, 0 excluded, 0 open none; 2 lines skipped"))
+    #expect(!run.stderr.contains("\u{1B}"))
+  }
+
   @Test func diffShowsWhatAnAddedBundleBrings() throws {
     let run = try CLI.run(["diff", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--no-fetch"])
     #expect(run.status == 1)

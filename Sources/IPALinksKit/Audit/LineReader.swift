@@ -5,9 +5,13 @@ import Foundation
 /// It reads what the input has ready (up to 64 KiB at a time), never waiting for a full chunk, so lines from a slow
 /// pipe can be answered as they arrive (see ``mayWait``).
 public final class LineReader {
-  /// A line longer than this is cut here, and what follows is read as further lines: a file without line breaks
+  /// A line longer than this is cut here and the rest of it skipped (see ``cut``): a file without line breaks
   /// (`/dev/zero`, say) cannot make the reader hold more.
   public static let maximumLineBytes = 1 << 20
+
+  /// Whether the line ``next()`` last returned was longer than ``maximumLineBytes``: it holds the first bytes only,
+  /// and the next line is the one after it.
+  public private(set) var cut = false
 
   private let handle: FileHandle
   /// A regular file never makes a read wait for a writer.
@@ -15,6 +19,8 @@ public final class LineReader {
   private var buffer: [UInt8] = []
   private var start = 0
   private var atEnd = false
+  /// Dropping the rest of a cut line, up to its line break.
+  private var skipping = false
 
   /// A reader of `path`, or of standard input for `-`; nil when the file cannot be opened.
   public init?(path: String) {
@@ -33,31 +39,44 @@ public final class LineReader {
   public var mayWait: Bool { !regularFile && !hasBufferedLine }
 
   /// Whether ``next()`` can return a line without reading.
-  public var hasBufferedLine: Bool {
-    start < buffer.count
-      && (atEnd || buffer[start...].contains(UInt8(ascii: "\n")) || buffer.count - start >= Self.maximumLineBytes)
+  var hasBufferedLine: Bool {
+    !skipping && start < buffer.count
+      && (atEnd || buffer[start...].contains(UInt8(ascii: "\n")) || buffer.count - start > Self.maximumLineBytes)
   }
 
   /// The next line without its line break (LF or CRLF), decoded as UTF-8; nil at the end.
   public func next() -> String? {
+    cut = false
     while true {
-      if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-        var line = buffer[start..<newline]
-        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-        start = newline + 1
-        return String(decoding: line, as: UTF8.self)
-      }
-      if buffer.count - start >= Self.maximumLineBytes {
-        let line = buffer[start..<start + Self.maximumLineBytes]
-        start += Self.maximumLineBytes
-        return String(decoding: line, as: UTF8.self)
-      }
-      if atEnd {
-        guard start < buffer.count else { return nil }
-        let line = buffer[start...]
+      let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n"))
+      if skipping {
+        // The rest of a cut line: up to its break, or all that is buffered.
+        if let newline {
+          (start, skipping) = (newline + 1, false)
+          continue
+        }
         start = buffer.count
-        return String(decoding: line, as: UTF8.self)
       }
+      if !skipping {
+        if (newline ?? buffer.count) - start > Self.maximumLineBytes {
+          let line = buffer[start..<start + Self.maximumLineBytes]
+          if let newline { start = newline + 1 } else { (start, skipping) = (buffer.count, true) }
+          cut = true
+          return String(decoding: line, as: UTF8.self)
+        }
+        if let newline {
+          var line = buffer[start..<newline]
+          if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+          start = newline + 1
+          return String(decoding: line, as: UTF8.self)
+        }
+        if atEnd && start < buffer.count {
+          let line = buffer[start...]
+          start = buffer.count
+          return String(decoding: line, as: UTF8.self)
+        }
+      }
+      if atEnd { return nil }
       buffer.removeFirst(start)
       start = 0
       // read(2), not FileHandle.readData(ofLength:), which waits until it has the whole length or the end.

@@ -78,7 +78,10 @@ public struct URLScan: Sendable {
 
   /// Decides one line of input (surrounding white space ignored); `number` names it in a problem.
   public func decide(_ text: some StringProtocol, line number: Int) -> Result<Line, Problem> {
-    let trimmed = String(text).trimmingWhitespace()
+    decide(trimmed: String(text).trimmingWhitespace(), line: number)
+  }
+
+  private func decide(trimmed: String, line number: Int) -> Result<Line, Problem> {
     guard let url = UniversalLinkURL(string: trimmed) else {
       return .failure(Problem(line: number, message: "\(quoted(trimmed)) is not an absolute URL with a host"))
     }
@@ -93,12 +96,38 @@ public struct URLScan: Sendable {
     return .success(line)
   }
 
-  /// Decides `lines`, each with its line number, on up to `workers` threads at once, each result passed through
-  /// `transform` on the thread that decided it (to render it, say); the outputs come back in input order.
+  /// Decides every line of `reader`, as `who-claims --urls` does. Blank lines and `#` comments are skipped, and a
+  /// line over ``LineReader/maximumLineBytes`` is a problem. The others are decided in batches on up to `workers`
+  /// threads: a batch ends after 2,048 URLs, or where the input has nothing more ready, so a slow pipe's lines are
+  /// answered as they come. `body` gets each batch's results in the file's order, each with what `transform` made
+  /// of it on the thread that decided it (its rendering, say).
   public func decide<Output: Sendable>(
-    _ lines: [(line: Int, text: String)], workers: Int, _ transform: @Sendable (Result<Line, Problem>) -> Output
-  ) -> [Output] {
-    parallelMap(lines.count, workers: workers) { k in transform(decide(lines[k].text, line: lines[k].line)) }
+    _ reader: LineReader, workers: Int, _ transform: @Sendable (Result<Line, Problem>) -> Output,
+    _ body: ([(result: Result<Line, Problem>, output: Output)]) -> Void
+  ) {
+    // A nil text stands for a line that was cut.
+    var batch: [(line: Int, text: String?)] = []
+    func flush() {
+      let lines = batch
+      body(
+        parallelMap(lines.count, workers: workers) { k in
+          let (number, text) = lines[k]
+          let result =
+            text.map { decide(trimmed: $0, line: number) }
+            ?? .failure(
+              Problem(line: number, message: "longer than \(LineReader.maximumLineBytes >> 20) MiB; not a URL"))
+          return (result, transform(result))
+        })
+      batch.removeAll(keepingCapacity: true)
+    }
+    var number = 0
+    while let text = reader.next() {
+      number += 1
+      let trimmed = text.trimmingWhitespace()
+      if !trimmed.isEmpty && !trimmed.hasPrefix("#") { batch.append((number, reader.cut ? nil : trimmed)) }
+      if batch.count == 2_048 || (!batch.isEmpty && reader.mayWait) { flush() }
+    }
+    if !batch.isEmpty { flush() }
   }
 
   private func quoted(_ text: String) -> String {

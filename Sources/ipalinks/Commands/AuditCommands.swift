@@ -175,9 +175,8 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
   }
 
-  /// `--urls`: lines decided in batches as they are read (a batch ends where the input has nothing more ready), so
-  /// the file is never held whole; JSON Lines stream out, and the text
-  /// keeps only the URLs that open an app.
+  /// `--urls`: lines decided in batches as they are read (``URLScan/decide(_:workers:_:_:)``), so the file is never
+  /// held whole; JSON Lines stream out, and the text keeps only the URLs that open an app.
   func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
     guard let lines = LineReader(path: path) else {
       Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
@@ -187,42 +186,28 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     var summary = URLScanSummary()
     var records: [URLScan.Line] = []
     var opening: [URLScan.Line] = []
-    // Lines are read in batches and each batch decided on --jobs threads; output keeps the file's order.
-    var batch: [(line: Int, text: String)] = []
     let format = format
-    func flush() {
-      let results = scan.decide(batch, workers: audit.jobs) { result in
-        (result, format == .jsonl ? (try? result.get()).map { $0.jsonLine + "\n" } : nil)
-      }
+    scan.decide(lines, workers: audit.jobs, { format == .jsonl ? (try? $0.get())?.jsonLine : nil }) { batch in
       var out = ""
-      for (result, rendered) in results {
+      for (result, rendered) in batch {
         switch result {
         case .failure(let problem):
           summary.skipped += 1
+          // Standard output so far first, so a problem shows beside the URLs around it.
           Terminal.write(out)
           out = ""
           Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
         case .success(let line):
           summary.add(line)
           switch format {
-          case .jsonl: out += rendered ?? ""
+          case .jsonl: out += (rendered ?? "") + "\n"
           case .json: records.append(line)
           case .text: if !line.apps.isEmpty { opening.append(line) }
           }
         }
       }
       Terminal.write(out)
-      batch.removeAll(keepingCapacity: true)
     }
-    var number = 0
-    while let text = lines.next() {
-      number += 1
-      let trimmed = text.trimmingCharacters(in: .whitespaces)
-      if !trimmed.isEmpty && !trimmed.hasPrefix("#") { batch.append((number, trimmed)) }
-      // A full batch, or all the input has ready (a slow pipe's lines are answered as they come).
-      if batch.count == 2_048 || (!batch.isEmpty && lines.mayWait) { flush() }
-    }
-    flush()
     switch format {
     case .jsonl: break
     case .json: Terminal.write(JSONReporter.document(URLScanSummary.Document(urls: records)) + "\n")

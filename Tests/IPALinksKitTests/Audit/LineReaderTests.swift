@@ -33,19 +33,24 @@ struct LineReaderTests {
     #expect(reader.next() == nil)
   }
 
-  /// A file without line breaks is read in lines of at most ``LineReader/maximumLineBytes``.
-  @Test func anEndlessLineIsCut() throws {
+  /// A line over ``LineReader/maximumLineBytes`` is cut there, flagged, and the rest of it skipped: the lines after
+  /// it keep their numbers, and a file without line breaks holds the reader to one cut line.
+  @Test func anOverlongLineIsCutAndTheRestOfItSkipped() throws {
     let limit = LineReader.maximumLineBytes
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).txt")
-    try Data(repeating: UInt8(ascii: "x"), count: 2 * limit + 10).write(to: url)
+    var bytes = Data("first\n".utf8)
+    bytes += Data(repeating: UInt8(ascii: "x"), count: 2 * limit + 10)
+    bytes += Data("\nlast\n".utf8) + Data(repeating: UInt8(ascii: "y"), count: limit + 1)
+    try bytes.write(to: url)
     defer { try? FileManager.default.removeItem(at: url) }
     let reader = try #require(LineReader(path: url.path))
-    var lengths: [Int] = []
+    var lines: [(count: Int, cut: Bool)] = []
     while let line = reader.next() {
-      lengths.append(line.utf8.count)
+      lines.append((line.utf8.count, reader.cut))
       // A file never waits for a writer, whatever is buffered.
       #expect(!reader.mayWait)
     }
-    #expect(lengths == [limit, limit, 10])
+    #expect(lines.map(\.count) == [5, limit, 4, limit])
+    #expect(lines.map(\.cut) == [false, true, false, true])
   }
 }

@@ -43,19 +43,46 @@ import UniversalLinks
     }
   }
 
-  /// A batch decided on several threads gives, in input order, what deciding its lines one by one gives, bad lines
-  /// included. (Under ThreadSanitizer too: this suite is in the Makefile's TSAN_SUITES.)
-  @Test func batchesDecidedInParallelKeepTheirOrder() async throws {
+  /// A list decided in batches on several threads gives, in the file's order, what deciding its lines one by one
+  /// gives. Blank lines and comments are skipped; bad lines, an overlong one among them, are problems named by
+  /// their number, and every line after them is still decided. (Under ThreadSanitizer too: this suite is in the
+  /// Makefile's TSAN_SUITES.)
+  @Test func listsDecidedInParallelKeepTheirOrder() async throws {
     let scan = URLScan(reports: try await InspectedSamples.reports(["Store.ipa", "Nested.ipa"]))
     let texts = [
       "https://shop.example.com/buy/1", "https://shop.example.com/buy/gift/card", "https://nested.example.com/menu/1",
       "https://nowhere.example/x", "ftp://shop.example.com/x", "not a url", "https://shop.example.com/p/7?ref=a",
     ]
-    let lines = (0..<3_000).map { (line: $0 + 1, text: texts[($0 * 7 + $0 / 5) % texts.count] + "/\($0)") }
-    let expected = lines.map { scan.decide($0.text, line: $0.line) }
+    var lines = (0..<3_000).map { texts[($0 * 7 + $0 / 5) % texts.count] + "/\($0)" }
+    for k in stride(from: 3, to: lines.count, by: 11) { lines[k] = k % 2 == 0 ? " " : "  # a comment" }
+    let long = 1_234
+    lines[long] = "https://shop.example.com/" + String(repeating: "x", count: LineReader.maximumLineBytes)
+    let list = FileManager.default.temporaryDirectory.appendingPathComponent("urls-\(UUID().uuidString).txt")
+    try Data(lines.joined(separator: "\n").utf8).write(to: list)
+    defer { try? FileManager.default.removeItem(at: list) }
+    var expected: [Result<URLScan.Line, URLScan.Problem>] = []
+    for (k, text) in lines.enumerated() where k % 11 != 3 {
+      expected.append(
+        k == long
+          ? .failure(URLScan.Problem(line: k + 1, message: "longer than 1 MiB; not a URL"))
+          : scan.decide(text, line: k + 1))
+    }
     for workers in [1, 2, 4] {
-      let results = scan.decide(lines, workers: workers) { $0 }
-      #expect(results == expected, "\(workers) workers")
+      let reader = try #require(LineReader(path: list.path))
+      var results: [Result<URLScan.Line, URLScan.Problem>] = []
+      var batches = 0
+      scan.decide(reader, workers: workers, { $0 }) { batch in
+        #expect(batch.allSatisfy { $0.result == $0.output })
+        results += batch.map(\.result)
+        batches += 1
+      }
+      #expect(results.count == expected.count, "\(workers) workers")
+      let differ = zip(results, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+      #expect(
+        differ == nil,
+        "\(workers) workers: the first difference is result \(differ ?? -1): \(differ.map { String(String(describing: results[$0]).prefix(200)) } ?? "")"
+      )
+      #expect(batches > 1, "\(workers) workers")
     }
     // The lines reach every outcome, so the order is checked on each.
     #expect(expected.contains { (try? $0.get())?.apps.isEmpty == false })
