@@ -36,8 +36,12 @@ struct Inspect: AsyncParsableCommand {
   @Flag(name: .customLong("no-fetch"), help: "Report the app only; do not look up the domains' AASA files.")
   var noFetch = false
 
-  @Option(help: "How many inputs to inspect at once (default: the number of CPU cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+  // Optional, so the help says "the number of CPU cores" rather than the count of the machine that built the page.
+  @Option(
+    name: .customLong("jobs"),
+    help: ArgumentHelp("How many inputs to inspect at once (default: the number of CPU cores).", valueName: "n"))
+  var requestedJobs: Int?
+  var jobs: Int { requestedJobs ?? ProcessInfo.processInfo.activeProcessorCount }
 
   @Option(
     help: ArgumentHelp(

@@ -7,9 +7,14 @@ struct AuditInputOptions: ParsableArguments {
   @Flag(name: .customLong("no-fetch"), help: "Do not look up the AASA files of inspected inputs.")
   var noFetch = false
 
+  // Optional, so the help says "the number of CPU cores" rather than the count of the machine that built the page.
   @Option(
-    help: "How many inputs to inspect at once, and threads for saved inventories and --urls (default: the CPU cores).")
-  var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    name: .customLong("jobs"),
+    help: ArgumentHelp(
+      "How many inputs to inspect at once, and threads for saved inventories and --urls (default: the number of CPU cores).",
+      valueName: "n"))
+  var requestedJobs: Int?
+  var jobs: Int { requestedJobs ?? ProcessInfo.processInfo.activeProcessorCount }
 
   @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
   var noProgress = false
