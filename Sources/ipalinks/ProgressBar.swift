@@ -101,7 +101,7 @@ final class BatchConsole: @unchecked Sendable {
   private let lock = NSLock()
   private var bar: ProgressBar?
   private var failures: HostFailures
-  private var interrupt: (any DispatchSourceSignal)?
+  private var interrupt: InterruptWatch?
   private var total = 0
   private var done = 0
   private let startedAt = Date()
@@ -118,9 +118,7 @@ final class BatchConsole: @unchecked Sendable {
       self.total = total
       if showProgress { bar = ProgressBar(total: total, startedAt: startedAt) }
     }
-    signal(SIGINT, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    source.setEventHandler { [self] in
+    interrupt = InterruptWatch { [self] in
       locked {
         bar?.clear()
         bar = nil
@@ -130,8 +128,6 @@ final class BatchConsole: @unchecked Sendable {
       // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
       _exit(130)
     }
-    source.resume()
-    interrupt = source
   }
 
   func started(_ input: String) { locked { bar?.started(input) } }
@@ -167,7 +163,8 @@ final class BatchConsole: @unchecked Sendable {
   /// The batch is over: the bar goes, and each failing host is told once.
   func end() {
     locked {
-      interrupt?.cancel()
+      interrupt?.stop()
+      interrupt = nil
       bar?.clear()
       bar = nil
       if !failures.isEmpty {
@@ -175,7 +172,6 @@ final class BatchConsole: @unchecked Sendable {
         failures.lines().forEach { Terminal.warn("  " + $0) }
       }
     }
-    signal(SIGINT, SIG_DFL)
   }
 
   private func warnLocked(_ line: String) {
@@ -188,5 +184,60 @@ final class BatchConsole: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     return body()
+  }
+}
+
+/// The write end of the pipe that the SIGINT handler writes to.
+///
+/// A global, not a capture: a C signal handler cannot capture context.
+nonisolated(unsafe) private var interruptPipe: Int32 = -1
+
+/// Runs `onInterrupt` on a thread of its own when SIGINT arrives, until `stop()`.
+///
+/// Why not a `DispatchSource`: it runs its handler on a global queue, which inspections busy on every core hold up,
+/// and on Linux SIGINT had to be ignored until the source was registered, asynchronously. Here the handler does the
+/// one thing that is safe in a handler, on whichever thread the kernel picks: it writes a byte to a pipe, which a
+/// thread of its own waits on.
+final class InterruptWatch: @unchecked Sendable {
+  private let writeEnd: Int32
+
+  /// Installs the handler; `onInterrupt` runs on the watching thread and is expected not to return.
+  init(onInterrupt: @escaping @Sendable () -> Void) {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else {
+      writeEnd = -1
+      return  // no pipe, no summary: Ctrl-C keeps its default meaning
+    }
+    writeEnd = ends[1]
+    interruptPipe = ends[1]
+    let readEnd = ends[0]
+    let thread = Thread {
+      // This thread takes SIGINT even if every other one blocks it (a mask inherited from whoever spawned us, or a
+      // dispatch worker's), so the signal is never left pending.
+      var only = sigset_t()
+      sigemptyset(&only)
+      sigaddset(&only, SIGINT)
+      pthread_sigmask(SIG_UNBLOCK, &only, nil)
+      var byte: UInt8 = 1
+      while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
+      // 0 comes from the handler; 1 from stop().
+      if byte == 0 { onInterrupt() }
+    }
+    thread.name = "ipalinks-interrupt"
+    thread.start()
+    signal(SIGINT) { _ in
+      let saved = errno
+      var byte: UInt8 = 0
+      _ = write(interruptPipe, &byte, 1)
+      errno = saved
+    }
+  }
+
+  /// Ctrl-C gets its default meaning back, and the watching thread ends.
+  func stop() {
+    signal(SIGINT, SIG_DFL)
+    guard writeEnd >= 0 else { return }
+    var byte: UInt8 = 1
+    _ = write(writeEnd, &byte, 1)
   }
 }
