@@ -223,7 +223,6 @@ final class InterruptWatch: @unchecked Sendable {
       // 0 comes from the handler; 1 from stop().
       if byte == 0 { onInterrupt() }
     }
-    thread.name = "ipalinks-interrupt"
     thread.start()
     signal(SIGINT) { _ in
       let saved = errno

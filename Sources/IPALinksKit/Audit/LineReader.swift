@@ -56,8 +56,7 @@ public final class LineReader {
           continue
         }
         start = buffer.count
-      }
-      if !skipping {
+      } else {
         if (newline ?? buffer.count) - start > Self.maximumLineBytes {
           let line = buffer[start..<start + Self.maximumLineBytes]
           if let newline { start = newline + 1 } else { (start, skipping) = (buffer.count, true) }
