@@ -39,10 +39,19 @@ enum Terminal {
   /// One `ipalinks: …` line on stderr. Lines carry hosts, names and messages from untrusted input: escape
   /// sequences in them must not reach the terminal, and a line break in a file name or host must not forge a second
   /// `ipalinks:` line for the scripts that read one problem per line, so every control character, line breaks
-  /// included, is written as an escape.
+  /// included, is written as an escape. On a terminal, and only there, a long line is wrapped to its width with
+  /// indented continuations (``TerminalText/wrapProblem(_:width:)``).
   static func warn(_ message: String) {
     let safe = TextReporter(useColor: false).clean("ipalinks: " + message)
-    FileHandle.standardError.write(Data((safe + "\n").utf8))
+    let lines = isatty(STDERR_FILENO) == 1 ? TerminalText.wrapProblem(safe, width: stderrWidth) : [safe]
+    FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+  }
+
+  /// The width problem lines should fit on a terminal: `COLUMNS` when set, else standard error's terminal, else 80.
+  static var stderrWidth: Int {
+    var size = winsize()
+    let terminal = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+    return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
   }
 }
 

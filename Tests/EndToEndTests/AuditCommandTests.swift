@@ -105,6 +105,48 @@ struct AuditCommandTests {
       #expect(try lines(stdout).count == 7)
       #expect(!stdout.contains("\r"))
     }
+
+    /// On a terminal 60 columns wide (its own size, no `COLUMNS`), the batch summary wraps between words with
+    /// indented continuations; piped, the same summary stays one line for the scripts that read one per line.
+    @Test func problemLinesFitAnErrorTerminalAndStayWholeWhenPiped() throws {
+      let (primary, secondary) = try openPTY()
+      defer { close(primary) }
+      var size = winsize(ws_row: 24, ws_col: 60, ws_xpixel: 0, ws_ypixel: 0)
+      let TIOCSWINSZ: UInt = 0x5414
+      #expect(ioctl(primary, TIOCSWINSZ, &size) == 0)
+      let arguments = ["inspect", CLI.samples.path, "--format", "jsonl", "--jobs", "1", "--no-fetch", "--no-progress"]
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = arguments
+      process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" }
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+      try process.run()
+      close(secondary)
+      var captured: [UInt8] = []
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let n = read(primary, &buffer, buffer.count)
+        if n <= 0 { break }
+        captured += buffer[0..<n]
+      }
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      // The terminal turns each line break into CR LF.
+      let lines = String(decoding: captured, as: UTF8.self).split(separator: "\r\n").map(String.init)
+      #expect(lines.count >= 2, "\(lines)")
+      #expect(lines.first?.hasPrefix("ipalinks: 7 inputs in ") == true, "\(lines)")
+      #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines)")
+      #expect(
+        lines.dropFirst().allSatisfy { $0.hasPrefix("            ") && $0.dropFirst(12).first != " " }, "\(lines)")
+      let piped = try CLI.run(arguments, environment: ["COLUMNS": "60"])
+      let pipedLines = piped.stderr.split(separator: "\n").map(String.init)
+      #expect(pipedLines.count == 1 && pipedLines[0].count > 60, "\(pipedLines)")
+      // Both say the same, word for word.
+      #expect(
+        lines.joined(separator: " ").split(separator: " ").dropFirst(7)
+          == pipedLines[0].split(separator: " ").dropFirst(7))
+    }
   #endif
 
   /// Ctrl-C while a later input waits on a stalled server: what was written before is whole.

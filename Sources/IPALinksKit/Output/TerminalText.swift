@@ -93,6 +93,32 @@ extension TerminalText {
     return lines
   }
 
+  /// A problem line (`ipalinks: …`) as a terminal should show it: lines of at most `width` characters, broken
+  /// between words as prose is, each continuation indented two past the message's own start, so none can be read as
+  /// a problem of its own. A word longer than a line (a URL, a path) overflows its line rather than being cut. A line
+  /// that is not a problem line, or that fits, is kept.
+  public static func wrapProblem(_ line: String, width: Int) -> [String] {
+    let label = "ipalinks: "
+    guard line.count > width, line.hasPrefix(label) else { return [line] }
+    let message = line.dropFirst(label.count)
+    let indent = message.prefix { $0 == " " }.count
+    let rest = String(repeating: " ", count: label.count + indent + 2)
+    var lines: [String] = []
+    var current = label + String(repeating: " ", count: indent)
+    var empty = true
+    for word in message.dropFirst(indent).split(separator: " ", omittingEmptySubsequences: false) {
+      if !empty && current.count + 1 + word.count > width {
+        lines.append(current)
+        current = rest + word
+      } else {
+        current += (empty ? "" : " ") + word
+      }
+      empty = false
+    }
+    lines.append(current)
+    return lines
+  }
+
   /// `line` without the spaces at its end: a label left alone on its line keeps none.
   static func trimmingTrailingSpaces(_ line: String) -> String {
     String(line.reversed().drop { $0 == " " }.reversed())

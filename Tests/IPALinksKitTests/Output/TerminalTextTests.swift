@@ -43,6 +43,34 @@ struct TerminalTextTests {
     #expect(TerminalText.wrap("short", width: 20, first: "> ", rest: "") == ["> short"])
   }
 
+  @Test func aLongProblemLineWrapsBetweenWordsWithIndentedContinuations() {
+    let summary =
+      "ipalinks: 2 inputs in 0.0 s (168.1/s, 2 jobs): 0 complete, 2 partial, 0 unreadable; 2 bundles, 6 associated domains"
+    let lines = TerminalText.wrapProblem(summary, width: 60)
+    #expect(
+      lines == [
+        "ipalinks: 2 inputs in 0.0 s (168.1/s, 2 jobs): 0 complete, 2",
+        "            partial, 0 unreadable; 2 bundles, 6 associated",
+        "            domains",
+      ])
+    // Nothing is lost or changed: the words, in order, are the line's.
+    #expect(lines.map { $0.split(separator: " ") }.joined().joined(separator: " ") == summary)
+    // An item of a list keeps its indent, and its continuation goes two past it.
+    #expect(
+      TerminalText.wrapProblem("ipalinks:   dev.example.com: cannot resolve dev.example.com: no such host", width: 50)
+        == ["ipalinks:   dev.example.com: cannot resolve", "              dev.example.com: no such host"])
+    // A word longer than the line (a URL) is never cut; it overflows a line of its own.
+    let url = "https://shop.example.com/.well-known/apple-app-site-association"
+    #expect(
+      TerminalText.wrapProblem("ipalinks: fetched " + url + " in 3 s", width: 40) == [
+        "ipalinks: fetched", "            " + url, "            in 3 s",
+      ])
+    // A line that fits, or that is not a problem line, is kept whole.
+    #expect(TerminalText.wrapProblem("ipalinks: short", width: 40) == ["ipalinks: short"])
+    let other = String(repeating: "word ", count: 20)
+    #expect(TerminalText.wrapProblem(other, width: 40) == [other])
+  }
+
   @Test func packMovesAFieldThatDoesNotFitToTheNextLine() {
     #expect(
       TerminalText.pack(
