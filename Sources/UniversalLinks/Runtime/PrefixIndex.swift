@@ -4,9 +4,10 @@ extension LinkRuntime {
   ///
   /// Every path pattern is anchored at the start of the (normalized) path, so its literal start is a necessary
   /// condition. A multi-valued variable at the start (`/$(lang)/help/*`) contributes each of its values while the
-  /// number of starts stays small. Rules with no literal start (a leading `*` or `?`, no path key) are tried for
-  /// every URL. Lookup is one pass over the path's first scalars with an incremental hash, probing an
-  /// open-addressing table only at the lengths some start has.
+  /// number of starts stays small. Rules with no literal start (a leading `*` or `?`, no path key) are listed by
+  /// one of the character pairs their path must hold (a ``PairFilter`` bit), so a URL visits only the lists of the
+  /// pairs its path holds; a rule that requires no pair is tried for every URL. Lookup is one pass over the path's
+  /// first scalars with an incremental hash, probing an open-addressing table only at the lengths some start has.
   struct PrefixIndex: Sendable {
     /// Starts are cut to this many scalars: a shorter start is still a necessary condition.
     static let maximumLength = 48
@@ -23,8 +24,14 @@ extension LinkRuntime {
       var listCount: Int32
     }
 
-    /// Rules tried for every URL, ascending: a range of the shared lists.
+    /// Rules with no literal start that require no character pair, tried for every URL, ascending: a range of the
+    /// shared lists.
     let always: Range<Int>
+    /// The other rules with no literal start, by one ``PairFilter`` bit their path requires: bucket `b` is
+    /// `pairBounds[b]..<pairBounds[b + 1]` of the shared lists, ascending. A rule is in one bucket only.
+    let pairBounds: [Int32]
+    /// Bit `b` is set when bucket `b` is not empty.
+    let pairBits: UInt64
     let entries: [Entry]
     /// Open addressing, a power of two long: entry index + 1, or 0 for empty.
     let table: [Int32]
@@ -33,26 +40,58 @@ extension LinkRuntime {
     let lengths: UInt64
 
     /// Indexes `rules` (indices into the program's rules) by `paths`, their prepared path patterns; a rule with a
-    /// nil path constrains no path and is always tried. The rule lists are appended to `lists`, which every index
-    /// of a program shares, so the matcher walks them as ranges of one array.
-    init(rules: [Int], paths: [[Piece]?], lists: inout [Int32]) {
+    /// nil path constrains no path and is always tried. `pairs` are the ``PairFilter`` bits each rule's path must
+    /// hold. The rule lists are appended to `lists`, which every index of a program shares, so the matcher walks
+    /// them as ranges of one array.
+    init(rules: [Int], paths: [[Piece]?], pairs: [UInt64], lists: inout [Int32]) {
       var always: [Int32] = []
+      var buckets = [[Int32]](repeating: [], count: 64)
       var byStart: [[UInt32]: [Int32]] = [:]
       // Variables multiply starts; past this budget a rule is indexed by its start before the variable, so a
       // hostile file cannot make the index much larger than its rules.
       var budget = 16 * rules.count + 256
-      for (rule, path) in zip(rules, paths) {
+      var unstarted: [(rule: Int32, pairs: UInt64)] = []
+      for ((rule, path), required) in zip(zip(rules, paths), pairs) {
         guard let path, let starts = Self.starts(path, limit: min(Self.maximumStartsPerRule, max(budget, 1))) else {
-          always.append(Int32(rule))
+          if required == 0 { always.append(Int32(rule)) } else { unstarted.append((Int32(rule), required)) }
           continue
         }
         budget -= starts.count
         for start in starts { byStart[start, default: []].append(Int32(rule)) }
       }
+      // Any required pair is a necessary condition. The one fewest of these rules require is likely the rarest in
+      // paths too (a pair every rule needs, like `.h` of `*.html`, says little); ties go to the smaller bucket.
+      var frequency = [Int](repeating: 0, count: 64)
+      for (_, required) in unstarted {
+        var bits = required
+        while bits != 0 {
+          frequency[bits.trailingZeroBitCount] += 1
+          bits &= bits - 1
+        }
+      }
+      for (rule, required) in unstarted {
+        var bits = required
+        var best = bits.trailingZeroBitCount
+        while bits != 0 {
+          let bit = bits.trailingZeroBitCount
+          if (frequency[bit], buckets[bit].count) < (frequency[best], buckets[best].count) { best = bit }
+          bits &= bits - 1
+        }
+        buckets[best].append(rule)
+      }
       var entries: [Entry] = []
       var text: [UInt32] = []
       self.always = lists.count..<(lists.count + always.count)
       lists += always
+      var pairBounds = [Int32(lists.count)]
+      var pairBits: UInt64 = 0
+      for (bit, bucket) in buckets.enumerated() {
+        if !bucket.isEmpty { pairBits |= 1 << UInt64(bit) }
+        lists += bucket
+        pairBounds.append(Int32(lists.count))
+      }
+      self.pairBounds = pairBounds
+      self.pairBits = pairBits
       var lengths: UInt64 = 0
       for (start, list) in byStart.sorted(by: { $0.value[0] < $1.value[0] }) {
         entries.append(
@@ -124,11 +163,18 @@ extension LinkRuntime {
       return kept.isEmpty || kept[0].isEmpty ? nil : kept
     }
 
-    /// Calls `found` with the range, in the shared lists, of the rules always tried and of the rules whose start
-    /// begins `path`.
+    /// Calls `found` with the ranges, in the shared lists, of the rules always tried, of the rules with no start
+    /// listed under a pair `path` holds (`pathPairs`, its ``PairFilter`` bits), and of the rules whose start begins
+    /// `path`.
     @inline(__always)
-    func candidates(_ path: [UInt32], _ found: (Range<Int>) -> Void) {
+    func candidates(_ path: [UInt32], pathPairs: UInt64, _ found: (Range<Int>) -> Void) {
       if !always.isEmpty { found(always) }
+      var bits = pathPairs & pairBits
+      while bits != 0 {
+        let bit = bits.trailingZeroBitCount
+        found(Int(pairBounds[bit])..<Int(pairBounds[bit + 1]))
+        bits &= bits - 1
+      }
       guard !entries.isEmpty else { return }
       let mask = table.count - 1
       var h = Self.seed
@@ -172,7 +218,12 @@ extension LinkRuntime {
       indexes = (0..<4).compactMap { slot in
         let members = filters.indices.filter { filters[$0].slot == slot && !filters[$0].never }
         guard !members.isEmpty else { return nil }
-        return (slot, PrefixIndex(rules: members, paths: members.map { paths[$0] }, lists: &lists))
+        return (
+          slot,
+          PrefixIndex(
+            rules: members, paths: members.map { paths[$0] }, pairs: members.map { filters[$0].pathPairs },
+            lists: &lists)
+        )
       }
       self.lists = lists
       listFilters = lists.map { PathFilter(filters[Int($0)]) }
@@ -193,22 +244,37 @@ extension LinkRuntime {
         var count = 0
         lists.withUnsafeBufferPointer { lists in
           listFilters.withUnsafeBufferPointer { listFilters in
-            for entry in indexes {
-              let path = subject.path(entry.slot)
-              let masks = PathFilter(path)
-              entry.index.candidates(path.scalars) { range in
-                for position in range where listFilters[position].admits(masks) {
-                  survivors[count] = lists[position]
-                  count += 1
+            // Through a buffer pointer, each index is borrowed in place: copying one out of the array would retain
+            // its arrays for every URL.
+            indexes.withUnsafeBufferPointer { indexes in
+              for k in indexes.indices {
+                let path = subject.path(indexes[k].slot)
+                let masks = PathFilter(path)
+                indexes[k].index.candidates(path.scalars, pathPairs: masks.pairs) { range in
+                  for position in range where listFilters[position].admits(masks) {
+                    survivors[count] = lists[position]
+                    count += 1
+                  }
                 }
               }
             }
           }
         }
-        // Usually a handful survive; tried in rule order, the first match decides.
-        if count > 1 {
+        // Usually a handful survive, mostly in order already, so an insertion sort is the cheapest; tried in rule
+        // order, the first match decides.
+        if count > 32 {
           var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
           sorted.sort()
+        } else if count > 1 {
+          for i in 1..<count {
+            let rule = survivors[i]
+            var j = i
+            while j > 0 && survivors[j - 1] > rule {
+              survivors[j] = survivors[j - 1]
+              j -= 1
+            }
+            survivors[j] = rule
+          }
         }
         return body(UnsafeBufferPointer(rebasing: survivors[0..<count]), &subject)
       }

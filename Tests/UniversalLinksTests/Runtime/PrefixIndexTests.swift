@@ -96,6 +96,33 @@ struct PrefixIndexTests {
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/v199/r2999/x")!) == 2_999)
   }
 
+  /// Rules with no literal start are listed under one character pair they require, not tried for every URL; a URL
+  /// whose path holds pairs of several lists still gets the first matching rule, across lists, in rule order.
+  @Test func rulesWithoutAStartAreListedByARequiredPair() throws {
+    // `*/tN/*.html` for N in 0..<300, then a catch-all: the first rule whose number the path holds decides.
+    let components = (0..<300).map { #"{"/": "*/t\#($0)/*.html"}"# } + [#"{"/": "*"}"#]
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
+    )
+    let program = LinkRuntime.RuleProgram(
+      rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    let index = try #require(program.index.indexes.first?.index)
+    #expect(index.always.count == 1, "only the catch-all requires no pair")
+    #expect(index.pairBits.nonzeroBitCount > 16, "the rules are spread over many pairs")
+    let largest = (0..<64).map { index.pairBounds[$0 + 1] - index.pairBounds[$0] }.max() ?? 0
+    #expect(largest < 150, "no list holds most rules: \(largest)")
+    for path in [
+      "/en/t7/a.html", "/t299/x/t12/b.html", "/a/t150/t3/c.html", "/t7/a.htm", "/T7/a.html", "/", "/t300/a.html",
+    ] {
+      let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
+      #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
+    }
+    // `/t299/x/t12/b.html` holds rule 12's `/t12/` and rule 299's `/t299/`: the earlier rule decides.
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t299/x/t12/b.html")!) == 12)
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t300/a.html")!) == 300)
+  }
+
   @Test func startsComeFromVariablesAndStayPrefixFree() {
     let starts = LinkRuntime.PrefixIndex.starts(
       [.literal("/"), .choice([[.literal("a")], [.literal("ab")], [.literal("b")]]), .literal("/x"), .star],
