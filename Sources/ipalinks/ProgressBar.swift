@@ -48,7 +48,7 @@ final class ProgressBar {
     lastDraw = now
     write(
       "\r\u{1B}[2K"
-        + Self.line(done: done, total: total, rate: rate(now), current: running.last, width: Self.columns()))
+        + Self.line(done: done, total: total, rate: rate(now), current: running.last, width: Terminal.stderrWidth))
     visible = true
   }
 
@@ -77,12 +77,6 @@ final class ProgressBar {
       text += "  " + TerminalText.escape(current.split(separator: "/").last.map(String.init) ?? current)
     }
     return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
-  }
-
-  static func columns() -> Int {
-    var size = winsize()
-    if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-    return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 80
   }
 
   private func write(_ text: String) {
