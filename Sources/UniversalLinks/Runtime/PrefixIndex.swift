@@ -8,7 +8,9 @@ extension LinkRuntime {
   /// one of the character pairs their path must hold (a ``PairFilter`` bit), so a URL visits only the lists of the
   /// pairs its path holds; a rule that requires no pair is tried for every URL. Lookup is one pass over the path's
   /// first scalars with an incremental hash, probing an open-addressing table only at the lengths some start has.
-  struct PrefixIndex: Sendable {
+  ///
+  /// A class, so that reaching it per URL costs at most one reference count, not one per array.
+  final class PrefixIndex: Sendable {
     /// Starts are cut to this many scalars: a shorter start is still a necessary condition.
     static let maximumLength = 48
     /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
@@ -33,8 +35,9 @@ extension LinkRuntime {
     /// Bit `b` is set when bucket `b` is not empty.
     let pairBits: UInt64
     let entries: [Entry]
-    /// Open addressing, a power of two long: entry index + 1, or 0 for empty.
-    let table: [Int32]
+    /// Open addressing, a power of two long: the entry's hash's high 32 bits, then entry index + 1 in the low 32
+    /// bits; 0 for empty.
+    let table: [UInt64]
     let text: [UInt32]
     /// Bit `n` is set when some start is `n` scalars long.
     let lengths: UInt64
@@ -52,7 +55,11 @@ extension LinkRuntime {
       var budget = 16 * rules.count + 256
       var unstarted: [(rule: Int32, pairs: UInt64)] = []
       for ((rule, path), required) in zip(zip(rules, paths), pairs) {
-        guard let path, let starts = Self.starts(path, limit: min(Self.maximumStartsPerRule, max(budget, 1))) else {
+        // Every normalized path starts with `/`, so a start of `/` alone (`/$(lang)/…` past the limit) tells
+        // nothing: such a rule is listed by a pair, as one with no start is.
+        guard let path, let starts = Self.starts(path, limit: min(Self.maximumStartsPerRule, max(budget, 1))),
+          starts != [[0x2F]]
+        else {
           if required == 0 { always.append(Int32(rule)) } else { unstarted.append((Int32(rule), required)) }
           continue
         }
@@ -104,11 +111,11 @@ extension LinkRuntime {
       }
       var size = 8
       while size < entries.count * 2 { size *= 2 }
-      var table = [Int32](repeating: 0, count: size)
+      var table = [UInt64](repeating: 0, count: size)
       for (i, entry) in entries.enumerated() {
         var slot = Int(truncatingIfNeeded: entry.hash) & (size - 1)
         while table[slot] != 0 { slot = (slot + 1) & (size - 1) }
-        table[slot] = Int32(i + 1)
+        table[slot] = (entry.hash >> 32) << 32 | UInt64(i + 1)
       }
       self.entries = entries
       self.table = table
@@ -178,22 +185,30 @@ extension LinkRuntime {
       guard !entries.isEmpty else { return }
       let mask = table.count - 1
       var h = Self.seed
-      let n = min(path.count, Self.maximumLength)
+      // No start is longer than the highest bit of `lengths`: past it, hashing finds nothing.
+      let n = min(path.count, 63 - lengths.leadingZeroBitCount)
       var length = 0
-      while length < n {
-        h = Self.step(h, path[length])
-        length += 1
-        guard lengths & (1 << UInt64(length)) != 0 else { continue }
-        var slot = Int(truncatingIfNeeded: h) & mask
-        while table[slot] != 0 {
-          let entry = entries[Int(table[slot]) - 1]
-          if entry.hash == h, Int(entry.textCount) == length,
-            text[Int(entry.textStart)..<Int(entry.textStart) + length].elementsEqual(path[0..<length])
-          {
-            found(Int(entry.listStart)..<Int(entry.listStart + entry.listCount))
-            break
+      table.withUnsafeBufferPointer { table in
+        while length < n {
+          h = Self.step(h, path[length])
+          length += 1
+          guard lengths & (1 << UInt64(length)) != 0 else { continue }
+          var slot = Int(truncatingIfNeeded: h) & mask
+          // A slot holds the entry's number and its hash's high half, so a probe of another start rarely reads
+          // the entry.
+          let tag = h >> 32
+          while table[slot] != 0 {
+            if table[slot] >> 32 == tag {
+              let entry = entries[Int(truncatingIfNeeded: table[slot] & 0xFFFF_FFFF) - 1]
+              if entry.hash == h, Int(entry.textCount) == length,
+                text[Int(entry.textStart)..<Int(entry.textStart) + length].elementsEqual(path[0..<length])
+              {
+                found(Int(entry.listStart)..<Int(entry.listStart + entry.listCount))
+                break
+              }
+            }
+            slot = (slot + 1) & mask
           }
-          slot = (slot + 1) & mask
         }
       }
     }
@@ -244,8 +259,8 @@ extension LinkRuntime {
         var count = 0
         lists.withUnsafeBufferPointer { lists in
           listFilters.withUnsafeBufferPointer { listFilters in
-            // Through a buffer pointer, each index is borrowed in place: copying one out of the array would retain
-            // its arrays for every URL.
+            // Through a buffer pointer, each index is borrowed in place. Indexes are classes: when they were
+            // structs, the tuple holding one was still copied per URL, retaining and releasing its five arrays.
             indexes.withUnsafeBufferPointer { indexes in
               for k in indexes.indices {
                 let path = subject.path(indexes[k].slot)

@@ -217,14 +217,25 @@ extension LinkRuntime {
 
     init(_ scalars: [UInt32]) {
       self.scalars = scalars
+      // The mask and the pair filter in one pass.
       var mask = ASCIIMask()
       var ascii = true
-      for c in scalars {
-        if c < 128 { mask.insert(c) } else { ascii = false }
+      var pairs: UInt64 = 0
+      var previous: UInt32 = 0xFFFF_FFFF
+      scalars.withUnsafeBufferPointer { scalars in
+        for c in scalars {
+          if c < 128 {
+            mask.insert(c)
+            if previous < 128 { pairs |= PairFilter.bit(previous, c) }
+          } else {
+            ascii = false
+          }
+          previous = c
+        }
       }
       self.mask = mask
       self.ascii = ascii
-      pairs = PairFilter.of(scalars)
+      self.pairs = pairs
     }
 
     convenience init(_ string: String) { self.init(string.unicodeScalars.map(\.value)) }

@@ -123,6 +123,28 @@ struct PrefixIndexTests {
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t300/a.html")!) == 300)
   }
 
+  /// `/$(lang)/…` has too many starts to list, so its start stops at `/`, which every path begins with: such rules
+  /// are listed by a pair, as rules with no start are, and not tried for every URL.
+  @Test func aStartOfOnlyASlashIsListedByAPair() throws {
+    let components = (0..<60).map { #"{"/": "/$(lang)/c\#($0)/*"}"# } + [#"{"/": "/s/*"}"#]
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
+    )
+    let program = LinkRuntime.RuleProgram(
+      rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    let index = try #require(program.index.indexes.first?.index)
+    #expect(index.always.isEmpty, "no rule is tried for every URL")
+    #expect(index.entries.count == 1, "only `/s/` is a start: \(index.entries.count)")
+    #expect(Int(index.pairBounds[64] - index.pairBounds[0]) == 60, "the 60 `$(lang)` rules are listed by pairs")
+    for path in ["/fr/c7/x", "/en/c59/", "/zza/c12/a", "/xx/c7/x", "/fr/c60/x", "/s/c7/", "/", "/FR/c3/a"] {
+      let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
+      #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
+    }
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/en/c59/a")!) == 59)
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/xx/c59/a")!) == nil)
+  }
+
   @Test func startsComeFromVariablesAndStayPrefixFree() {
     let starts = LinkRuntime.PrefixIndex.starts(
       [.literal("/"), .choice([[.literal("a")], [.literal("ab")], [.literal("b")]]), .literal("/x"), .star],
