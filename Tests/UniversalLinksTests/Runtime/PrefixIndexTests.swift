@@ -16,6 +16,15 @@ struct PrefixIndexTests {
     return nil
   }
 
+  /// The program for ``app`` of a file whose one `details` entry has `components` (JSON objects).
+  static func program(_ components: [String]) throws -> LinkRuntime.RuleProgram {
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
+    )
+    return LinkRuntime.RuleProgram(rules: AppLinkRules(file: file, appID: app).runtimeRules(keepingNever: true))
+  }
+
   /// A random file of 1 to 12 rules over a small alphabet, with variables whose values begin one another (`a`,
   /// `ab`), hold a slash, or differ only in case; and its program for ``app``.
   static func randomProgram(_ rng: inout PatternEngineTests.SplitMix) throws -> (
@@ -101,12 +110,7 @@ struct PrefixIndexTests {
   @Test func rulesWithoutAStartAreListedByARequiredPair() throws {
     // `*/tN/*.html` for N in 0..<300, then a catch-all: the first rule whose number the path holds decides.
     let components = (0..<300).map { #"{"/": "*/t\#($0)/*.html"}"# } + [#"{"/": "*"}"#]
-    let file = try AASAFile(
-      json:
-        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
-    )
-    let program = LinkRuntime.RuleProgram(
-      rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    let program = try Self.program(components)
     let index = try #require(program.index.indexes.first?.index)
     #expect(index.always.count == 1, "only the catch-all requires no pair")
     #expect(index.pairBits.nonzeroBitCount > 16, "the rules are spread over many pairs")
@@ -127,12 +131,7 @@ struct PrefixIndexTests {
   /// are listed by a pair, as rules with no start are, and not tried for every URL.
   @Test func aStartOfOnlyASlashIsListedByAPair() throws {
     let components = (0..<60).map { #"{"/": "/$(lang)/c\#($0)/*"}"# } + [#"{"/": "/s/*"}"#]
-    let file = try AASAFile(
-      json:
-        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components.joined(separator: ", "))]}]}}"#
-    )
-    let program = LinkRuntime.RuleProgram(
-      rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
+    let program = try Self.program(components)
     let index = try #require(program.index.indexes.first?.index)
     #expect(index.always.isEmpty, "no rule is tried for every URL")
     #expect(index.entries.count == 1, "only `/s/` is a start: \(index.entries.count)")
