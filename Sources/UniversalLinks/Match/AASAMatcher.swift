@@ -47,26 +47,78 @@ public struct MatchedRule: Sendable, Equatable, Codable {
   }
 
   /// Index of the detail in `applinks.details`.
-  public var detailIndex: Int
+  public var detailIndex: Int {
+    get { storage.fields.detailIndex }
+    set { update(\.detailIndex, newValue) }
+  }
   /// Index of the rule in that detail's `components` (or `paths`) array.
-  public var componentIndex: Int
+  public var componentIndex: Int {
+    get { storage.fields.componentIndex }
+    set { update(\.componentIndex, newValue) }
+  }
   /// Which syntax the rule came from.
-  public var kind: Kind
+  public var kind: Kind {
+    get { storage.fields.kind }
+    set { update(\.kind, newValue) }
+  }
   /// The rule with defaults merged, e.g. `{"/": "/buy/*"}`, or the `paths` string as written.
-  public var pattern: String
+  public var pattern: String {
+    get { storage.fields.pattern }
+    set { update(\.pattern, newValue) }
+  }
   /// Whether the rule excludes.
-  public var exclude: Bool
+  public var exclude: Bool {
+    get { storage.fields.exclude }
+    set { update(\.exclude, newValue) }
+  }
   /// JSON pointer to the rule in the file.
-  public var pointer: String
+  public var pointer: String {
+    get { storage.fields.pointer }
+    set { update(\.pointer, newValue) }
+  }
+
+  /// The fields, in the order they are encoded.
+  private struct Fields: Sendable, Equatable, Codable {
+    var detailIndex: Int
+    var componentIndex: Int
+    var kind: Kind
+    var pattern: String
+    var exclude: Bool
+    var pointer: String
+  }
+
+  /// The fields behind one reference: every verdict copies its deciding rule, and that should cost one retain,
+  /// not one per string. Never mutated; a setter stores a new one.
+  private final class Storage: Sendable {
+    let fields: Fields
+    init(_ fields: Fields) { self.fields = fields }
+  }
+
+  private var storage: Storage
+
+  private mutating func update<Value>(_ field: WritableKeyPath<Fields, Value>, _ value: Value) {
+    var fields = storage.fields
+    fields[keyPath: field] = value
+    storage = Storage(fields)
+  }
 
   /// Creates a rule reference.
   public init(detailIndex: Int, componentIndex: Int, kind: Kind, pattern: String, exclude: Bool, pointer: String) {
-    self.detailIndex = detailIndex
-    self.componentIndex = componentIndex
-    self.kind = kind
-    self.pattern = pattern
-    self.exclude = exclude
-    self.pointer = pointer
+    storage = Storage(
+      Fields(
+        detailIndex: detailIndex, componentIndex: componentIndex, kind: kind, pattern: pattern, exclude: exclude,
+        pointer: pointer))
+  }
+
+  /// Reads the keys `detailIndex`, `componentIndex`, `kind`, `pattern`, `exclude` and `pointer`.
+  public init(from decoder: any Decoder) throws { storage = Storage(try Fields(from: decoder)) }
+
+  /// Writes the keys ``init(from:)`` reads.
+  public func encode(to encoder: any Encoder) throws { try storage.fields.encode(to: encoder) }
+
+  /// Whether the two name the same rule with the same pattern.
+  public static func == (lhs: MatchedRule, rhs: MatchedRule) -> Bool {
+    lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
   }
 }
 

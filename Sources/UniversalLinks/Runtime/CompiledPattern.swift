@@ -157,13 +157,13 @@ extension LinkRuntime {
       case .any: return true
       case .never: return false
       case .exact:
-        guard subject.scalars.count == units.count, required.isSubset(of: subject.mask) else { return false }
+        guard subject.count == units.count, required.isSubset(of: subject.mask) else { return false }
       case .glob, .general:
-        guard subject.scalars.count >= minLength, required.isSubset(of: subject.mask) else { return false }
+        guard subject.count >= minLength, required.isSubset(of: subject.mask) else { return false }
       }
       guard requiredPairs & ~subject.pairs == 0 else { return false }
       if kind == .general {
-        return subject.scalars.withUnsafeBufferPointer { s in
+        return subject.withScalars { s in
           var reach = [Bool](repeating: false, count: s.count + 1)
           reach[0] = true
           return simulate(elements, s, &reach) && reach[s.count]

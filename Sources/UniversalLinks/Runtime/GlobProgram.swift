@@ -26,7 +26,7 @@ extension LinkRuntime {
 
     /// Whether `subject` matches the program `u`; `others` holds non-ASCII set members (empty when none).
     static func matches(_ u: UnsafeBufferPointer<UInt32>, _ subject: SubjectText, others: [Set<UInt32>]) -> Bool {
-      subject.scalars.withUnsafeBufferPointer { s in
+      subject.withScalars { s in
         let p = Program(u, others)
         if p.pieces == 1 { return s.count == p.unitCount && p.run(p.base, p.unitCount, s, 0) }
         let firstLength = p.bound(1)

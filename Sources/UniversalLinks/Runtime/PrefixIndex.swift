@@ -174,7 +174,7 @@ extension LinkRuntime {
     /// listed under a pair `path` holds (`pathPairs`, its ``PairFilter`` bits), and of the rules whose start begins
     /// `path`.
     @inline(__always)
-    func candidates(_ path: [UInt32], pathPairs: UInt64, _ found: (Range<Int>) -> Void) {
+    func candidates(_ path: UnsafeBufferPointer<UInt32>, pathPairs: UInt64, _ found: (Range<Int>) -> Void) {
       if !always.isEmpty { found(always) }
       var bits = pathPairs & pairBits
       while bits != 0 {
@@ -265,10 +265,12 @@ extension LinkRuntime {
               for k in indexes.indices {
                 let path = subject.path(indexes[k].slot)
                 let masks = PathFilter(path)
-                indexes[k].index.candidates(path.scalars, pathPairs: masks.pairs) { range in
-                  for position in range where listFilters[position].admits(masks) {
-                    survivors[count] = lists[position]
-                    count += 1
+                path.withScalars { scalars in
+                  indexes[k].index.candidates(scalars, pathPairs: masks.pairs) { range in
+                    for position in range where listFilters[position].admits(masks) {
+                      survivors[count] = lists[position]
+                      count += 1
+                    }
                   }
                 }
               }

@@ -180,7 +180,7 @@ extension LinkRuntime {
 
     /// What a path holds.
     init(_ path: SubjectText) {
-      (low, high, pairs, length) = (path.mask.low, path.mask.high, path.pairs, path.scalars.count)
+      (low, high, pairs, length) = (path.mask.low, path.mask.high, path.pairs, path.count)
     }
 
     /// Whether a path described by `path` meets this rule's conditions.
@@ -206,7 +206,7 @@ extension LinkRuntime {
       init(_ reading: Subject.Reading) {
         path = reading.path.mask
         pathPairs = reading.path.pairs
-        pathLength = reading.path.scalars.count
+        pathLength = reading.path.count
         query = reading.query.mask
         queryPairs = reading.query.pairs
         fragment = reading.fragment.mask

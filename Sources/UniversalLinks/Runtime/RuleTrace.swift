@@ -96,7 +96,7 @@ extension LinkRuntime.SubjectText {
 extension LinkRuntime.CompiledPattern {
   /// Why no text of this length can match, if that is so.
   func shortfall(_ text: LinkRuntime.SubjectText) -> String? {
-    let count = text.scalars.count
+    let count = text.count
     func characters(_ n: Int) -> String { n == 1 ? "1 character" : "\(n) characters" }
     switch kind {
     case .never: return "uses an undefined or empty variable, so it never matches"

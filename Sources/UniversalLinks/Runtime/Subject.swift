@@ -16,9 +16,12 @@ extension LinkRuntime {
         guard !encodedQuery.isEmpty else { return items }
         for item in encodedQuery.split(separator: "&", omittingEmptySubsequences: false) {
           if let eq = item.firstIndex(of: "=") {
-            let value = Subject.prepare(Substring(item[item.index(after: eq)...]), slot: slot)
+            let value = Substring(item[item.index(after: eq)...])
             items.append(
-              (Subject.prepare(Substring(item[..<eq]), slot: slot), value.isEmpty ? .empty : SubjectText(value)))
+              (
+                Subject.prepare(Substring(item[..<eq]), slot: slot),
+                value.isEmpty ? .empty : Subject.text(value, slot: slot)
+              ))
           } else {
             items.append((Subject.prepare(Substring(item), slot: slot), SubjectText.empty))
           }
@@ -107,7 +110,7 @@ extension LinkRuntime {
           return encoded
         }
       }
-      let path = SubjectText(Self.prepare(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true))
+      let path = Self.text(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true)
       paths[slot] = path
       return path
     }
@@ -136,14 +139,45 @@ extension LinkRuntime {
       let query = url.percentEncodedQuery ?? ""
       let reading = Reading(
         path: path(slot),
-        query: query.isEmpty ? SubjectText.empty : SubjectText(Self.prepare(Substring(query), slot: slot)),
-        fragment: url.percentEncodedFragment.flatMap {
-          $0.isEmpty ? nil : SubjectText(Self.prepare(Substring($0), slot: slot))
-        }
+        query: query.isEmpty ? SubjectText.empty : Self.text(Substring(query), slot: slot),
+        fragment: url.percentEncodedFragment.flatMap { $0.isEmpty ? nil : Self.text(Substring($0), slot: slot) }
           ?? SubjectText.empty,
         encodedQuery: query, slot: slot)
       readings[slot] = reading
       return reading
+    }
+
+    /// ``prepare(_:slot:normalizingPath:)``'s result as a text, written in place when the part is ASCII.
+    static func text(_ encoded: Substring, slot: Int, normalizingPath: Bool = false) -> SubjectText {
+      if slot & 1 == 0 || !encoded.utf8.contains(UInt8(ascii: "%")) {
+        let fold = slot & 2 == 2
+        var ascii = true
+        let text = SubjectText.make(capacity: encoded.utf8.count + 2) { out in
+          let slash: UInt32 = 0x2F
+          var n = 0
+          if normalizingPath {
+            out[0] = slash
+            n = 1
+          }
+          for byte in encoded.utf8 {
+            guard byte < 0x80 else {
+              ascii = false
+              return 0
+            }
+            let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            if normalizingPath && c == slash && out[n - 1] == slash { continue }
+            out[n] = c
+            n += 1
+          }
+          if normalizingPath && out[n - 1] != slash {
+            out[n] = slash
+            n += 1
+          }
+          return n
+        }
+        if ascii { return text }
+      }
+      return SubjectText.make(prepare(encoded, slot: slot, normalizingPath: normalizingPath))
     }
 
     static func normalizePath(_ path: [UInt32]) -> [UInt32] {
@@ -195,35 +229,41 @@ extension LinkRuntime {
     }
   }
 
+  /// What a ``SubjectText`` knows besides its scalars, which follow it in the same allocation.
+  struct SubjectTextHeader {
+    var count = 0
+    var mask = ASCIIMask()
+    /// Whether every scalar is ASCII, so ``mask`` describes them all.
+    var ascii = true
+    /// ``PairFilter`` bits of the text.
+    var pairs: UInt64 = 0
+    var searches = 0
+    /// Dense column per ASCII character present; 0 means absent.
+    var columns: [UInt8] = []
+    var width = 0
+    /// `next[i * width + column - 1]`: the first position ≥ i holding that character, or `count`.
+    var next: [Int32] = []
+  }
+
   /// A URL part ready for matching: Unicode scalar values plus the ASCII characters it contains.
   ///
   /// A class because it carries a lazily built next-occurrence index, shared by every pattern tried on the same
   /// URL: once many patterns have searched it, finding a piece costs one lookup per candidate instead of a scan,
-  /// which keeps thousands of star-heavy patterns cheap on one URL. Instances live for one verdict and are never
-  /// shared between threads.
-  final class SubjectText {
-    let scalars: [UInt32]
-    let mask: ASCIIMask
-    /// Whether every scalar is ASCII, so ``mask`` describes them all.
-    let ascii: Bool
-    /// ``PairFilter`` bits of the text.
-    let pairs: UInt64
-    @exclusivity(unchecked) private var searches = 0
-    /// Dense column per ASCII character present; 0 means absent.
-    @exclusivity(unchecked) private var columns: [UInt8] = []
-    @exclusivity(unchecked) private var width = 0
-    /// `next[i * width + column - 1]`: the first position ≥ i holding that character, or `count`.
-    @exclusivity(unchecked) private var next: [Int32] = []
-
-    init(_ scalars: [UInt32]) {
-      self.scalars = scalars
-      // The mask and the pair filter in one pass.
-      var mask = ASCIIMask()
-      var ascii = true
-      var pairs: UInt64 = 0
-      var previous: UInt32 = 0xFFFF_FFFF
-      scalars.withUnsafeBufferPointer { scalars in
-        for c in scalars {
+  /// which keeps thousands of star-heavy patterns cheap on one URL. A `ManagedBuffer`, so the scalars sit in the
+  /// object's own allocation: a URL part is prepared with one allocation, not two. Instances live for one verdict
+  /// and are never shared between threads.
+  final class SubjectText: ManagedBuffer<SubjectTextHeader, UInt32> {
+    /// A text of at most `capacity` scalars, which `write` stores and counts.
+    static func make(capacity: Int, _ write: (UnsafeMutablePointer<UInt32>) -> Int) -> SubjectText {
+      let text = unsafeDowncast(create(minimumCapacity: capacity) { _ in SubjectTextHeader() }, to: SubjectText.self)
+      text.withUnsafeMutablePointers { header, scalars in
+        let count = write(scalars)
+        // The mask and the pair filter in one pass.
+        var mask = ASCIIMask()
+        var ascii = true
+        var pairs: UInt64 = 0
+        var previous: UInt32 = 0xFFFF_FFFF
+        for c in UnsafeBufferPointer(start: scalars, count: count) {
           if c < 128 {
             mask.insert(c)
             if previous < 128 { pairs |= PairFilter.bit(previous, c) }
@@ -232,71 +272,122 @@ extension LinkRuntime {
           }
           previous = c
         }
+        header.pointee.count = count
+        header.pointee.mask = mask
+        header.pointee.ascii = ascii
+        header.pointee.pairs = pairs
       }
-      self.mask = mask
-      self.ascii = ascii
-      self.pairs = pairs
+      return text
     }
 
-    convenience init(_ string: String) { self.init(string.unicodeScalars.map(\.value)) }
+    /// The text of `scalars`.
+    static func make(_ scalars: [UInt32]) -> SubjectText {
+      make(capacity: scalars.count) { out in
+        scalars.withUnsafeBufferPointer { source in
+          if let base = source.baseAddress { out.update(from: base, count: source.count) }
+        }
+        return scalars.count
+      }
+    }
+
+    /// The text of `string`'s scalars.
+    static func make(_ string: String) -> SubjectText { make(string.unicodeScalars.map(\.value)) }
 
     /// The empty text, shared: nothing ever indexes it (see ``wantsIndex()``), so it is never mutated.
-    nonisolated(unsafe) static let empty = SubjectText([UInt32]())
+    nonisolated(unsafe) static let empty = make([UInt32]())
+
+    // The header is read through its pointer: `header`, a stored property of a class, would be checked for
+    // exclusive access at run time on every read, which cost a tenth of the matcher's time.
+
+    /// How many scalars the text holds.
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
+    var mask: ASCIIMask { withUnsafeMutablePointerToHeader { $0.pointee.mask } }
+    /// Whether every scalar is ASCII, so ``mask`` describes them all.
+    var ascii: Bool { withUnsafeMutablePointerToHeader { $0.pointee.ascii } }
+    /// ``PairFilter`` bits of the text.
+    var pairs: UInt64 { withUnsafeMutablePointerToHeader { $0.pointee.pairs } }
+
+    /// Calls `body` with the scalars, in place.
+    @inline(__always)
+    func withScalars<Result>(_ body: (UnsafeBufferPointer<UInt32>) throws -> Result) rethrows -> Result {
+      try withUnsafeMutablePointers { header, scalars in
+        try body(UnsafeBufferPointer(start: scalars, count: header.pointee.count))
+      }
+    }
+
+    /// The scalars, copied: for explanations and tests, not for matching.
+    var scalars: [UInt32] { withScalars(Array.init) }
 
     /// Whether the index is worth building: after a few searches on the same text.
     func wantsIndex() -> Bool {
-      if scalars.isEmpty { return false }
-      if !next.isEmpty { return true }
-      searches += 1
-      guard searches > 8 else { return false }
-      buildIndex()
-      return true
+      withUnsafeMutablePointerToHeader { header in
+        if header.pointee.count == 0 { return false }
+        if !header.pointee.next.isEmpty { return true }
+        header.pointee.searches += 1
+        guard header.pointee.searches > 8 else { return false }
+        buildIndex(header)
+        return true
+      }
     }
 
-    private func buildIndex() {
-      columns = [UInt8](repeating: 0, count: 128)
-      for c in scalars where c < 128 && columns[Int(c)] == 0 {
-        width += 1
-        columns[Int(c)] = UInt8(width)
-      }
-      let n = scalars.count
-      next = [Int32](repeating: Int32(n), count: (n + 1) * max(width, 1))
-      guard width > 0 else { return }
-      var i = n - 1
-      while i >= 0 {
-        for k in 0..<width { next[i * width + k] = next[(i + 1) * width + k] }
-        let c = scalars[i]
-        if c < 128 { next[i * width + Int(columns[Int(c)]) - 1] = Int32(i) }
-        i -= 1
+    private func buildIndex(_ header: UnsafeMutablePointer<SubjectTextHeader>) {
+      withScalars { scalars in
+        var columns = [UInt8](repeating: 0, count: 128)
+        var width = 0
+        for c in scalars where c < 128 && columns[Int(c)] == 0 {
+          width += 1
+          columns[Int(c)] = UInt8(width)
+        }
+        let n = scalars.count
+        var next = [Int32](repeating: Int32(n), count: (n + 1) * max(width, 1))
+        if width > 0 {
+          var i = n - 1
+          while i >= 0 {
+            for k in 0..<width { next[i * width + k] = next[(i + 1) * width + k] }
+            let c = scalars[i]
+            if c < 128 { next[i * width + Int(columns[Int(c)]) - 1] = Int32(i) }
+            i -= 1
+          }
+        }
+        header.pointee.columns = columns
+        header.pointee.width = width
+        header.pointee.next = next
       }
     }
 
     /// The first position ≥ `from` holding ASCII character `c`, or nil. Requires the index.
     @inline(__always)
     func nextIndex(of c: UInt32, from: Int) -> Int? {
-      guard from < scalars.count else { return nil }
-      let column = Int(columns[Int(c)])
-      guard column > 0 else { return nil }
-      let j = Int(next[from * width + column - 1])
-      return j < scalars.count ? j : nil
+      withUnsafeMutablePointerToHeader { header in
+        let count = header.pointee.count
+        guard from < count else { return nil }
+        let column = Int(header.pointee.columns[Int(c)])
+        guard column > 0 else { return nil }
+        let j = Int(header.pointee.next[from * header.pointee.width + column - 1])
+        return j < count ? j : nil
+      }
     }
 
     /// The first position ≥ `from` holding any ASCII character of `set`, or nil. Requires the index.
     func nextIndex(ofAny set: ASCIIMask, from: Int) -> Int? {
-      guard from < scalars.count else { return nil }
-      var best = scalars.count
-      let row = from * width - 1
-      var word = set.low & mask.low
-      while word != 0 {
-        best = min(best, Int(next[row + Int(columns[word.trailingZeroBitCount])]))
-        word &= word - 1
+      withUnsafeMutablePointerToHeader { header in
+        let count = header.pointee.count
+        guard from < count else { return nil }
+        var best = count
+        let row = from * header.pointee.width - 1
+        let mask = header.pointee.mask
+        var word = set.low & mask.low
+        while word != 0 {
+          best = min(best, Int(header.pointee.next[row + Int(header.pointee.columns[word.trailingZeroBitCount])]))
+          word &= word - 1
+        }
+        word = set.high & mask.high
+        while word != 0 {
+          best = min(best, Int(header.pointee.next[row + Int(header.pointee.columns[64 + word.trailingZeroBitCount])]))
+          word &= word - 1
+        }
+        return best < count ? best : nil
       }
-      word = set.high & mask.high
-      while word != 0 {
-        best = min(best, Int(next[row + Int(columns[64 + word.trailingZeroBitCount])]))
-        word &= word - 1
-      }
-      return best < scalars.count ? best : nil
     }
   }
 }
