@@ -149,10 +149,10 @@ extension LinkRuntime {
     /// Swift strings do, so canonically equivalent spellings (`é`, and `e` then U+0301) are one name; for ASCII
     /// that is equal scalars, which is the common case and costs no string.
     @inline(__always)
-    static func isItem(_ candidate: [UInt32], named name: String, _ scalars: [UInt32]) -> Bool {
-      if candidate == scalars { return true }
-      guard candidate.contains(where: { $0 >= 0x80 }) || scalars.contains(where: { $0 >= 0x80 }) else { return false }
-      return String(String.UnicodeScalarView(candidate.compactMap(Unicode.Scalar.init))) == name
+    static func isItem(_ candidate: SubjectText, named name: String, _ scalars: [UInt32]) -> Bool {
+      if candidate.withScalars({ $0.elementsEqual(scalars) }) { return true }
+      guard !candidate.ascii || scalars.contains(where: { $0 >= 0x80 }) else { return false }
+      return candidate.string == name
     }
 
     var neverMatches: Bool {

@@ -87,9 +87,11 @@ extension LinkRuntime.RuleProgram {
 extension LinkRuntime.SubjectText {
   /// The text, back as a string.
   var string: String {
-    var out = String.UnicodeScalarView()
-    for value in scalars { if let scalar = Unicode.Scalar(value) { out.append(scalar) } }
-    return String(out)
+    withScalars { scalars in
+      var out = String.UnicodeScalarView()
+      for value in scalars { if let scalar = Unicode.Scalar(value) { out.append(scalar) } }
+      return String(out)
+    }
   }
 }
 

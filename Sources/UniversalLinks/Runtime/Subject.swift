@@ -11,20 +11,17 @@ extension LinkRuntime {
       let slot: Int
       /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Names are
       /// scalar values, compared as such. Built on first use: most rules never ask.
-      lazy var items: [(name: [UInt32], value: SubjectText)] = {
-        var items: [(name: [UInt32], value: SubjectText)] = []
+      lazy var items: [(name: SubjectText, value: SubjectText)] = {
+        var items: [(name: SubjectText, value: SubjectText)] = []
         guard !encodedQuery.isEmpty else { return items }
         for item in encodedQuery.split(separator: "&", omittingEmptySubsequences: false) {
-          if let eq = item.firstIndex(of: "=") {
-            let value = Substring(item[item.index(after: eq)...])
-            items.append(
-              (
-                Subject.prepare(Substring(item[..<eq]), slot: slot),
-                value.isEmpty ? .empty : Subject.text(value, slot: slot)
-              ))
-          } else {
-            items.append((Subject.prepare(Substring(item), slot: slot), SubjectText.empty))
-          }
+          let eq = item.firstIndex(of: "=")
+          let value = eq.map { item[item.index(after: $0)...] } ?? ""
+          items.append(
+            (
+              Subject.text(item[..<(eq ?? item.endIndex)], slot: slot),
+              value.isEmpty ? .empty : Subject.text(value, slot: slot)
+            ))
         }
         return items
       }()
@@ -72,29 +69,11 @@ extension LinkRuntime {
       (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2)
     }
 
-    /// An encoded URL part as the reading `slot` compares it: decoded for slots 1 and 3, lower-cased for 2 and 3.
-    /// Encoded parts are ASCII, so unless escapes are decoded this is a byte loop.
-    /// With `normalizingPath`, the result is also normalized as ``normalizePath(_:)`` does, in the same pass.
-    static func prepare(_ encoded: Substring, slot: Int, normalizingPath: Bool = false) -> [UInt32] {
-      let decode = slot & 1 == 1
-      let fold = slot & 2 == 2
-      if !decode || !encoded.utf8.contains(UInt8(ascii: "%")) {
-        var out: [UInt32] = []
-        out.reserveCapacity(encoded.utf8.count + 2)
-        let slash: UInt32 = 0x2F
-        if normalizingPath { out.append(slash) }
-        var ascii = true
-        for byte in encoded.utf8 {
-          if byte >= 0x80 { ascii = false }
-          let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-          if normalizingPath && c == slash && out.last == slash { continue }
-          out.append(c)
-        }
-        if normalizingPath && out.last != slash { out.append(slash) }
-        if ascii { return out }
-      }
-      let text = decode ? UniversalLinkURL.percentDecode(String(encoded)) : String(encoded)
-      let scalars = (fold ? text.lowercased() : text).unicodeScalars.map(\.value)
+    /// An encoded URL part as the reading `slot` compares it, through strings: what ``text(_:slot:normalizingPath:)``
+    /// falls back to when escapes are decoded or a byte is not ASCII.
+    static func prepare(_ encoded: Substring, slot: Int, normalizingPath: Bool) -> [UInt32] {
+      let text = slot & 1 == 1 ? UniversalLinkURL.percentDecode(String(encoded)) : String(encoded)
+      let scalars = (slot & 2 == 2 ? text.lowercased() : text).unicodeScalars.map(\.value)
       return normalizingPath ? normalizePath(scalars) : scalars
     }
 
@@ -147,7 +126,9 @@ extension LinkRuntime {
       return reading
     }
 
-    /// ``prepare(_:slot:normalizingPath:)``'s result as a text, written in place when the part is ASCII.
+    /// An encoded URL part as the reading `slot` compares it: decoded for slots 1 and 3, lower-cased for 2 and 3.
+    /// Encoded parts are ASCII, so unless escapes are decoded this is a byte loop, writing in place.
+    /// With `normalizingPath`, the result is also normalized as ``normalizePath(_:)`` does, in the same pass.
     static func text(_ encoded: Substring, slot: Int, normalizingPath: Bool = false) -> SubjectText {
       if slot & 1 == 0 || !encoded.utf8.contains(UInt8(ascii: "%")) {
         let fold = slot & 2 == 2
