@@ -82,14 +82,13 @@ public struct URLScan: Sendable {
   }
 
   private func decide(trimmed: String, line number: Int) -> Result<Line, Problem> {
-    guard let url = UniversalLinkURL(string: trimmed) else {
-      return .failure(Problem(line: number, message: "\(quoted(trimmed)) is not an absolute URL with a host"))
-    }
-    guard url.scheme == "https" || url.scheme == "http" else {
-      return .failure(Problem(line: number, message: "\(quoted(trimmed)) is not an http(s) URL"))
+    guard let decisions = table.decisions(trimmed) else {
+      let message =
+        UniversalLinkURL(string: trimmed) == nil ? "is not an absolute URL with a host" : "is not an http(s) URL"
+      return .failure(Problem(line: number, message: "\(quoted(trimmed)) \(message)"))
     }
     var line = Line(url: trimmed, apps: [], excludedBy: [])
-    for decision in table.decisions(url) {
+    for decision in decisions {
       let claim = Claim(appId: decision.appID ?? "", pointer: decision.pointer ?? "")
       if decision.verdict == .match { line.apps.append(claim) } else { line.excludedBy.append(claim) }
     }

@@ -156,19 +156,36 @@ public struct AASAMatcher: Sendable {
   /// The verdict for a URL string. `domain` is the host the file was served for; the URL's host must equal it
   /// (compared case-insensitively). When nil, the URL's own host is assumed.
   public func verdict(for url: String, domain: String? = nil) -> MatchResult {
+    // A plain URL (nearly all of them) is read in place: no string is made for any of its parts.
+    var text = url
+    let plain = text.withUTF8 { bytes in
+      UniversalLinkURL.PlainParts(bytes).map { parts in
+        (parts, isWeb: parts.isWeb(in: bytes), hostMatches: domain.map { parts.hasHost($0, in: bytes) } ?? true)
+      }
+    }
+    if let plain {
+      return verdict(isWeb: plain.isWeb, hostMatches: plain.hostMatches) { LinkRuntime.Subject(text, plain.0) }
+    }
     guard let parsed = UniversalLinkURL(string: url) else { return .noMatch(.invalidURL) }
     return verdict(for: parsed, domain: domain)
   }
 
   /// The verdict for an already split URL.
   public func verdict(for url: UniversalLinkURL, domain: String? = nil) -> MatchResult {
-    guard url.scheme == "https" || url.scheme == "http" else { return .noMatch(.unsupportedScheme) }
-    if let domain, domain != url.host, UniversalLinkURL.normalizeHost(domain) != url.host {
-      return .noMatch(.hostMismatch)
-    }
+    verdict(
+      isWeb: url.scheme == "https" || url.scheme == "http",
+      hostMatches: domain.map { $0 == url.host || UniversalLinkURL.normalizeHost($0) == url.host } ?? true
+    ) { LinkRuntime.Subject(url) }
+  }
+
+  /// The verdict once the scheme and the host are checked; `subject` prepares the URL for the rules.
+  private func verdict(isWeb: Bool, hostMatches: Bool, _ subject: () -> LinkRuntime.Subject) -> MatchResult {
+    guard isWeb else { return .noMatch(.unsupportedScheme) }
+    guard hostMatches else { return .noMatch(.hostMismatch) }
     if fileTooLarge { return .noMatch(.fileTooLarge) }
     guard detailIndex != nil else { return .noMatch(.appNotListed) }
-    guard let decided = program.firstMatch(url) else { return .noMatch(.noPatternMatched) }
+    var prepared = subject()
+    guard let decided = program.firstMatch(&prepared) else { return .noMatch(.noPatternMatched) }
     let rule = ruleReferences[decided]
     return MatchResult(verdict: rule.exclude ? .exclude : .match, rule: rule)
   }

@@ -150,6 +150,10 @@ extension LinkRuntime {
         return Decision(verdict: .noMatch)
       }
       var subject = Subject(url)
+      return decide(group, &subject)
+    }
+
+    private func decide(_ group: Group, _ subject: inout Subject) -> Decision {
       var exclusion: Decision? = nil
       var opened: Decision? = nil
       group.decide(&subject) { member, rule in
@@ -169,14 +173,55 @@ extension LinkRuntime {
     /// those whose rules exclude it. What `who-claims --urls` reports.
     public func decisions(_ url: UniversalLinkURL) -> [Decision] {
       guard url.scheme == "https" || url.scheme == "http", let group = group(for: url.host) else { return [] }
+      var subject = Subject(url)
+      return decisions(group, &subject)
+    }
+
+    /// The same for the URL `string`; nil when it is not an absolute http or https URL with a host.
+    public func decisions(_ string: String) -> [Decision]? {
+      switch prepare(string) {
+      case .prepared(let group, var subject): return decisions(group, &subject)
+      case .unclaimed: return []
+      case .notWeb: return nil
+      case .unparsed:
+        guard let url = UniversalLinkURL(string: string), url.scheme == "https" || url.scheme == "http" else {
+          return nil
+        }
+        return decisions(url)
+      }
+    }
+
+    private func decisions(_ group: Group, _ subject: inout Subject) -> [Decision] {
       var out: [Decision] = []
       // One preparation of the URL serves every app claiming the host.
-      var subject = Subject(url)
       group.decide(&subject) { member, rule in
         out.append(decision(group, member, rule))
         return true
       }
       return out
+    }
+
+    /// A URL string read in place when the plain parser takes it: its host's apps and the prepared URL, else
+    /// why no app can open it; `unparsed` when only the general parser takes it.
+    private enum Prepared {
+      case prepared(Group, Subject)
+      /// An http or https URL whose host no app claims.
+      case unclaimed
+      case notWeb
+      case unparsed
+    }
+
+    private func prepare(_ string: String) -> Prepared {
+      var text = string
+      let plain = text.withUTF8 { bytes in
+        UniversalLinkURL.PlainParts(bytes).map { parts in
+          (parts, parts.isWeb(in: bytes) ? parts.lowercased(parts.host, in: bytes) : nil)
+        }
+      }
+      guard let plain else { return .unparsed }
+      guard let host = plain.1 else { return .notWeb }
+      guard let group = group(for: host) else { return .unclaimed }
+      return .prepared(group, Subject(text, plain.0))
     }
 
     private func decision(_ group: Group, _ member: Int, _ rule: Int) -> Decision {
@@ -187,8 +232,13 @@ extension LinkRuntime {
 
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
     public func decide(_ string: String) -> Decision {
-      guard let url = UniversalLinkURL(string: string) else { return Decision(verdict: .noMatch) }
-      return decide(url)
+      switch prepare(string) {
+      case .prepared(let group, var subject): return decide(group, &subject)
+      case .unclaimed, .notWeb: return Decision(verdict: .noMatch)
+      case .unparsed:
+        guard let url = UniversalLinkURL(string: string) else { return Decision(verdict: .noMatch) }
+        return decide(url)
+      }
     }
   }
 }

@@ -7,14 +7,16 @@ extension LinkRuntime {
       let path: SubjectText
       let query: SubjectText
       let fragment: SubjectText
-      let encodedQuery: String
+      /// The encoded query, in ``Subject/source``, for ``items``.
+      let source: String
+      let queryBytes: Range<Int>?
       let slot: Int
       /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Names are
       /// scalar values, compared as such. Built on first use: most rules never ask.
       lazy var items: [(name: SubjectText, value: SubjectText)] = {
         var items: [(name: SubjectText, value: SubjectText)] = []
-        guard !encodedQuery.isEmpty else { return items }
-        for item in encodedQuery.split(separator: "&", omittingEmptySubsequences: false) {
+        guard let queryBytes, !queryBytes.isEmpty else { return items }
+        for item in Subject.substring(source, queryBytes).split(separator: "&", omittingEmptySubsequences: false) {
           let eq = item.firstIndex(of: "=")
           let value = eq.map { item[item.index(after: $0)...] } ?? ""
           items.append(
@@ -26,16 +28,26 @@ extension LinkRuntime {
         return items
       }()
 
-      init(path: SubjectText, query: SubjectText, fragment: SubjectText, encodedQuery: String, slot: Int) {
+      init(
+        path: SubjectText, query: SubjectText, fragment: SubjectText, source: String, queryBytes: Range<Int>?, slot: Int
+      ) {
         self.path = path
         self.query = query
         self.fragment = fragment
-        self.encodedQuery = encodedQuery
+        self.source = source
+        self.queryBytes = queryBytes
         self.slot = slot
       }
     }
 
-    let url: UniversalLinkURL
+    /// The string the URL's parts are read from, in place: the URL itself when it was parsed here, else its
+    /// parts back to back.
+    let source: String
+    /// Where the path, the query (without `?`) and the fragment (without `#`) are in ``source``'s UTF-8; nil when
+    /// the URL has no `?` or no `#`.
+    let pathBytes: Range<Int>
+    let queryBytes: Range<Int>?
+    let fragmentBytes: Range<Int>?
     private var readings = PerSlot<Reading>()
     private var paths = PerSlot<SubjectText>()
 
@@ -63,7 +75,34 @@ extension LinkRuntime {
       }
     }
 
-    init(_ url: UniversalLinkURL) { self.url = url }
+    init(_ url: UniversalLinkURL) {
+      var source = url.percentEncodedPath
+      pathBytes = 0..<source.utf8.count
+      func append(_ part: String?) -> Range<Int>? {
+        guard let part else { return nil }
+        let start = source.utf8.count
+        source += part
+        return start..<source.utf8.count
+      }
+      queryBytes = append(url.percentEncodedQuery)
+      fragmentBytes = append(url.percentEncodedFragment)
+      self.source = source
+    }
+
+    /// The URL `string`, whose plain parse gave `parts`; its parts are read where they are, never copied.
+    init(_ string: String, _ parts: UniversalLinkURL.PlainParts) {
+      source = string
+      pathBytes = parts.path
+      queryBytes = parts.query
+      fragmentBytes = parts.fragment
+    }
+
+    /// The part of `source` at UTF-8 offsets `bytes`, for what is not a byte loop.
+    static func substring(_ source: String, _ bytes: Range<Int>) -> Substring {
+      let utf8 = source.utf8
+      let start = utf8.index(utf8.startIndex, offsetBy: bytes.lowerBound)
+      return Substring(utf8[start..<utf8.index(start, offsetBy: bytes.count)])
+    }
 
     static func slot(percentEncoded: Bool, caseSensitive: Bool) -> Int {
       (percentEncoded ? 0 : 1) + (caseSensitive ? 0 : 2)
@@ -89,7 +128,7 @@ extension LinkRuntime {
           return encoded
         }
       }
-      let path = Self.text(Substring(url.percentEncodedPath), slot: slot, normalizingPath: true)
+      let path = Self.text(source, pathBytes, slot: slot, normalizingPath: true)
       paths[slot] = path
       return path
     }
@@ -115,50 +154,68 @@ extension LinkRuntime {
           return encoded
         }
       }
-      let query = url.percentEncodedQuery ?? ""
       let reading = Reading(
         path: path(slot),
-        query: query.isEmpty ? SubjectText.empty : Self.text(Substring(query), slot: slot),
-        fragment: url.percentEncodedFragment.flatMap { $0.isEmpty ? nil : Self.text(Substring($0), slot: slot) }
-          ?? SubjectText.empty,
-        encodedQuery: query, slot: slot)
+        query: queryBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot) } ?? SubjectText.empty,
+        fragment: fragmentBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot) } ?? SubjectText.empty,
+        source: source, queryBytes: queryBytes, slot: slot)
       readings[slot] = reading
       return reading
     }
 
     /// An encoded URL part as the reading `slot` compares it: decoded for slots 1 and 3, lower-cased for 2 and 3.
-    /// Encoded parts are ASCII, so unless escapes are decoded this is a byte loop, writing in place.
     /// With `normalizingPath`, the result is also normalized as ``normalizePath(_:)`` does, in the same pass.
-    static func text(_ encoded: Substring, slot: Int, normalizingPath: Bool = false) -> SubjectText {
-      if slot & 1 == 0 || !encoded.utf8.contains(UInt8(ascii: "%")) {
-        let fold = slot & 2 == 2
-        var ascii = true
-        let text = SubjectText.make(capacity: encoded.utf8.count + 2) { out in
-          let slash: UInt32 = 0x2F
-          var n = 0
-          if normalizingPath {
-            out[0] = slash
-            n = 1
-          }
-          for byte in encoded.utf8 {
-            guard byte < 0x80 else {
-              ascii = false
-              return 0
-            }
-            let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-            if normalizingPath && c == slash && out[n - 1] == slash { continue }
-            out[n] = c
-            n += 1
-          }
-          if normalizingPath && out[n - 1] != slash {
-            out[n] = slash
-            n += 1
-          }
-          return n
-        }
-        if ascii { return text }
+    static func text(_ source: String, _ bytes: Range<Int>, slot: Int, normalizingPath: Bool = false) -> SubjectText {
+      // A native string's bytes are read where they are; any other string takes the string path.
+      if let text = source.utf8.withContiguousStorageIfAvailable({
+        asciiText(UnsafeBufferPointer(rebasing: $0[bytes]), slot: slot, normalizingPath: normalizingPath)
+      }) ?? nil {
+        return text
       }
-      return SubjectText.make(prepare(encoded, slot: slot, normalizingPath: normalizingPath))
+      return SubjectText.make(prepare(substring(source, bytes), slot: slot, normalizingPath: normalizingPath))
+    }
+
+    /// The same for a substring (a query item's name or value).
+    static func text(_ encoded: Substring, slot: Int) -> SubjectText {
+      if let text = encoded.utf8.withContiguousStorageIfAvailable({ asciiText($0, slot: slot, normalizingPath: false) })
+        ?? nil
+      {
+        return text
+      }
+      return SubjectText.make(prepare(encoded, slot: slot, normalizingPath: false))
+    }
+
+    /// The text of an encoded part from its bytes in place, when no escape is to be decoded and every byte is
+    /// ASCII (encoded parts nearly always are): a byte loop writing the text's storage. Nil otherwise.
+    private static func asciiText(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, normalizingPath: Bool) -> SubjectText?
+    {
+      if slot & 1 == 1 && bytes.contains(UInt8(ascii: "%")) { return nil }
+      let fold = slot & 2 == 2
+      var ascii = true
+      let text = SubjectText.make(capacity: bytes.count + 2) { out in
+        let slash: UInt32 = 0x2F
+        var n = 0
+        if normalizingPath {
+          out[0] = slash
+          n = 1
+        }
+        for byte in bytes {
+          guard byte < 0x80 else {
+            ascii = false
+            return 0
+          }
+          let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+          if normalizingPath && c == slash && out[n - 1] == slash { continue }
+          out[n] = c
+          n += 1
+        }
+        if normalizingPath && out[n - 1] != slash {
+          out[n] = slash
+          n += 1
+        }
+        return n
+      }
+      return ascii ? text : nil
     }
 
     static func normalizePath(_ path: [UInt32]) -> [UInt32] {

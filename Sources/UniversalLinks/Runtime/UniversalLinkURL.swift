@@ -78,70 +78,113 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
   /// every `%` starting an escape, and no user info or IP literal. Nil hands anything else to the general parser,
   /// which gives the same parts for these strings.
   static func parsePlain(_ b: UnsafeBufferPointer<UInt8>) -> UniversalLinkURL? {
-    func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
-    func isHex(_ k: Int) -> Bool { k < b.count && LinkRuntime.hexValue(b[k]) != nil }
-    var hashes = 0
-    let plain = plainBytes.withUnsafeBufferPointer { classes in
-      for k in b.indices {
-        switch classes[Int(b[k])] {
-        case 0: continue
-        case 2:
-          hashes += 1
-          if hashes > 1 { return false }
-        case 3:
-          if !(isHex(k + 1) && isHex(k + 2)) { return false }
-        default: return false
+    guard let parts = PlainParts(b) else { return nil }
+    func text(_ range: Range<Int>) -> String {
+      String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+    }
+    return UniversalLinkURL(
+      normalized: parts.lowercased(parts.scheme, in: b), host: parts.lowercased(parts.host, in: b),
+      path: text(parts.path), query: parts.query.map(text), fragment: parts.fragment.map(text))
+  }
+
+  /// Where the parts of a URL that ``parsePlain(_:)`` accepts sit in its UTF-8, found without making a string:
+  /// the matcher reads them in place.
+  struct PlainParts {
+    var scheme: Range<Int>
+    /// Without user info, port or a trailing dot, not yet lower-cased.
+    var host: Range<Int>
+    var path: Range<Int>
+    var query: Range<Int>?
+    var fragment: Range<Int>?
+
+    init?(_ b: UnsafeBufferPointer<UInt8>) {
+      func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+      func isHex(_ k: Int) -> Bool { k < b.count && LinkRuntime.hexValue(b[k]) != nil }
+      // The one pass over every byte also finds the first `?` and the `#`, so the query and the fragment need no
+      // second scan.
+      var hash: Int? = nil
+      var question: Int? = nil
+      let plain = plainBytes.withUnsafeBufferPointer { classes in
+        for k in b.indices {
+          switch classes[Int(b[k])] {
+          case 0: continue
+          case 2:
+            if hash != nil { return false }
+            hash = k
+          case 3:
+            if !(isHex(k + 1) && isHex(k + 2)) { return false }
+          case 4:
+            if question == nil && hash == nil { question = k }
+          default: return false
+          }
         }
+        return true
       }
-      return true
+      guard plain else { return nil }
+      guard let first = b.first, isAlpha(first) else { return nil }
+      var i = 1
+      while i < b.count, isAlpha(b[i]) || (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == 0x2B || b[i] == 0x2D || b[i] == 0x2E
+      {
+        i += 1
+      }
+      guard i + 2 < b.count, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return nil }
+      scheme = 0..<i
+      i += 3
+      let hostStart = i
+      while i < b.count, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
+      var hostEnd = i
+      if let colon = b[hostStart..<i].firstIndex(of: 0x3A) { hostEnd = colon }
+      guard hostEnd > hostStart else { return nil }
+      if hostEnd - hostStart > 1, b[hostEnd - 1] == 0x2E { hostEnd -= 1 }
+      host = hostStart..<hostEnd
+      // The host ends at the first `/`, `?` or `#` after it, so neither `?` nor `#` comes before the path.
+      let end = hash ?? b.count
+      path = i..<(question ?? end)
+      query = question.map { ($0 + 1)..<end }
+      fragment = hash.map { ($0 + 1)..<b.count }
     }
-    guard plain else { return nil }
-    guard let first = b.first, isAlpha(first) else { return nil }
-    var i = 1
-    while i < b.count, isAlpha(b[i]) || (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == 0x2B || b[i] == 0x2D || b[i] == 0x2E {
-      i += 1
-    }
-    guard i + 2 < b.count, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return nil }
-    func lower(_ range: Range<Int>) -> String {
+
+    /// The bytes of `range`, ASCII letters lower-cased.
+    func lowercased(_ range: Range<Int>, in b: UnsafeBufferPointer<UInt8>) -> String {
       String(unsafeUninitializedCapacity: range.count) { out in
         for (k, c) in b[range].enumerated() { out[k] = c >= 0x41 && c <= 0x5A ? c | 0x20 : c }
         return range.count
       }
     }
-    func text(_ range: Range<Int>) -> String {
-      String(decoding: UnsafeBufferPointer(rebasing: b[range]), as: UTF8.self)
+
+    /// Whether the scheme is `http` or `https`, in any case.
+    func isWeb(in b: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard scheme.count == 4 || scheme.count == 5 else { return false }
+      let http: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x73]
+      for k in scheme where b[k] | 0x20 != http[k] { return false }
+      return true
     }
-    let scheme = lower(0..<i)
-    i += 3
-    let hostStart = i
-    while i < b.count, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
-    var hostEnd = i
-    if let colon = b[hostStart..<i].firstIndex(of: 0x3A) { hostEnd = colon }
-    guard hostEnd > hostStart else { return nil }
-    var host = lower(hostStart..<hostEnd)
-    if host.utf8.count > 1, host.utf8.last == 0x2E { host.removeLast() }
-    let pathStart = i
-    while i < b.count, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
-    let path = text(pathStart..<i)
-    var query: String? = nil
-    if i < b.count, b[i] == 0x3F {
-      let start = i + 1
-      i = start
-      while i < b.count, b[i] != 0x23 { i += 1 }
-      query = text(start..<i)
+
+    /// Whether the host is `domain`, compared as ``UniversalLinkURL/normalizeHost(_:)`` would compare them.
+    func hasHost(_ domain: String, in b: UnsafeBufferPointer<UInt8>) -> Bool {
+      // The common case, a domain already in normal form, costs no string.
+      var domain = domain
+      let same = domain.withUTF8 { d in
+        guard d.count == host.count else { return false }
+        var k = 0
+        for c in b[host] {
+          if (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) != d[k] { return false }
+          k += 1
+        }
+        return true
+      }
+      return same || UniversalLinkURL.normalizeHost(domain) == lowercased(host, in: b)
     }
-    let fragment: String? = i < b.count ? text((i + 1)..<b.count) : nil
-    return UniversalLinkURL(
-      normalized: scheme, host: host, path: path, query: query, fragment: fragment)
   }
 
-  /// Per byte, what ``parsePlain(_:)`` does with it: 0 keeps it, 2 is `#`, 3 is `%`, and 1 declines the string (a
+  /// Per byte, what ``parsePlain(_:)`` does with it: 0 keeps it, 2 is `#`, 3 is `%`, 4 is `?`, and 1 declines the string (a
   /// control byte, a space, non-ASCII, a character that needs escaping, and `@` or `[` of user info and IP
   /// literals). A table, because a branch per character was the parser's main cost.
   private static let plainBytes: [UInt8] = (0..<256).map { byte in
     switch byte {
     case 0x23: 2
     case 0x25: 3
+    case 0x3F: 4
     case 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D, 0x40, 0x5B: 1
     case 0x21...0x7E: 0
     default: 1

@@ -187,3 +187,66 @@ struct PlainURLParserTests {
     #expect(plain > 1_000, "\(plain)")
   }
 }
+
+/// A URL string that the plain parser takes is matched in place, its parts never made into strings: the matcher and
+/// the table must decide it exactly as they decide the parsed URL, for every scheme, host and domain spelling.
+struct InPlaceURLTests {
+  /// A random URL over odd schemes, hosts and tails: plain ones, and some (a space, `é`) only the general parser
+  /// takes.
+  static func randomURL(_ rng: inout PatternEngineTests.SplitMix) -> String {
+    let scheme = ["https://", "HTTP://", "Https://", "ftp://", "", "https:/"].randomElement(using: &rng)!
+    let host = [
+      "example.com", "EXAMPLE.com", "example.com.", "example.com:8443", "other.com", "k.example.com", "x.example.com",
+      "",
+    ].randomElement(using: &rng)!
+    let odd = ["", "", "", " ", "é", "%zz"].randomElement(using: &rng)!
+    return scheme + host + PrefixIndexTests.randomURLTail(&rng) + odd
+  }
+
+  @Test func theMatcherDecidesAStringAsTheParsedURL() throws {
+    var rng = PatternEngineTests.SplitMix(state: 23)
+    // Domains in normal form and not: capitals, a trailing dot, and a Kelvin sign, which lower-cases to `k`.
+    let domains: [String?] = [nil, "example.com", "EXAMPLE.COM.", "other.com", "\u{212A}.example.com", "k.example.com"]
+    var seen = Set<String>()
+    for _ in 0..<150 {
+      let (json, _) = try PrefixIndexTests.randomProgram(&rng)
+      let matcher = try AASAFile(json: json).matcher(appID: PrefixIndexTests.app)
+      for _ in 0..<40 {
+        let text = Self.randomURL(&rng)
+        let domain = domains.randomElement(using: &rng)!
+        let parsed = UniversalLinkURL(string: text).map { matcher.verdict(for: $0, domain: domain) }
+        let inPlace = matcher.verdict(for: text, domain: domain)
+        #expect(
+          inPlace == parsed ?? MatchResult(verdict: .noMatch, reason: .invalidURL), "\(text) on \(domain ?? "nil")")
+        seen.insert(inPlace.reason?.rawValue ?? inPlace.verdict.rawValue)
+      }
+    }
+    // Every way out must be reached for the comparison to mean much.
+    #expect(
+      seen == [
+        "match", "exclude", "no-pattern-matched", "host-mismatch", "unsupported-scheme", "invalid-url",
+      ], "\(seen)")
+  }
+
+  @Test func theTableDecidesAStringAsTheParsedURL() throws {
+    var rng = PatternEngineTests.SplitMix(state: 29)
+    var decided = 0
+    for _ in 0..<60 {
+      let programs = try (0..<3).map { _ in try PrefixIndexTests.randomProgram(&rng).program }
+      let table = LinkRuntime.Table(apps: [
+        .init(appID: "A", scopes: [.init(host: "example.com", wildcard: false, program: programs[0])]),
+        .init(appID: "B", scopes: [.init(host: "Example.com", wildcard: false, program: programs[1])]),
+        .init(appID: "C", scopes: [.init(host: "example.com", wildcard: true, program: programs[2])]),
+      ])
+      for _ in 0..<40 {
+        let text = Self.randomURL(&rng)
+        let url = UniversalLinkURL(string: text)
+        #expect(table.decide(text) == url.map(table.decide) ?? .init(verdict: .noMatch), "\(text)")
+        let web = url.map { $0.scheme == "https" || $0.scheme == "http" } ?? false
+        #expect(table.decisions(text) == (web ? url.map(table.decisions) : nil), "\(text)")
+        if table.decisions(text)?.isEmpty == false { decided += 1 }
+      }
+    }
+    #expect(decided > 200, "\(decided)")
+  }
+}
