@@ -191,31 +191,18 @@ extension LinkRuntime {
     {
       if slot & 1 == 1 && bytes.contains(UInt8(ascii: "%")) { return nil }
       let fold = slot & 2 == 2
-      var ascii = true
-      let text = SubjectText.make(capacity: bytes.count + 2) { out in
+      return SubjectText.makeASCII(capacity: bytes.count + 2) { out in
         let slash: UInt32 = 0x2F
-        var n = 0
-        if normalizingPath {
-          out[0] = slash
-          n = 1
-        }
+        if normalizingPath { out.append(slash) }
         for byte in bytes {
-          guard byte < 0x80 else {
-            ascii = false
-            return 0
-          }
+          guard byte < 0x80 else { return false }
           let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-          if normalizingPath && c == slash && out[n - 1] == slash { continue }
-          out[n] = c
-          n += 1
+          if normalizingPath && c == slash && out.last == slash { continue }
+          out.append(c)
         }
-        if normalizingPath && out[n - 1] != slash {
-          out[n] = slash
-          n += 1
-        }
-        return n
+        if normalizingPath && out.last != slash { out.append(slash) }
+        return true
       }
-      return ascii ? text : nil
     }
 
     static func normalizePath(_ path: [UInt32]) -> [UInt32] {
@@ -316,6 +303,41 @@ extension LinkRuntime {
         header.pointee.pairs = pairs
       }
       return text
+    }
+
+    /// Writes an ASCII text and describes it as it goes: its mask and pair filter come with the writing, so the
+    /// text is not read a second time.
+    struct ASCIIWriter {
+      fileprivate let out: UnsafeMutablePointer<UInt32>
+      fileprivate var count = 0
+      fileprivate var mask = ASCIIMask()
+      fileprivate var pairs: UInt64 = 0
+
+      /// The last scalar written; 0 when none is.
+      var last: UInt32 { count > 0 ? out[count - 1] : 0 }
+
+      /// Writes `c`, which is below 128.
+      @inline(__always)
+      mutating func append(_ c: UInt32) {
+        mask.insert(c)
+        if count > 0 { pairs |= PairFilter.bit(out[count - 1], c) }
+        out[count] = c
+        count += 1
+      }
+    }
+
+    /// An ASCII text of at most `capacity` scalars, which `write` appends; nil when `write` gives up (returns false).
+    static func makeASCII(capacity: Int, _ write: (inout ASCIIWriter) -> Bool) -> SubjectText? {
+      let text = unsafeDowncast(create(minimumCapacity: capacity) { _ in SubjectTextHeader() }, to: SubjectText.self)
+      let written = text.withUnsafeMutablePointers { header, scalars in
+        var writer = ASCIIWriter(out: scalars)
+        guard write(&writer) else { return false }
+        header.pointee.count = writer.count
+        header.pointee.mask = writer.mask
+        header.pointee.pairs = writer.pairs
+        return true
+      }
+      return written ? text : nil
     }
 
     /// The text of `scalars`.
