@@ -82,10 +82,19 @@ let clock = ContinuousClock()
 
 var counts: [LinkRuntime.Verdict: Int] = [:]
 var scanRNG = SplitMix(state: 42)
+// In passes, whose median is the figure: on a shared machine, a stall of the neighbours moves one pass, not it.
+let passCount = min(10, urlCount)
+var passRates: [Double] = []
 let scanTime = clock.measure {
-  for _ in 0..<urlCount { counts[table.decide(url(&scanRNG)).verdict, default: 0] += 1 }
+  for pass in 0..<passCount {
+    let count = urlCount / passCount + (pass < urlCount % passCount ? 1 : 0)
+    let start = clock.now
+    for _ in 0..<count { counts[table.decide(url(&scanRNG)).verdict, default: 0] += 1 }
+    passRates.append(Double(count) / seconds(clock.now - start))
+  }
 }
-let scanRate = Double(urlCount) / seconds(scanTime)
+passRates.sort()
+let scanRate = passRates[passRates.count / 2]
 
 // The same work on every core, as `who-claims --urls --jobs N` does it: each thread decides its own share of the
 // URLs (made from its own seed) against the one shared table.
@@ -159,6 +168,7 @@ print(
   "scan: \(urlCount) URLs in \(String(format: "%.2f", seconds(scanTime))) s: \(Int(scanRate)) URLs/s "
     + "(match \(counts[.match, default: 0]), exclude \(counts[.exclude, default: 0]), "
     + "no-match \(counts[.noMatch, default: 0]))")
+print("  (the median of \(passCount) passes of \(urlCount / passCount) URLs; the best: \(Int(passRates.last!)))")
 print(
   "scan on \(cores) threads: \(Int(parallelRate)) URLs/s (\(String(format: "%.2f", parallelRate / scanRate))x one "
     + "thread; \(shares.reduce(0, +)) of \(urlCount / cores * cores) open an app)")
