@@ -16,15 +16,29 @@ extension LinkRuntime {
       lazy var items: [(name: SubjectText, value: SubjectText)] = {
         var items: [(name: SubjectText, value: SubjectText)] = []
         guard let queryBytes, !queryBytes.isEmpty else { return items }
-        for item in Subject.substring(source, queryBytes).split(separator: "&", omittingEmptySubsequences: false) {
-          let eq = item.firstIndex(of: "=")
-          let value = eq.map { item[item.index(after: $0)...] } ?? ""
+        // Split by UTF-8 offsets, so each name and value is read in place like the other parts.
+        var start = queryBytes.lowerBound
+        var equals: Int? = nil
+        func add(upTo end: Int) {
+          let value = equals.map { ($0 + 1)..<end } ?? end..<end
           items.append(
             (
-              Subject.text(item[..<(eq ?? item.endIndex)], slot: slot),
-              value.isEmpty ? .empty : Subject.text(value, slot: slot)
+              Subject.text(source, start..<(equals ?? end), slot: slot),
+              value.isEmpty ? .empty : Subject.text(source, value, slot: slot)
             ))
         }
+        var offset = queryBytes.lowerBound
+        for byte in Subject.substring(source, queryBytes).utf8 {
+          if byte == UInt8(ascii: "&") {
+            add(upTo: offset)
+            start = offset + 1
+            equals = nil
+          } else if byte == UInt8(ascii: "="), equals == nil {
+            equals = offset
+          }
+          offset += 1
+        }
+        add(upTo: queryBytes.upperBound)
         return items
       }()
 
@@ -175,16 +189,6 @@ extension LinkRuntime {
       return SubjectText.make(prepare(substring(source, bytes), slot: slot, normalizingPath: normalizingPath))
     }
 
-    /// The same for a substring (a query item's name or value).
-    static func text(_ encoded: Substring, slot: Int) -> SubjectText {
-      if let text = encoded.utf8.withContiguousStorageIfAvailable({ asciiText($0, slot: slot, normalizingPath: false) })
-        ?? nil
-      {
-        return text
-      }
-      return SubjectText.make(prepare(encoded, slot: slot, normalizingPath: false))
-    }
-
     /// The text of an encoded part from its bytes in place, when no escape is to be decoded and every byte is
     /// ASCII (encoded parts nearly always are): a byte loop writing the text's storage. Nil otherwise.
     private static func asciiText(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, normalizingPath: Bool) -> SubjectText?
@@ -278,33 +282,6 @@ extension LinkRuntime {
   /// object's own allocation: a URL part is prepared with one allocation, not two. Instances live for one verdict
   /// and are never shared between threads.
   final class SubjectText: ManagedBuffer<SubjectTextHeader, UInt32> {
-    /// A text of at most `capacity` scalars, which `write` stores and counts.
-    static func make(capacity: Int, _ write: (UnsafeMutablePointer<UInt32>) -> Int) -> SubjectText {
-      let text = unsafeDowncast(create(minimumCapacity: capacity) { _ in SubjectTextHeader() }, to: SubjectText.self)
-      text.withUnsafeMutablePointers { header, scalars in
-        let count = write(scalars)
-        // The mask and the pair filter in one pass.
-        var mask = ASCIIMask()
-        var ascii = true
-        var pairs: UInt64 = 0
-        var previous: UInt32 = 0xFFFF_FFFF
-        for c in UnsafeBufferPointer(start: scalars, count: count) {
-          if c < 128 {
-            mask.insert(c)
-            if previous < 128 { pairs |= PairFilter.bit(previous, c) }
-          } else {
-            ascii = false
-          }
-          previous = c
-        }
-        header.pointee.count = count
-        header.pointee.mask = mask
-        header.pointee.ascii = ascii
-        header.pointee.pairs = pairs
-      }
-      return text
-    }
-
     /// Writes an ASCII text and describes it as it goes: its mask and pair filter come with the writing, so the
     /// text is not read a second time.
     struct ASCIIWriter {
@@ -340,14 +317,31 @@ extension LinkRuntime {
       return written ? text : nil
     }
 
-    /// The text of `scalars`.
+    /// The text of `scalars`, any Unicode: what ``Subject/text(_:_:slot:normalizingPath:)`` falls back to.
     static func make(_ scalars: [UInt32]) -> SubjectText {
-      make(capacity: scalars.count) { out in
-        scalars.withUnsafeBufferPointer { source in
-          if let base = source.baseAddress { out.update(from: base, count: source.count) }
+      let text = unsafeDowncast(
+        create(minimumCapacity: scalars.count) { _ in SubjectTextHeader() }, to: SubjectText.self)
+      text.withUnsafeMutablePointers { header, out in
+        var mask = ASCIIMask()
+        var ascii = true
+        var pairs: UInt64 = 0
+        var previous: UInt32 = 0xFFFF_FFFF
+        for (k, c) in scalars.enumerated() {
+          out[k] = c
+          if c < 128 {
+            mask.insert(c)
+            if previous < 128 { pairs |= PairFilter.bit(previous, c) }
+          } else {
+            ascii = false
+          }
+          previous = c
         }
-        return scalars.count
+        header.pointee.count = scalars.count
+        header.pointee.mask = mask
+        header.pointee.ascii = ascii
+        header.pointee.pairs = pairs
       }
+      return text
     }
 
     /// The text of `string`'s scalars.

@@ -512,6 +512,13 @@ struct MatchRuleTests {
       rule: 8, note: "value keeps further = signs", aasa: component(##""?": {"a": "b=c"}"##),
       url: "https://e.com/?a=b=c", expected: .match(0)),
     MatchCase(
+      rule: 8, note: "empty items between and after & name nothing", aasa: component(##""?": {"a": "1"}"##),
+      url: "https://e.com/?&&a=1&", expected: .match(0)),
+    MatchCase(
+      rule: 8, note: "a decoded name compares as its characters",
+      aasa: component(##""?": {"é": "1"}, "percentEncoded": false"##),
+      url: "https://e.com/?%C3%A9=1", expected: .match(0)),
+    MatchCase(
       rule: 8, note: "non-string value discards the whole ?", aasa: component(##""/": "/x", "?": {"a": "1", "b": 2}"##),
       url: "https://e.com/x?a=9", expected: .match(0)),
     MatchCase(
