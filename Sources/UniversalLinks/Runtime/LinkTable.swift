@@ -279,15 +279,18 @@ extension LinkRuntime.Table {
         }
         return
       }
-      index.withCandidates(&subject) { candidates, subject in
+      index.withCandidates(&subject) { candidates, listed, subject in
         // Candidates come app by app, each app's in rule order: an app's first match decides it.
         var member = 0
         var decided = -1
-        for id in candidates {
+        for candidate in candidates {
+          let id = Int32(truncatingIfNeeded: candidate >> 32)
           while bases[member + 1] <= id { member += 1 }
           guard member != decided else { continue }
           let rule = Int(id - bases[member])
-          guard programs[member].matches(rule: rule, &subject) else { continue }
+          guard programs[member].matches(listed[Int(candidate & 0xFFFF_FFFF)], number: rule, &subject) else {
+            continue
+          }
           decided = member
           if !found(member, rule) { return }
         }

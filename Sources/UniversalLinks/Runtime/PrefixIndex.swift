@@ -1,5 +1,5 @@
 extension LinkRuntime {
-  /// One reading's rules by the literal start of their path pattern, so a URL is tried only against rules that
+  /// One reading's rules by the literal start of their path, so a URL is tried only against rules that
   /// could match it: a rule whose path starts `/shop/` is a candidate only for paths that start `/shop/`.
   ///
   /// Every path pattern is anchored at the start of the (normalized) path, so its literal start is a necessary
@@ -9,44 +9,42 @@ extension LinkRuntime {
   /// pairs its path holds; a rule that requires no pair is tried for every URL. Lookup is one pass over the path's
   /// first scalars with an incremental hash, probing an open-addressing table only at the lengths some start has.
   ///
-  /// A class, so that reaching it per URL costs at most one reference count, not one per array.
-  final class PrefixIndex: Sendable {
+  /// An index is not an object but a run of words in its ``CandidateIndex``'s one array, found by offset: with a
+  /// thousand apps' rules in use at random, each lookup's cost is its cache misses, and every separate allocation
+  /// on the way (the index, its table, its entries, their text) was one more. A table slot holds the start's hash
+  /// and its rule list, and no text: a start is recognized by its 58-bit hash and its length. Two starts that
+  /// collided would only add candidates, which are then matched in full, so a collision can cost time but never
+  /// change a verdict.
+  enum PrefixIndex {
     /// Starts are cut to this many scalars: a shorter start is still a necessary condition.
     static let maximumLength = 48
     /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
     static let maximumStartsPerRule = 256
 
-    struct Entry: Sendable {
-      var hash: UInt64
-      /// The start, in ``text``.
-      var textStart: Int32
-      var textCount: Int32
-      /// Its rules, ascending, in the shared lists.
-      var listStart: Int32
-      var listCount: Int32
+    /// Where things sit in an index's words, from its offset: its header, the bounds of its pair buckets (two
+    /// 32-bit bounds a word), then its table, two words a slot.
+    private enum Layout {
+      /// Bit `n` is set when some start is `n` scalars long.
+      static let lengths = 0
+      /// Bit `b` is set when pair bucket `b` is not empty.
+      static let pairBits = 1
+      /// The rules always tried (they have no start and require no pair): the start of their list in the high
+      /// half, its end in the low half.
+      static let always = 2
+      /// The table's shift: 64 minus the base-2 logarithm of its slot count; 64 when it has no slots.
+      static let shift = 3
+      /// Bucket `b` of the rules with no start is list positions `bound(b)..<bound(b + 1)`.
+      static let pairBounds = 4
+      static let table = pairBounds + 33
     }
 
-    /// Rules with no literal start that require no character pair, tried for every URL, ascending: a range of the
-    /// shared lists.
-    let always: Range<Int>
-    /// The other rules with no literal start, by one ``PairFilter`` bit their path requires: bucket `b` is
-    /// `pairBounds[b]..<pairBounds[b + 1]` of the shared lists, ascending. A rule is in one bucket only.
-    let pairBounds: [Int32]
-    /// Bit `b` is set when bucket `b` is not empty.
-    let pairBits: UInt64
-    let entries: [Entry]
-    /// Open addressing, a power of two long: the entry's hash's high 32 bits, then entry index + 1 in the low 32
-    /// bits; 0 for empty.
-    let table: [UInt64]
-    let text: [UInt32]
-    /// Bit `n` is set when some start is `n` scalars long.
-    let lengths: UInt64
-
-    /// Indexes `rules` (indices into the program's rules) by `paths`, their prepared path patterns; a rule with a
-    /// nil path constrains no path and is always tried. `pairs` are the ``PairFilter`` bits each rule's path must
-    /// hold. The rule lists are appended to `lists`, which every index of a program shares, so the matcher walks
-    /// them as ranges of one array.
-    init(rules: [Int], paths: [[Piece]?], pairs: [UInt64], lists: inout [Int32]) {
+    /// Appends to `words` the index of `rules` (indices into the program's rules) by `paths`, their prepared
+    /// path patterns, and returns its offset; a rule with a nil path constrains no path and is always tried.
+    /// `pairs` are the ``PairFilter`` bits each rule's path must hold. Each rule list is appended to `lists` (rule
+    /// numbers), which every index of a ``CandidateIndex`` shares, so the matcher walks them as ranges of one array.
+    static func append(
+      rules: [Int], paths: [[Piece]?], pairs: [UInt64], lists: inout [Int32], to words: inout [UInt64]
+    ) -> Int {
       var always: [Int32] = []
       var buckets = [[Int32]](repeating: [], count: 64)
       var byStart: [[UInt32]: [Int32]] = [:]
@@ -86,41 +84,75 @@ extension LinkRuntime {
         }
         buckets[best].append(rule)
       }
-      var entries: [Entry] = []
-      var text: [UInt32] = []
-      self.always = lists.count..<(lists.count + always.count)
+
+      let offset = words.count
+      var slots = 1
+      while slots < byStart.count * 2 { slots *= 2 }
+      let shift = byStart.isEmpty ? 64 : 64 - slots.trailingZeroBitCount
+      words += repeatElement(0, count: Layout.table + (byStart.isEmpty ? 0 : 2 * slots))
+      words[offset + Layout.shift] = UInt64(shift)
+      words[offset + Layout.always] = UInt64(lists.count) << 32 | UInt64(lists.count + always.count)
       lists += always
-      var pairBounds = [Int32(lists.count)]
-      var pairBits: UInt64 = 0
+      func setBound(_ b: Int, _ value: Int) {
+        let word = offset + Layout.pairBounds + b / 2
+        words[word] |= UInt64(UInt32(value)) << (b % 2 == 0 ? 32 : 0)
+      }
+      setBound(0, lists.count)
       for (bit, bucket) in buckets.enumerated() {
-        if !bucket.isEmpty { pairBits |= 1 << UInt64(bit) }
+        if !bucket.isEmpty { words[offset + Layout.pairBits] |= 1 << UInt64(bit) }
         lists += bucket
-        pairBounds.append(Int32(lists.count))
+        setBound(bit + 1, lists.count)
       }
-      self.pairBounds = pairBounds
-      self.pairBits = pairBits
-      var lengths: UInt64 = 0
       for (start, list) in byStart.sorted(by: { $0.value[0] < $1.value[0] }) {
-        entries.append(
-          Entry(
-            hash: Self.hash(start[...]), textStart: Int32(text.count), textCount: Int32(start.count),
-            listStart: Int32(lists.count), listCount: Int32(list.count)))
-        text += start
+        let hash = Self.hash(start[...])
+        var slot = Self.slot(hash, shift: shift)
+        while words[offset + Layout.table + 2 * slot + 1] != 0 { slot = (slot + 1) & (slots - 1) }
+        words[offset + Layout.table + 2 * slot] = key(hash, length: start.count)
+        words[offset + Layout.table + 2 * slot + 1] = UInt64(lists.count) << 32 | UInt64(list.count)
         lists += list
-        lengths |= 1 << UInt64(start.count)
+        words[offset + Layout.lengths] |= 1 << UInt64(start.count)
       }
-      var size = 8
-      while size < entries.count * 2 { size *= 2 }
-      var table = [UInt64](repeating: 0, count: size)
-      for (i, entry) in entries.enumerated() {
-        var slot = Int(truncatingIfNeeded: entry.hash) & (size - 1)
-        while table[slot] != 0 { slot = (slot + 1) & (size - 1) }
-        table[slot] = (entry.hash >> 32) << 32 | UInt64(i + 1)
+      return offset
+    }
+
+    /// What an index holds, for tests and diagnostics: how many starts, which list positions are always tried,
+    /// and the pair buckets (bit `b` of `pairBits` set when bucket `b`, `pairBounds[b]..<pairBounds[b + 1]`, is
+    /// not empty).
+    struct Shape: Equatable {
+      var starts: Int
+      var always: Range<Int>
+      var pairBits: UInt64
+      var pairBounds: [Int]
+    }
+
+    /// The shape of the index at `offset` in `words`.
+    static func shape(_ words: [UInt64], at offset: Int) -> Shape {
+      words.withUnsafeBufferPointer { words in
+        let always = words[offset + Layout.always]
+        let shift = Int(words[offset + Layout.shift])
+        let slots = shift < 64 ? 1 << (64 - shift) : 0
+        return Shape(
+          starts: (0..<slots).filter { words[offset + Layout.table + 2 * $0 + 1] != 0 }.count,
+          always: Int(always >> 32)..<Int(always & 0xFFFF_FFFF), pairBits: words[offset + Layout.pairBits],
+          pairBounds: (0...64).map { bound($0, words, at: offset) })
       }
-      self.entries = entries
-      self.table = table
-      self.text = text
-      self.lengths = lengths
+    }
+
+    /// Where pair bucket `b` of the index at `offset` starts in the lists (and bucket `b - 1` ends).
+    @inline(__always)
+    private static func bound(_ b: Int, _ words: UnsafeBufferPointer<UInt64>, at offset: Int) -> Int {
+      Int(UInt32(truncatingIfNeeded: words[offset + Layout.pairBounds + b / 2] >> (b % 2 == 0 ? 32 : 0)))
+    }
+
+    /// A start's hash with its length in the low six bits, which the hash gives up: a slot recognizes a start of
+    /// one length only, so a path meets each rule list at most once.
+    @inline(__always)
+    private static func key(_ hash: UInt64, length: Int) -> UInt64 { hash & ~63 | UInt64(length) }
+
+    /// A hash's home slot: its high bits after a Fibonacci multiply, since FNV's low bits mix poorly.
+    @inline(__always)
+    private static func slot(_ hash: UInt64, shift: Int) -> Int {
+      Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
     }
 
     /// FNV-1a over scalar values.
@@ -172,43 +204,43 @@ extension LinkRuntime {
 
     /// Calls `found` with the ranges, in the shared lists, of the rules always tried, of the rules with no start
     /// listed under a pair `path` holds (`pathPairs`, its ``PairFilter`` bits), and of the rules whose start begins
-    /// `path`.
+    /// `path`, for the index at `offset` in `words`.
     @inline(__always)
-    func candidates(_ path: UnsafeBufferPointer<UInt32>, pathPairs: UInt64, _ found: (Range<Int>) -> Void) {
-      if !always.isEmpty { found(always) }
-      var bits = pathPairs & pairBits
+    static func candidates(
+      _ words: UnsafeBufferPointer<UInt64>, at offset: Int, _ path: UnsafeBufferPointer<UInt32>, pathPairs: UInt64,
+      _ found: (Range<Int>) -> Void
+    ) {
+      let always = words[offset + Layout.always]
+      if always >> 32 != always & 0xFFFF_FFFF { found(Int(always >> 32)..<Int(always & 0xFFFF_FFFF)) }
+      var bits = pathPairs & words[offset + Layout.pairBits]
       while bits != 0 {
         let bit = bits.trailingZeroBitCount
-        found(Int(pairBounds[bit])..<Int(pairBounds[bit + 1]))
+        found(bound(bit, words, at: offset)..<bound(bit + 1, words, at: offset))
         bits &= bits - 1
       }
-      guard !entries.isEmpty else { return }
-      let mask = table.count - 1
+      let shift = Int(words[offset + Layout.shift])
+      guard shift < 64 else { return }
+      let mask = (1 << (64 - shift)) - 1
+      let table = offset + Layout.table
+      let lengths = words[offset + Layout.lengths]
       var h = Self.seed
       // No start is longer than the highest bit of `lengths`: past it, hashing finds nothing.
       let n = min(path.count, 63 - lengths.leadingZeroBitCount)
       var length = 0
-      table.withUnsafeBufferPointer { table in
-        while length < n {
-          h = Self.step(h, path[length])
-          length += 1
-          guard lengths & (1 << UInt64(length)) != 0 else { continue }
-          var slot = Int(truncatingIfNeeded: h) & mask
-          // A slot holds the entry's number and its hash's high half, so a probe of another start rarely reads
-          // the entry.
-          let tag = h >> 32
-          while table[slot] != 0 {
-            if table[slot] >> 32 == tag {
-              let entry = entries[Int(truncatingIfNeeded: table[slot] & 0xFFFF_FFFF) - 1]
-              if entry.hash == h, Int(entry.textCount) == length,
-                text[Int(entry.textStart)..<Int(entry.textStart) + length].elementsEqual(path[0..<length])
-              {
-                found(Int(entry.listStart)..<Int(entry.listStart + entry.listCount))
-                break
-              }
-            }
-            slot = (slot + 1) & mask
+      while length < n {
+        h = Self.step(h, path[length])
+        length += 1
+        guard lengths & (1 << UInt64(length)) != 0 else { continue }
+        let key = key(h, length: length)
+        var slot = Self.slot(h, shift: shift)
+        // A slot's second word is its list (start, count); 0 when it is empty.
+        while words[table + 2 * slot + 1] != 0 {
+          if words[table + 2 * slot] == key {
+            let list = words[table + 2 * slot + 1]
+            found(Int(list >> 32)..<Int((list >> 32) + (list & 0xFFFF_FFFF)))
+            break
           }
+          slot = (slot + 1) & mask
         }
       }
     }
@@ -217,60 +249,84 @@ extension LinkRuntime {
 
 extension LinkRuntime {
   /// Rules numbered `0..<n` by the literal start of their path, one ``PrefixIndex`` per reading they compare
-  /// against, with each listed rule's path conditions beside the lists: what turns a URL into the few rules worth
-  /// trying. One app's rules (``RuleProgram``) or several apps' rules on one host (``Table``) are indexed alike.
+  /// against, with each listed rule's path conditions beside it: what turns a URL into the few rules worth trying.
+  /// One app's rules (``RuleProgram``) or several apps' rules on one host (``Table``) are indexed alike.
   struct CandidateIndex: Sendable {
-    /// Per reading (see ``Subject/slot(percentEncoded:caseSensitive:)``), the rules by the start of their path.
-    let indexes: [(slot: Int, index: PrefixIndex)]
+    /// A rule as an index lists it: its number, its path conditions and, for a path-only glob, where its program
+    /// sits in its ``RuleProgram``'s arena; so a candidate is rejected, or a glob matched, from this one record.
+    struct Listed: Sendable {
+      var filter: PathFilter
+      var rule: Int32
+      /// The glob's program in the arena; a count of 0 when the rule is not a path-only glob.
+      var globStart: Int32
+      var globCount: UInt16
+      /// The reading the rule compares against.
+      var slot: UInt8
+    }
+
+    /// The prefix indexes, one after another (see ``PrefixIndex``). Word `s` (for `s` in `0..<4`) is the offset of
+    /// the index of reading `s` (see ``Subject/slot(percentEncoded:caseSensitive:)``), or 0 when no rule reads it.
+    let words: [UInt64]
     /// The indexes' rule lists, back to back.
-    let lists: [Int32]
-    /// The path part of each listed rule's filter, beside ``lists``, so rejecting a candidate reads memory in order.
-    let listFilters: [PathFilter]
+    let listed: [Listed]
+    /// Whether no rule is indexed: none can match.
+    let isEmpty: Bool
 
     /// Indexes rule `k`, with conditions `filters[k]` and prepared path `paths[k]`, unless it can never match.
     init(filters: [RuleFilter], paths: [[Piece]?]) {
       var lists: [Int32] = []
-      indexes = (0..<4).compactMap { slot in
+      var words = [UInt64](repeating: 0, count: 4)
+      var isEmpty = true
+      for slot in 0..<4 {
         let members = filters.indices.filter { filters[$0].slot == slot && !filters[$0].never }
-        guard !members.isEmpty else { return nil }
-        return (
-          slot,
-          PrefixIndex(
+        guard !members.isEmpty else { continue }
+        isEmpty = false
+        words[slot] = UInt64(
+          PrefixIndex.append(
             rules: members, paths: members.map { paths[$0] }, pairs: members.map { filters[$0].pathPairs },
-            lists: &lists)
-        )
+            lists: &lists, to: &words))
       }
-      self.lists = lists
-      listFilters = lists.map { PathFilter(filters[Int($0)]) }
+      self.words = words
+      self.isEmpty = isEmpty
+      listed = lists.map { rule in
+        let filter = filters[Int(rule)]
+        // A glob too long for the record, or placed too far, is matched the general way, from the rule's filter.
+        let start = Int32(exactly: filter.arenaStart)
+        let count = UInt16(exactly: filter.arenaCount)
+        return Listed(
+          filter: PathFilter(filter), rule: rule, globStart: start ?? 0, globCount: start == nil ? 0 : count ?? 0,
+          slot: UInt8(filter.slot))
+      }
     }
 
-    /// Whether no rule is indexed: none can match.
-    var isEmpty: Bool { indexes.isEmpty }
+    /// The shape of each reading's index, for the readings some rule compares against, in reading order.
+    var shapes: [PrefixIndex.Shape] {
+      (0..<4).filter { words[$0] != 0 }.map { PrefixIndex.shape(words, at: Int(words[$0])) }
+    }
 
-    /// Calls `body` with the rules that could match `subject`, ascending: those whose path's literal start begins
-    /// the URL's path (or that have none) and whose path conditions the path meets.
+    /// Calls `body` with the rules that could match `subject`, ascending, as positions in ``listed`` (each in the
+    /// low half of a word whose high half is the rule): those whose path's literal start begins the URL's path (or
+    /// that have none) and whose path conditions the path meets.
     @inline(__always)
     func withCandidates<Result>(
-      _ subject: inout Subject, _ body: (UnsafeBufferPointer<Int32>, inout Subject) -> Result
+      _ subject: inout Subject,
+      _ body: (UnsafeBufferPointer<UInt64>, UnsafeBufferPointer<Listed>, inout Subject) -> Result
     ) -> Result {
-      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists;
-      // and each rule's starts being prefix-free, no rule is a candidate twice.
-      withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(lists.count, 1)) { survivors in
+      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists.
+      withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(listed.count, 1)) { survivors in
         var count = 0
-        lists.withUnsafeBufferPointer { lists in
-          listFilters.withUnsafeBufferPointer { listFilters in
-            // Through a buffer pointer, each index is borrowed in place. Indexes are classes: when they were
-            // structs, the tuple holding one was still copied per URL, retaining and releasing its five arrays.
-            indexes.withUnsafeBufferPointer { indexes in
-              for k in indexes.indices {
-                let path = subject.path(indexes[k].slot)
-                let masks = PathFilter(path)
-                path.withScalars { scalars in
-                  indexes[k].index.candidates(scalars, pathPairs: masks.pairs) { range in
-                    for position in range where listFilters[position].admits(masks) {
-                      survivors[count] = lists[position]
-                      count += 1
-                    }
+        listed.withUnsafeBufferPointer { listed in
+          words.withUnsafeBufferPointer { words in
+            for slot in 0..<4 {
+              let offset = Int(words[slot])
+              guard offset != 0 else { continue }
+              let path = subject.path(slot)
+              let masks = PathFilter(path)
+              path.withScalars { scalars in
+                PrefixIndex.candidates(words, at: offset, scalars, pathPairs: masks.pairs) { range in
+                  for position in range where listed[position].filter.admits(masks) {
+                    survivors[count] = UInt64(UInt32(bitPattern: listed[position].rule)) << 32 | UInt64(position)
+                    count += 1
                   }
                 }
               }
@@ -293,7 +349,9 @@ extension LinkRuntime {
             survivors[j] = rule
           }
         }
-        return body(UnsafeBufferPointer(rebasing: survivors[0..<count]), &subject)
+        return listed.withUnsafeBufferPointer { listed in
+          body(UnsafeBufferPointer(rebasing: survivors[0..<count]), listed, &subject)
+        }
       }
     }
   }

@@ -26,14 +26,36 @@ extension LinkRuntime {
 
       func firstMatch(_ subject: inout Subject) -> Int? {
         guard !index.isEmpty else { return nil }
-        return index.withCandidates(&subject) { candidates, subject in
-          for rule in candidates where matches(rule: Int(rule), &subject) { return Int(rule) }
+        return index.withCandidates(&subject) { candidates, listed, subject in
+          for candidate in candidates where matches(listed[Int(candidate & 0xFFFF_FFFF)], &subject) {
+            return Int(candidate >> 32)
+          }
           return nil
         }
       }
 
-      /// Whether `rule`, a candidate the index gave for this URL, matches it: its cheap conditions first, then its
-      /// patterns.
+      /// Whether `candidate`, a rule the index gave for this URL (numbered in this program's rules), matches it: a
+      /// path-only glob straight from its record, whose path conditions the index has checked; another rule by its
+      /// cheap conditions first, then its patterns.
+      @inline(__always)
+      func matches(_ candidate: CandidateIndex.Listed, number rule: Int, _ subject: inout Subject) -> Bool {
+        guard candidate.globCount > 0 else { return matches(rule: rule, &subject) }
+        // The query and fragment are never read, so they are never prepared.
+        let path = subject.path(Int(candidate.slot))
+        return arena.withUnsafeBufferPointer { arena in
+          GlobProgram.matches(
+            UnsafeBufferPointer(
+              rebasing: arena[Int(candidate.globStart)..<Int(candidate.globStart) + Int(candidate.globCount)]),
+            path, others: [])
+        }
+      }
+
+      @inline(__always)
+      func matches(_ candidate: CandidateIndex.Listed, _ subject: inout Subject) -> Bool {
+        matches(candidate, number: Int(candidate.rule), &subject)
+      }
+
+      /// Whether `rule` matches the URL: its cheap conditions first, then its patterns.
       @inline(__always)
       func matches(rule: Int, _ subject: inout Subject) -> Bool {
         let filter = filters[rule]
@@ -46,8 +68,7 @@ extension LinkRuntime {
             Unmanaged.passUnretained(rules[rule])._withUnsafeGuaranteedRef { $0.matches(reading) }
           }
         }
-        // A path-only glob: the index has checked the path's conditions, and the query and fragment are never
-        // read, so they are never prepared.
+        // A path-only glob too long for its index record: the query and fragment are never read either.
         let path = subject.path(filter.slot)
         return arena.withUnsafeBufferPointer { arena in
           GlobProgram.matches(
@@ -170,22 +191,25 @@ extension LinkRuntime {
     }
   }
 
-  /// Path conditions as four words: a rule's (what a matching path must hold) or a path's (what it holds), so
-  /// testing a candidate reads 32 bytes.
+  /// Path conditions in 28 bytes: a rule's (what a matching path must hold) or a path's (what it holds), so
+  /// testing a candidate reads one record.
   struct PathFilter: Sendable {
     var low: UInt64
     var high: UInt64
     var pairs: UInt64
-    var length: Int
+    /// 32 bits, so that a ``CandidateIndex/Listed`` record fits in 40 bytes; longer lengths are cut, which keeps the
+    /// rule's as a necessary condition and the path's at least as long.
+    var length: Int32
 
     /// The path part of a rule's filter.
     init(_ filter: RuleFilter) {
-      (low, high, pairs, length) = (filter.path.low, filter.path.high, filter.pathPairs, filter.pathLength)
+      (low, high, pairs) = (filter.path.low, filter.path.high, filter.pathPairs)
+      length = Int32(clamping: filter.pathLength)
     }
 
     /// What a path holds.
     init(_ path: SubjectText) {
-      (low, high, pairs, length) = (path.mask.low, path.mask.high, path.pairs, path.count)
+      (low, high, pairs, length) = (path.mask.low, path.mask.high, path.pairs, Int32(clamping: path.count))
     }
 
     /// Whether a path described by `path` meets this rule's conditions.

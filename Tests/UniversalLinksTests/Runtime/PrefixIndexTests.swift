@@ -95,14 +95,31 @@ struct PrefixIndexTests {
     )
     let program = LinkRuntime.RuleProgram(
       rules: AppLinkRules(file: file, appID: Self.app).runtimeRules(keepingNever: true))
-    let index = try #require(program.index.indexes.first?.index)
-    #expect(index.entries.count <= 16 * 3_000 + 256, "\(index.entries.count) starts")
-    #expect(index.entries.count > 10_000, "the budget is used, not skipped")
+    let index = try #require(program.index.shapes.first)
+    #expect(index.starts <= 16 * 3_000 + 256, "\(index.starts) starts")
+    #expect(index.starts > 10_000, "the budget is used, not skipped")
     for path in ["/v7/r0/x", "/v199/r2999/x", "/v3/r1500/", "/w/r1/x", "/v7/r3000/x"] {
       let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
       #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
     }
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/v199/r2999/x")!) == 2_999)
+  }
+
+  /// A path-only glob is matched from its index record, unless its program is too long for the record: then it is
+  /// matched from its rule's filter, with the same verdicts.
+  @Test func aGlobTooLongForItsRecordIsStillMatched() throws {
+    let long = "/" + String(repeating: "ab", count: 40_000)
+    let program = LinkRuntime.RuleProgram(rules: [
+      LinkRuntime.Rule(pointer: "/0", path: [.literal(long), .star]),
+      LinkRuntime.Rule(pointer: "/1", path: [.literal("/short/"), .star]),
+    ])
+    #expect(program.filters[0].arenaCount > Int(UInt16.max), "the first glob is too long for a record")
+    #expect(program.filters[1].arenaCount > 0, "the second is in the arena too")
+    for (path, expected) in [(long + "/x", 0), (long, 0), (String(long.dropLast()) + "x", nil), ("/short/x", 1)] {
+      let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
+      #expect(program.firstMatch(url) == expected, "\(path.suffix(12))")
+      #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url))
+    }
   }
 
   /// Rules with no literal start are listed under one character pair they require, not tried for every URL; a URL
@@ -111,7 +128,7 @@ struct PrefixIndexTests {
     // `*/tN/*.html` for N in 0..<300, then a catch-all: the first rule whose number the path holds decides.
     let components = (0..<300).map { #"{"/": "*/t\#($0)/*.html"}"# } + [#"{"/": "*"}"#]
     let program = try Self.program(components)
-    let index = try #require(program.index.indexes.first?.index)
+    let index = try #require(program.index.shapes.first)
     #expect(index.always.count == 1, "only the catch-all requires no pair")
     #expect(index.pairBits.nonzeroBitCount > 16, "the rules are spread over many pairs")
     let largest = (0..<64).map { index.pairBounds[$0 + 1] - index.pairBounds[$0] }.max() ?? 0
@@ -132,10 +149,10 @@ struct PrefixIndexTests {
   @Test func aStartOfOnlyASlashIsListedByAPair() throws {
     let components = (0..<60).map { #"{"/": "/$(lang)/c\#($0)/*"}"# } + [#"{"/": "/s/*"}"#]
     let program = try Self.program(components)
-    let index = try #require(program.index.indexes.first?.index)
+    let index = try #require(program.index.shapes.first)
     #expect(index.always.isEmpty, "no rule is tried for every URL")
-    #expect(index.entries.count == 1, "only `/s/` is a start: \(index.entries.count)")
-    #expect(Int(index.pairBounds[64] - index.pairBounds[0]) == 60, "the 60 `$(lang)` rules are listed by pairs")
+    #expect(index.starts == 1, "only `/s/` is a start: \(index.starts)")
+    #expect(index.pairBounds[64] - index.pairBounds[0] == 60, "the 60 `$(lang)` rules are listed by pairs")
     for path in ["/fr/c7/x", "/en/c59/", "/zza/c12/a", "/xx/c7/x", "/fr/c60/x", "/s/c7/", "/", "/FR/c3/a"] {
       let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
       #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
