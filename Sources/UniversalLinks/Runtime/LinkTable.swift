@@ -78,10 +78,15 @@ extension LinkRuntime {
 
     /// The apps, in the order they are tried.
     public let apps: [App]
-    /// For each host some app claims exactly, the apps that govern it (their entry for it, or a wildcard over it).
-    private let exactGroups: [String: Group]
-    /// For each wildcard claim (`*.` left off), the apps that govern a subdomain of it no app claims exactly.
-    private let wildcardGroups: [String: Group]
+    /// Per host, the apps that govern it: for each host some app claims exactly (their entry for it, or a wildcard
+    /// over it), then for each wildcard claim (the apps that govern a subdomain of it no app claims exactly).
+    private let groups: [Group]
+    /// The groups by host, found from a URL's bytes.
+    private let hosts: HostIndex
+    /// The same by string, for a host that is not ASCII: each exact host's group, and each wildcard claim's (`*.`
+    /// left off).
+    private let exactGroups: [String: Int]
+    private let wildcardGroups: [String: Int]
 
     /// Creates a table.
     public init(apps: [App]) { self.init(apps: apps, mergeBudget: nil) }
@@ -120,37 +125,59 @@ extension LinkRuntime {
         if merge { budget -= size }
         return Group(members: members, merge: merge)
       }
-      var exactGroups: [String: Group] = [:]
+      var groups: [Group] = []
+      var exactGroups: [String: Int] = [:]
       for host in exact.sorted() {
-        exactGroups[host] = group(claiming(host).compactMap { i in apps[i].scope(for: host).map { (i, $0) } })
+        if let group = group(claiming(host).compactMap { i in apps[i].scope(for: host).map { (i, $0) } }) {
+          exactGroups[host] = groups.count
+          groups.append(group)
+        }
       }
-      var wildcardGroups: [String: Group] = [:]
+      var wildcardGroups: [String: Int] = [:]
       for host in wildcards.sorted() {
         // A host below `host` that no app claims exactly.
-        wildcardGroups[host] = group(claiming(host).compactMap { i in apps[i].scope(below: host).map { (i, $0) } })
+        if let group = group(claiming(host).compactMap { i in apps[i].scope(below: host).map { (i, $0) } }) {
+          wildcardGroups[host] = groups.count
+          groups.append(group)
+        }
       }
+      self.groups = groups
       self.exactGroups = exactGroups
       self.wildcardGroups = wildcardGroups
+      hosts = HostIndex(
+        exact: exactGroups.map { ($0.key, $0.value) }, wildcard: wildcardGroups.map { ($0.key, $0.value) })
     }
 
     /// The apps that govern `host` (lower-cased): those with an entry for it, else those whose wildcard covers it.
-    func group(for host: String) -> Group? {
-      if let group = exactGroups[host] { return group }
+    func group(for host: String) -> Group? { groupNumber(for: host).map { groups[$0] } }
+
+    private func groupNumber(for host: String) -> Int? {
+      var host = host
+      let ascii = host.withUTF8 { bytes -> Int?? in bytes.allSatisfy { $0 < 0x80 } ? .some(hosts.group(bytes)) : nil }
+      if let ascii { return ascii }
+      if let number = exactGroups[host] { return number }
       var rest = Substring(host)
       while let dot = rest.firstIndex(of: ".") {
         rest = rest[rest.index(after: dot)...]
-        if let group = wildcardGroups[String(rest)] { return group }
+        if let number = wildcardGroups[String(rest)] { return number }
       }
       return nil
     }
 
+    /// Calls `body` with group `number`, borrowed: a URL on a host dozens of apps claim would otherwise retain and
+    /// release the same group on every thread deciding URLs.
+    @inline(__always)
+    private func withGroup<Result>(_ number: Int, _ body: (Group) -> Result) -> Result {
+      groups.withUnsafeBufferPointer { Unmanaged.passUnretained($0[number])._withUnsafeGuaranteedRef(body) }
+    }
+
     /// What iOS would do with `url`: only http and https URLs can open an app.
     public func decide(_ url: UniversalLinkURL) -> Decision {
-      guard url.scheme == "https" || url.scheme == "http", let group = group(for: url.host) else {
+      guard url.scheme == "https" || url.scheme == "http", let number = groupNumber(for: url.host) else {
         return Decision(verdict: .noMatch)
       }
       var subject = Subject(url)
-      return decide(group, &subject)
+      return withGroup(number) { decide($0, &subject) }
     }
 
     private func decide(_ group: Group, _ subject: inout Subject) -> Decision {
@@ -172,15 +199,15 @@ extension LinkRuntime {
     /// Every app's own verdict on `url` that is not `no-match`, in table order: the apps whose rules open it and
     /// those whose rules exclude it. What `who-claims --urls` reports.
     public func decisions(_ url: UniversalLinkURL) -> [Decision] {
-      guard url.scheme == "https" || url.scheme == "http", let group = group(for: url.host) else { return [] }
+      guard url.scheme == "https" || url.scheme == "http", let number = groupNumber(for: url.host) else { return [] }
       var subject = Subject(url)
-      return decisions(group, &subject)
+      return withGroup(number) { decisions($0, &subject) }
     }
 
     /// The same for the URL `string`; nil when it is not an absolute http or https URL with a host.
     public func decisions(_ string: String) -> [Decision]? {
       switch prepare(string) {
-      case .prepared(let group, var subject): return decisions(group, &subject)
+      case .prepared(let number, var subject): return withGroup(number) { decisions($0, &subject) }
       case .unclaimed: return []
       case .notWeb: return nil
       case .unparsed:
@@ -204,7 +231,8 @@ extension LinkRuntime {
     /// A URL string read in place when the plain parser takes it: its host's apps and the prepared URL, else
     /// why no app can open it; `unparsed` when only the general parser takes it.
     private enum Prepared {
-      case prepared(Group, Subject)
+      /// The number of the host's group, and the URL.
+      case prepared(Int, Subject)
       /// An http or https URL whose host no app claims.
       case unclaimed
       case notWeb
@@ -213,15 +241,16 @@ extension LinkRuntime {
 
     private func prepare(_ string: String) -> Prepared {
       var text = string
-      let plain = text.withUTF8 { bytes in
+      // The host is looked up from the URL's bytes: no string of it is made.
+      let plain = text.withUTF8 { bytes -> (UniversalLinkURL.PlainParts, Int??)? in
         UniversalLinkURL.PlainParts(bytes).map { parts in
-          (parts, parts.isWeb(in: bytes) ? parts.lowercased(parts.host, in: bytes) : nil)
+          (parts, parts.isWeb(in: bytes) ? .some(hosts.group(UnsafeBufferPointer(rebasing: bytes[parts.host]))) : nil)
         }
       }
       guard let plain else { return .unparsed }
       guard let host = plain.1 else { return .notWeb }
-      guard let group = group(for: host) else { return .unclaimed }
-      return .prepared(group, Subject(text, plain.0))
+      guard let number = host else { return .unclaimed }
+      return .prepared(number, Subject(text, plain.0))
     }
 
     private func decision(_ group: Group, _ member: Int, _ rule: Int) -> Decision {
@@ -233,7 +262,7 @@ extension LinkRuntime {
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
     public func decide(_ string: String) -> Decision {
       switch prepare(string) {
-      case .prepared(let group, var subject): return decide(group, &subject)
+      case .prepared(let number, var subject): return withGroup(number) { decide($0, &subject) }
       case .unclaimed, .notWeb: return Decision(verdict: .noMatch)
       case .unparsed:
         guard let url = UniversalLinkURL(string: string) else { return Decision(verdict: .noMatch) }
@@ -275,7 +304,7 @@ extension LinkRuntime.Table {
     func decide(_ subject: inout LinkRuntime.Subject, _ found: (Int, Int) -> Bool) {
       guard let index else {
         for member in programs.indices {
-          if let rule = programs[member].firstMatch(&subject), !found(member, rule) { return }
+          if let rule = program(member, { $0.firstMatch(&subject) }), !found(member, rule) { return }
         }
         return
       }
@@ -288,13 +317,19 @@ extension LinkRuntime.Table {
           while bases[member + 1] <= id { member += 1 }
           guard member != decided else { continue }
           let rule = Int(id - bases[member])
-          guard programs[member].matches(listed[Int(candidate & 0xFFFF_FFFF)], number: rule, &subject) else {
-            continue
-          }
+          let listed = listed[Int(candidate & 0xFFFF_FFFF)]
+          guard program(member, { $0.matches(listed, number: rule, &subject) }) else { continue }
           decided = member
           if !found(member, rule) { return }
         }
       }
+    }
+
+    /// Calls `body` with member `member`'s program, borrowed: the programs of a host many apps claim are shared by
+    /// every thread deciding URLs, and retaining one is a write to its first cache line.
+    @inline(__always)
+    private func program<Result>(_ member: Int, _ body: (LinkRuntime.RuleProgram.Core) -> Result) -> Result {
+      programs.withUnsafeBufferPointer { Unmanaged.passUnretained($0[member])._withUnsafeGuaranteedRef(body) }
     }
   }
 }

@@ -41,4 +41,27 @@ struct LinkTableTests {
     #expect(Self.table.decisions(UniversalLinkURL(string: "ftp://other.example/x")!).isEmpty)
     #expect(Self.table.decide("https://other.example/x").appID == "C")
   }
+
+  /// Hosts are found from the URL's bytes, in any case and with a trailing dot; a host that is not ASCII is found
+  /// by string, so canonically equivalent spellings are one host, and its parent domains' wildcards still govern.
+  @Test func hostsAreFoundInAnyCaseAndSpelling() throws {
+    let table = LinkRuntime.Table(apps: [
+      .init(appID: "E", scopes: [.init(host: "bücher.example", wildcard: false, program: Self.program("/"))]),
+      .init(appID: "F", scopes: [.init(host: "bücher.example", wildcard: true, program: Self.program("/"))]),
+      .init(appID: "G", scopes: [.init(host: "example", wildcard: true, program: Self.program("/"))]),
+      .init(appID: "H", scopes: [.init(host: "shop.example.com", wildcard: false, program: Self.program("/"))]),
+    ])
+    let expected: [(String, String?)] = [
+      ("https://bücher.example/x", "E"), ("https://BÜCHER.EXAMPLE/x", "E"), ("https://bu\u{308}cher.example/x", "E"),
+      ("https://a.bücher.example/x", "F"), ("https://a.b.bücher.example/x", "F"), ("https://ü.other.example/x", "G"),
+      ("https://a.example/x", "G"), ("https://example/x", nil), ("https://SHOP.Example.COM./x", "H"),
+      ("https://shop.example.com:8443/x", "H"), ("https://a.shop.example.com/x", nil),
+      ("https://hop.example.com/x", nil),
+    ]
+    for (text, app) in expected {
+      let url = try #require(UniversalLinkURL(string: text), "\(text)")
+      #expect(table.decide(url).appID == app, "\(text)")
+      #expect(table.decide(text).appID == app, "\(text) as a string")
+    }
+  }
 }
