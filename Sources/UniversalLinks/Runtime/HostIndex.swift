@@ -86,7 +86,8 @@ extension LinkRuntime {
       return h & ~1 | (wildcard ? 1 : 0)
     }
 
-    /// A key's home slot: its high bits after a Fibonacci multiply, since FNV's low bits mix poorly.
+    /// A key's home slot: its high bits after a Fibonacci multiply, since FNV's low bits mix poorly and hosts share
+    /// long suffixes; one lookup per URL affords it.
     @inline(__always)
     private static func slot(_ key: UInt64, shift: Int) -> Int {
       Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))

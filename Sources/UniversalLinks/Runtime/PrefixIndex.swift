@@ -31,8 +31,8 @@ extension LinkRuntime {
       /// The rules always tried (they have no start and require no pair): the start of their list in the high
       /// half, its end in the low half.
       static let always = 2
-      /// The table's shift: 64 minus the base-2 logarithm of its slot count; 64 when it has no slots.
-      static let shift = 3
+      /// The table's slot count, a power of two; 0 when it has none.
+      static let slots = 3
       /// Bucket `b` of the rules with no start is list positions `bound(b)..<bound(b + 1)`.
       static let pairBounds = 4
       static let table = pairBounds + 33
@@ -88,9 +88,9 @@ extension LinkRuntime {
       let offset = words.count
       var slots = 1
       while slots < byStart.count * 2 { slots *= 2 }
-      let shift = byStart.isEmpty ? 64 : 64 - slots.trailingZeroBitCount
-      words += repeatElement(0, count: Layout.table + (byStart.isEmpty ? 0 : 2 * slots))
-      words[offset + Layout.shift] = UInt64(shift)
+      if byStart.isEmpty { slots = 0 }
+      words += repeatElement(0, count: Layout.table + 2 * slots)
+      words[offset + Layout.slots] = UInt64(slots)
       words[offset + Layout.always] = UInt64(lists.count) << 32 | UInt64(lists.count + always.count)
       lists += always
       func setBound(_ b: Int, _ value: Int) {
@@ -105,7 +105,7 @@ extension LinkRuntime {
       }
       for (start, list) in byStart.sorted(by: { $0.value[0] < $1.value[0] }) {
         let hash = Self.hash(start[...])
-        var slot = Self.slot(hash, shift: shift)
+        var slot = Int(truncatingIfNeeded: hash) & (slots - 1)
         while words[offset + Layout.table + 2 * slot + 1] != 0 { slot = (slot + 1) & (slots - 1) }
         words[offset + Layout.table + 2 * slot] = key(hash, length: start.count)
         words[offset + Layout.table + 2 * slot + 1] = UInt64(lists.count) << 32 | UInt64(list.count)
@@ -129,8 +129,7 @@ extension LinkRuntime {
     static func shape(_ words: [UInt64], at offset: Int) -> Shape {
       words.withUnsafeBufferPointer { words in
         let always = words[offset + Layout.always]
-        let shift = Int(words[offset + Layout.shift])
-        let slots = shift < 64 ? 1 << (64 - shift) : 0
+        let slots = Int(words[offset + Layout.slots])
         return Shape(
           starts: (0..<slots).filter { words[offset + Layout.table + 2 * $0 + 1] != 0 }.count,
           always: Int(always >> 32)..<Int(always & 0xFFFF_FFFF), pairBits: words[offset + Layout.pairBits],
@@ -148,12 +147,6 @@ extension LinkRuntime {
     /// one length only, so a path meets each rule list at most once.
     @inline(__always)
     private static func key(_ hash: UInt64, length: Int) -> UInt64 { hash & ~63 | UInt64(length) }
-
-    /// A hash's home slot: its high bits after a Fibonacci multiply, since FNV's low bits mix poorly.
-    @inline(__always)
-    private static func slot(_ hash: UInt64, shift: Int) -> Int {
-      Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
-    }
 
     /// FNV-1a over scalar values.
     @inline(__always)
@@ -218,9 +211,11 @@ extension LinkRuntime {
         found(bound(bit, words, at: offset)..<bound(bit + 1, words, at: offset))
         bits &= bits - 1
       }
-      let shift = Int(words[offset + Layout.shift])
-      guard shift < 64 else { return }
-      let mask = (1 << (64 - shift)) - 1
+      let slots = Int(words[offset + Layout.slots])
+      guard slots != 0 else { return }
+      // The home slot is the hash's low bits, as it is for the table's entries: a multiply to mix them more would
+      // lengthen the chain of dependent steps each probe waits on.
+      let mask = slots &- 1
       let table = offset + Layout.table
       let lengths = words[offset + Layout.lengths]
       var h = Self.seed
@@ -232,15 +227,15 @@ extension LinkRuntime {
         length += 1
         guard lengths & (1 << UInt64(length)) != 0 else { continue }
         let key = key(h, length: length)
-        var slot = Self.slot(h, shift: shift)
+        var slot = Int(truncatingIfNeeded: h) & mask
         // A slot's second word is its list (start, count); 0 when it is empty.
-        while words[table + 2 * slot + 1] != 0 {
-          if words[table + 2 * slot] == key {
-            let list = words[table + 2 * slot + 1]
+        while words[table &+ 2 &* slot &+ 1] != 0 {
+          if words[table &+ 2 &* slot] == key {
+            let list = words[table &+ 2 &* slot &+ 1]
             found(Int(list >> 32)..<Int((list >> 32) + (list & 0xFFFF_FFFF)))
             break
           }
-          slot = (slot + 1) & mask
+          slot = (slot &+ 1) & mask
         }
       }
     }
