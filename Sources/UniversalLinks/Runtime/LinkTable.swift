@@ -123,7 +123,7 @@ extension LinkRuntime {
         let size = members.count > 1 ? members.reduce(0) { $0 + $1.scope.program.rules.count } : 0
         let merge = size <= budget
         if merge { budget -= size }
-        return Group(members: members, merge: merge)
+        return Group(members: members.map { (apps[$0.app].appID, $0.scope) }, merge: merge)
       }
       var groups: [Group] = []
       var exactGroups: [String: Int] = [:]
@@ -184,7 +184,7 @@ extension LinkRuntime {
       var exclusion: Decision? = nil
       var opened: Decision? = nil
       group.decide(&subject) { member, rule in
-        let decision = self.decision(group, member, rule)
+        let decision = group.decision(member, rule)
         // Any app that opens the URL wins over an earlier app that excludes it.
         if decision.verdict == .match {
           opened = decision
@@ -222,7 +222,7 @@ extension LinkRuntime {
       var out: [Decision] = []
       // One preparation of the URL serves every app claiming the host.
       group.decide(&subject) { member, rule in
-        out.append(decision(group, member, rule))
+        out.append(group.decision(member, rule))
         return true
       }
       return out
@@ -253,12 +253,6 @@ extension LinkRuntime {
       return .prepared(number, Subject(text, plain.0))
     }
 
-    private func decision(_ group: Group, _ member: Int, _ rule: Int) -> Decision {
-      let matched = group.rules[member][rule]
-      return Decision(
-        verdict: matched.exclude ? .exclude : .match, appID: apps[group.apps[member]].appID, pointer: matched.pointer)
-    }
-
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
     public func decide(_ string: String) -> Decision {
       switch prepare(string) {
@@ -276,20 +270,31 @@ extension LinkRuntime.Table {
   /// The apps that govern one host, each with the entry it is decided on, in table order. With several apps their
   /// rules are merged into one index, so a URL on a host hundreds of apps claim is looked up once, not once per app.
   final class Group: Sendable {
-    /// Indices in ``LinkRuntime/Table/apps``.
-    let apps: [Int]
     let programs: [LinkRuntime.RuleProgram.Core]
-    /// Each app's rules, for the decisions' pointers.
-    let rules: [[LinkRuntime.Rule]]
+    /// The first member's program and the number of members, held in the group itself: most hosts have one app,
+    /// and reaching its program through the array would be one more cache miss per URL.
+    private let first: LinkRuntime.RuleProgram.Core
+    private let count: Int
     /// In the merged numbering, where each app's rules start, and the total at the end.
     let bases: [Int32]
+    /// What each rule decides when it matches, in the merged numbering: its verdict, its app and its pointer, made
+    /// once, so deciding a URL reads one record, not the app's entry and then the rule's.
+    let decisions: [LinkRuntime.Table.Decision]
     /// Every app's rules, app after app; nil when the apps are tried one by one.
     let index: LinkRuntime.CandidateIndex?
 
-    init(members: [(app: Int, scope: LinkRuntime.Table.Scope)], merge: Bool) {
-      apps = members.map(\.app)
+    /// Groups `members`, at least one, in table order: each an app's ID and its entry for the host.
+    init(members: [(appID: String, scope: LinkRuntime.Table.Scope)], merge: Bool) {
       programs = members.map(\.scope.program.core)
-      rules = members.map(\.scope.program.rules)
+      first = programs[0]
+      count = programs.count
+      let rules = members.map(\.scope.program.rules)
+      decisions = members.flatMap { member in
+        member.scope.program.rules.map { rule in
+          LinkRuntime.Table.Decision(
+            verdict: rule.exclude ? .exclude : .match, appID: member.appID, pointer: rule.pointer)
+        }
+      }
       var bases: [Int32] = [0]
       for rules in rules { bases.append(bases[bases.count - 1] + Int32(rules.count)) }
       self.bases = bases
@@ -299,11 +304,11 @@ extension LinkRuntime.Table {
         : nil
     }
 
-    /// Calls `found` with each app (a position in ``apps``) whose rules decide the URL, and the deciding rule, in
-    /// table order, until it returns false.
+    /// Calls `found` with each app (a position among the members) whose rules decide the URL, and the deciding
+    /// rule, in table order, until it returns false.
     func decide(_ subject: inout LinkRuntime.Subject, _ found: (Int, Int) -> Bool) {
       guard let index else {
-        for member in programs.indices {
+        for member in 0..<count {
           if let rule = program(member, { $0.firstMatch(&subject) }), !found(member, rule) { return }
         }
         return
@@ -329,7 +334,14 @@ extension LinkRuntime.Table {
     /// every thread deciding URLs, and retaining one is a write to its first cache line.
     @inline(__always)
     private func program<Result>(_ member: Int, _ body: (LinkRuntime.RuleProgram.Core) -> Result) -> Result {
-      programs.withUnsafeBufferPointer { Unmanaged.passUnretained($0[member])._withUnsafeGuaranteedRef(body) }
+      if member == 0 { return Unmanaged.passUnretained(first)._withUnsafeGuaranteedRef(body) }
+      return programs.withUnsafeBufferPointer { Unmanaged.passUnretained($0[member])._withUnsafeGuaranteedRef(body) }
+    }
+
+    /// What rule `rule` of member `member` decides when it matches.
+    @inline(__always)
+    func decision(_ member: Int, _ rule: Int) -> LinkRuntime.Table.Decision {
+      decisions.withUnsafeBufferPointer { $0[(member == 0 ? 0 : Int(bases[member])) + rule] }
     }
   }
 }
