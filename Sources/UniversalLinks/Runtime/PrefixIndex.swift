@@ -257,6 +257,9 @@ extension LinkRuntime {
       var globCount: UInt16
       /// The reading the rule compares against.
       var slot: UInt8
+      /// Whether the rule's cheap conditions are all on the path, so ``filter`` holds them all and its full filter
+      /// need not be read: no whole-query or fragment characters are required.
+      var pathConditionsOnly: Bool
     }
 
     /// The prefix indexes, one after another (see ``PrefixIndex``). Word `s` (for `s` in `0..<4`) is the offset of
@@ -290,7 +293,7 @@ extension LinkRuntime {
         let count = UInt16(exactly: filter.arenaCount)
         return Listed(
           filter: PathFilter(filter), rule: rule, globStart: start ?? 0, globCount: start == nil ? 0 : count ?? 0,
-          slot: UInt8(filter.slot))
+          slot: UInt8(filter.slot), pathConditionsOnly: filter.conditionsAreOnThePath)
       }
     }
 

@@ -39,7 +39,14 @@ extension LinkRuntime {
       /// cheap conditions first, then its patterns.
       @inline(__always)
       func matches(_ candidate: CandidateIndex.Listed, number rule: Int, _ subject: inout Subject) -> Bool {
-        guard candidate.globCount > 0 else { return matches(rule: rule, &subject) }
+        guard candidate.globCount > 0 else {
+          guard candidate.pathConditionsOnly else { return matches(rule: rule, &subject) }
+          // The index has checked every cheap condition: the rule's filter would be one more cache miss for nothing.
+          let reading = subject.reading(Int(candidate.slot))
+          return compiled.withUnsafeBufferPointer { rules in
+            Unmanaged.passUnretained(rules[rule])._withUnsafeGuaranteedRef { $0.matches(reading) }
+          }
+        }
         // The query and fragment are never read, so they are never prepared.
         let path = subject.path(Int(candidate.slot))
         return arena.withUnsafeBufferPointer { arena in
@@ -272,6 +279,11 @@ extension LinkRuntime {
         fragment = f.required
         fragmentPairs = f.requiredPairs
       }
+    }
+
+    /// Whether every condition but the path's is empty, so a ``PathFilter`` of this filter says all it says.
+    var conditionsAreOnThePath: Bool {
+      !never && query == ASCIIMask() && queryPairs == 0 && fragment == ASCIIMask() && fragmentPairs == 0
     }
 
     @inline(__always)
