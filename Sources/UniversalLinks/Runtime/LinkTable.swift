@@ -152,9 +152,10 @@ extension LinkRuntime {
     func group(for host: String) -> Group? { groupNumber(for: host).map { groups[$0] } }
 
     private func groupNumber(for host: String) -> Int? {
-      var host = host
-      let ascii = host.withUTF8 { bytes -> Int?? in bytes.allSatisfy { $0 < 0x80 } ? .some(hosts.group(bytes)) : nil }
-      if let ascii { return ascii }
+      if host.utf8.allSatisfy({ $0 < 0x80 }) {
+        var host = host
+        return host.withUTF8 { hosts.group($0) }
+      }
       if let number = exactGroups[host] { return number }
       var rest = Substring(host)
       while let dot = rest.firstIndex(of: ".") {
@@ -318,11 +319,11 @@ extension LinkRuntime.Table {
         var member = 0
         var decided = -1
         for candidate in candidates {
-          let id = Int32(truncatingIfNeeded: candidate >> 32)
-          while bases[member + 1] <= id { member += 1 }
+          let id = LinkRuntime.CandidateIndex.rule(candidate)
+          while Int(bases[member + 1]) <= id { member += 1 }
           guard member != decided else { continue }
-          let rule = Int(id - bases[member])
-          let listed = listed[Int(candidate & 0xFFFF_FFFF)]
+          let rule = id - Int(bases[member])
+          let listed = listed[LinkRuntime.CandidateIndex.position(candidate)]
           guard program(member, { $0.matches(listed, number: rule, &subject) }) else { continue }
           decided = member
           if !found(member, rule) { return }

@@ -302,8 +302,16 @@ extension LinkRuntime {
       (0..<4).filter { words[$0] != 0 }.map { PrefixIndex.shape(words, at: Int(words[$0])) }
     }
 
+    /// The rule of a candidate that ``withCandidates(_:_:)`` gives.
+    @inline(__always)
+    static func rule(_ candidate: UInt64) -> Int { Int(candidate >> 32) }
+
+    /// The candidate's position in ``listed``.
+    @inline(__always)
+    static func position(_ candidate: UInt64) -> Int { Int(candidate & 0xFFFF_FFFF) }
+
     /// Calls `body` with the rules that could match `subject`, ascending, as positions in ``listed`` (each in the
-    /// low half of a word whose high half is the rule): those whose path's literal start begins the URL's path (or
+    /// low half of a word whose high half is the rule; see ``rule(_:)`` and ``position(_:)``): those whose path's literal start begins the URL's path (or
     /// that have none) and whose path conditions the path meets.
     @inline(__always)
     func withCandidates<Result>(

@@ -27,34 +27,26 @@ extension LinkRuntime {
       func firstMatch(_ subject: inout Subject) -> Int? {
         guard !index.isEmpty else { return nil }
         return index.withCandidates(&subject) { candidates, listed, subject in
-          for candidate in candidates where matches(listed[Int(candidate & 0xFFFF_FFFF)], &subject) {
-            return Int(candidate >> 32)
+          for candidate in candidates where matches(listed[CandidateIndex.position(candidate)], &subject) {
+            return CandidateIndex.rule(candidate)
           }
           return nil
         }
       }
 
-      /// Whether `candidate`, a rule the index gave for this URL (numbered in this program's rules), matches it: a
-      /// path-only glob straight from its record, whose path conditions the index has checked; another rule by its
-      /// cheap conditions first, then its patterns.
+      /// Whether `candidate`, a rule the index gave for this URL (numbered `rule` in this program's rules), matches
+      /// it: a path-only glob straight from its record, whose path conditions the index has checked; a rule whose
+      /// cheap conditions are all on the path straight from its compiled form; another by its filter first.
       @inline(__always)
       func matches(_ candidate: CandidateIndex.Listed, number rule: Int, _ subject: inout Subject) -> Bool {
-        guard candidate.globCount > 0 else {
-          guard candidate.pathConditionsOnly else { return matches(rule: rule, &subject) }
-          // The index has checked every cheap condition: the rule's filter would be one more cache miss for nothing.
-          let reading = subject.reading(Int(candidate.slot))
-          return compiled.withUnsafeBufferPointer { rules in
-            Unmanaged.passUnretained(rules[rule])._withUnsafeGuaranteedRef { $0.matches(reading) }
-          }
+        let slot = Int(candidate.slot)
+        if candidate.globCount > 0 {
+          let start = Int(candidate.globStart)
+          return glob(start..<(start + Int(candidate.globCount)), matches: &subject, slot: slot)
         }
-        // The query and fragment are never read, so they are never prepared.
-        let path = subject.path(Int(candidate.slot))
-        return arena.withUnsafeBufferPointer { arena in
-          GlobProgram.matches(
-            UnsafeBufferPointer(
-              rebasing: arena[Int(candidate.globStart)..<Int(candidate.globStart) + Int(candidate.globCount)]),
-            path, others: [])
-        }
+        // The index has checked every cheap condition: the rule's filter would be one more cache miss for nothing.
+        guard candidate.pathConditionsOnly else { return matches(rule: rule, &subject) }
+        return compiled(rule, matches: subject.reading(slot))
       }
 
       @inline(__always)
@@ -66,21 +58,30 @@ extension LinkRuntime {
       @inline(__always)
       func matches(rule: Int, _ subject: inout Subject) -> Bool {
         let filter = filters[rule]
-        guard filter.arenaCount > 0 else {
-          let reading = subject.reading(filter.slot)
-          guard filter.admits(RuleFilter.Masks(reading)) else { return false }
-          // Borrowed, not retained: the program holds its rules while it runs, and a retain and a release per
-          // candidate cost about 3% of the matcher's time.
-          return compiled.withUnsafeBufferPointer { rules in
-            Unmanaged.passUnretained(rules[rule])._withUnsafeGuaranteedRef { $0.matches(reading) }
-          }
+        // A path-only glob too long for its index record.
+        if filter.arenaCount > 0 {
+          return glob(filter.arenaStart..<(filter.arenaStart + filter.arenaCount), matches: &subject, slot: filter.slot)
         }
-        // A path-only glob too long for its index record: the query and fragment are never read either.
-        let path = subject.path(filter.slot)
+        let reading = subject.reading(filter.slot)
+        return filter.admits(RuleFilter.Masks(reading)) && compiled(rule, matches: reading)
+      }
+
+      /// Whether compiled rule `rule` matches `reading`. Borrowed, not retained: the program holds its rules while
+      /// it runs, and a retain and a release per candidate cost about 3% of the matcher's time.
+      @inline(__always)
+      private func compiled(_ rule: Int, matches reading: Subject.Reading) -> Bool {
+        compiled.withUnsafeBufferPointer { rules in
+          Unmanaged.passUnretained(rules[rule])._withUnsafeGuaranteedRef { $0.matches(reading) }
+        }
+      }
+
+      /// Whether the path-only glob at `program` in the arena matches the URL's path as reading `slot` reads it;
+      /// the query and fragment are never read, so they are never prepared.
+      @inline(__always)
+      private func glob(_ program: Range<Int>, matches subject: inout Subject, slot: Int) -> Bool {
+        let path = subject.path(slot)
         return arena.withUnsafeBufferPointer { arena in
-          GlobProgram.matches(
-            UnsafeBufferPointer(rebasing: arena[filter.arenaStart..<(filter.arenaStart + filter.arenaCount)]), path,
-            others: [])
+          GlobProgram.matches(UnsafeBufferPointer(rebasing: arena[program]), path, others: [])
         }
       }
     }
