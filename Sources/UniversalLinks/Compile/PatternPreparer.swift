@@ -61,21 +61,45 @@ struct PatternPreparer {
   private mutating func expansion(of name: String, folded: Bool) -> [[PatternPiece]]? {
     let key = Expansion(name: name, folded: folded)
     if let hit = expansions[key] { return hit }
-    guard let raw = values(of: name) else { return nil }
-    let values = raw.map { value in
+    let values: [[PatternPiece]]
+    if let raw = custom[name] {
+      values = Self.pieces(of: raw, folded: folded)
+    } else if let builtin = Self.builtins[key] {
+      values = builtin
+    } else {
+      return nil
+    }
+    expansions[key] = values
+    return values
+  }
+
+  /// Every built-in variable, expanded once for the whole process: each app's rules are prepared apart, and
+  /// `$(lang)`'s values as pieces take about 100 KB, so a thousand apps each holding a copy took 140 MB.
+  private static let builtins: [Expansion: [[PatternPiece]]] = {
+    var table: [Expansion: [[PatternPiece]]] = [:]
+    for name in BuiltinVariables.names {
+      for folded in [false, true] {
+        table[Expansion(name: name, folded: folded)] = pieces(
+          of: BuiltinVariables.values(of: name) ?? [], folded: folded)
+      }
+    }
+    return table
+  }()
+
+  /// Values as pieces, each lower-cased first when `folded`.
+  private static func pieces(of raw: [String], folded: Bool) -> [[PatternPiece]] {
+    raw.map { value in
       var list: [PatternPiece] = []
       for token in PatternToken.tokenize(folded ? value.lowercased() : value, variables: false) {
         switch token {
-        case .literal(let c): Self.append(.literal(String(c)), to: &list)
+        case .literal(let c): append(.literal(String(c)), to: &list)
         case .any: list.append(.any)
-        case .star: Self.append(.star, to: &list)
+        case .star: append(.star, to: &list)
         case .variable: break
         }
       }
       return list
     }
-    expansions[key] = values
-    return values
   }
 
   /// Appends a piece, merging adjacent literals and stars.
