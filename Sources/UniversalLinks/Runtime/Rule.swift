@@ -11,6 +11,25 @@ extension LinkRuntime {
     /// A multi-valued substitution variable: any one alternative; alternatives hold no choices. With no
     /// alternatives (an undefined or empty variable) it matches nothing.
     case choice([[Piece]])
+
+    /// Hashes a choice by its size and its first and last alternatives, not all of them: compiled patterns are
+    /// cached by their pieces, and hashing `$(lang)`'s 2,000 alternatives for every rule that uses it was a third of
+    /// the time it took to build a thousand apps' table. Equal pieces still hash equally, and comparing two uses of
+    /// one variable is quick, as they share one array.
+    public func hash(into hasher: inout Hasher) {
+      switch self {
+      case .literal(let text):
+        hasher.combine(0)
+        hasher.combine(text)
+      case .any: hasher.combine(1)
+      case .star: hasher.combine(2)
+      case .choice(let alternatives):
+        hasher.combine(3)
+        hasher.combine(alternatives.count)
+        hasher.combine(alternatives.first)
+        hasher.combine(alternatives.last)
+      }
+    }
   }
 
   /// One rule as the runtime evaluates it: an AASA component (or legacy path) with its defaults merged in, its
