@@ -168,6 +168,8 @@ extension LinkRuntime {
         case .literal(let literal):
           for k in starts.indices { starts[k] += literal.unicodeScalars.map(\.value) }
         case .choice(let alternatives):
+          // Checked first, as `$(lang)`'s 2,000 values were each turned into scalars only to be dropped here.
+          guard !alternatives.isEmpty, starts.count * alternatives.count <= limit else { break scan }
           var values: [[UInt32]] = []
           for alternative in alternatives {
             var value: [UInt32] = []
@@ -177,7 +179,6 @@ extension LinkRuntime {
             }
             values.append(value)
           }
-          guard !values.isEmpty, starts.count * values.count <= limit else { break scan }
           starts = starts.flatMap { start in values.map { start + $0 } }
         case .any, .star:
           break scan
