@@ -175,4 +175,19 @@ struct PatternEngineTests {
       file("TEAM000003.c", variables: ##", "substitutionVariables": {"lang": ["xx", "yy"]}"##), appID: "TEAM000003.c")
     #expect(custom == [[.literal("xx")], [.literal("yy")]])
   }
+
+  /// A choice hashes by its size and ends only; two that differ in between are still two keys, so the pattern
+  /// cache never gives one the other's compiled pattern.
+  @Test func choicesDifferingInTheMiddleAreTwoPatterns() {
+    let one: [PatternPiece] = [.literal("/"), .choice([[.literal("a")], [.literal("b")], [.literal("z")]])]
+    let other: [PatternPiece] = [.literal("/"), .choice([[.literal("a")], [.literal("c")], [.literal("z")]])]
+    #expect(one.hashValue == other.hashValue && one != other)
+    #expect(Set([one, other]).count == 2)
+    var builder = LinkRuntime.PatternBuilder()
+    let (first, second) = (builder.compile(one), builder.compile(other))
+    #expect(first !== second)
+    #expect(
+      first.matches(.make("/b".unicodeScalars.map(\.value))) && !second.matches(.make("/b".unicodeScalars.map(\.value)))
+    )
+  }
 }
