@@ -74,7 +74,7 @@ struct PatternPreparer {
   }
 
   /// Every built-in variable, expanded once for the whole process: each app's rules are prepared apart, and
-  /// `$(lang)`'s values as pieces take about 100 KB, so a thousand apps each holding a copy took 140 MB.
+  /// `$(lang)`'s values as pieces take about 100 KB, so a thousand apps each holding a copy took about 170 MiB.
   private static let builtins: [Expansion: [[PatternPiece]]] = {
     var table: [Expansion: [[PatternPiece]]] = [:]
     for name in BuiltinVariables.names {

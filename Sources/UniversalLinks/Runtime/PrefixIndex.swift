@@ -168,7 +168,7 @@ extension LinkRuntime {
         case .literal(let literal):
           for k in starts.indices { starts[k] += literal.unicodeScalars.map(\.value) }
         case .choice(let alternatives):
-          // Checked first, as `$(lang)`'s 2,000 values were each turned into scalars only to be dropped here.
+          // Checked first, as `$(lang)`'s 1,188 values were each turned into scalars only to be dropped here.
           guard !alternatives.isEmpty, starts.count * alternatives.count <= limit else { break scan }
           var values: [[UInt32]] = []
           for alternative in alternatives {

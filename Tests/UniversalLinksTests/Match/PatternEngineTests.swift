@@ -150,8 +150,8 @@ struct PatternEngineTests {
   }
 
   /// Every app's rules are prepared apart, but a built-in variable's values are one array for the whole process:
-  /// a thousand apps' `$(lang)` rules each holding their own copy took 140 MB. A custom variable of the same name
-  /// still shadows it.
+  /// a thousand apps' `$(lang)` rules each holding their own copy took about 170 MiB. A custom variable of the
+  /// same name still shadows it.
   @Test func builtInVariablesAreExpandedOnceForEveryApp() throws {
     func choice(_ json: String, appID: String) throws -> [[PatternPiece]] {
       let rules = AppLinkRules(file: try AASAFile(json: json), appID: appID)
