@@ -18,9 +18,6 @@ struct PatternPreparer {
     self.custom = custom
   }
 
-  /// The values of a custom or built-in variable; nil when undefined.
-  func values(of name: String) -> [String]? { custom[name] ?? BuiltinVariables.values(of: name) }
-
   /// `source` as pieces; with `folded`, literals and variable values are lower-cased; with `isPath`, rule 5
   /// normalization applies. Nil when the pattern can never match (an undefined or empty variable).
   mutating func pieces(_ source: String, folded: Bool, isPath: Bool) -> [PatternPiece]? {

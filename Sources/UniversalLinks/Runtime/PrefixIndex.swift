@@ -312,8 +312,8 @@ extension LinkRuntime {
     static func position(_ candidate: UInt64) -> Int { Int(candidate & 0xFFFF_FFFF) }
 
     /// Calls `body` with the rules that could match `subject`, ascending, as positions in ``listed`` (each in the
-    /// low half of a word whose high half is the rule; see ``rule(_:)`` and ``position(_:)``): those whose path's literal start begins the URL's path (or
-    /// that have none) and whose path conditions the path meets.
+    /// low half of a word whose high half is the rule; see ``rule(_:)`` and ``position(_:)``): those whose path's
+    /// literal start begins the URL's path (or that have none) and whose path conditions the path meets.
     @inline(__always)
     func withCandidates<Result>(
       _ subject: inout Subject,
