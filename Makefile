@@ -28,7 +28,7 @@ PREFIX ?= /usr/local
 CONFIGURATION ?= release
 TEST_FILTER := awk -f scripts/test-filter.awk
 
-.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-fetch bench-batch bench-expansion bench-report report-demo samples clean
+.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-batch bench-expansion bench-report report-demo samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -148,6 +148,12 @@ bench: setup
 ## URLs per second of the matcher against a naive NSRegularExpression baseline.
 bench-match: setup
 	$(SWIFT) run -c release MatchBenchmark
+
+## Instructions and simulated cache misses per URL of the same scan and of the per-app matcher, under callgrind:
+## figures a shared machine's speed does not move (a few minutes; installs valgrind when it can).
+bench-scan-count: setup
+	$(SWIFT) build -c release --product ScanBenchmark
+	python3 scripts/bench-scan-count.py
 
 ## URLs per second of who-claims --urls's scan (host and prefix indexes) on 1,000 generated apps and 1,000,000 URLs,
 ## against every app's matcher asked in turn, with peak memory.

@@ -5,13 +5,19 @@
 // one thread and on every core, the ratios, and peak memory.
 //
 //   swift run -c release ScanBenchmark [APPS] [URLS]
+//
+// With `--count`, it only decides URLS URLs (20,000 by default) through the scan, and the first tenth of them through
+// the per-app matcher, each in a function of its own (`scanEach`, `perAppEach`), untimed: what
+// `scripts/bench-scan-count.py` runs under callgrind to count instructions and simulated cache misses per URL,
+// figures a shared machine's speed does not move.
 import BenchmarkSupport
 import Foundation
 import UniversalLinks
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let counting = CommandLine.arguments.contains("--count")
 let appCount = arguments.first ?? 1_000
-let urlCount = arguments.dropFirst().first ?? 1_000_000
+let urlCount = arguments.dropFirst().first ?? (counting ? 20_000 : 1_000_000)
 var rng = SplitMix(state: 1_000)
 
 let sharedHosts = (0..<8).map { "shop\($0).example.com" }
@@ -76,6 +82,52 @@ func url(_ rng: inout SplitMix) -> String {
     return "https://\(host)/nothing/\(Int.random(in: 0..<1000, using: &rng))"
   }
   return "https://\(host)" + app.paths[Int.random(in: 0..<app.paths.count, using: &rng)]
+}
+
+/// Every app's own compiled matcher for each of its entries, by host (`*.` before a wildcard's): the baseline.
+func perAppMatchers() -> [[String: AASAMatcher]] {
+  generated.map { app in
+    Dictionary(app.scopes.map { ($0.wildcard ? "*." + $0.host : $0.host, AASAMatcher(rules: $0.rules)) }) { a, _ in a }
+  }
+}
+
+/// The per-app matcher: every app asked in turn, with its own compiled matcher for the entry that governs the host
+/// (chosen as the table chooses it), as a scan without the host index would.
+func perAppDecide(_ text: String, _ matchers: [[String: AASAMatcher]]) -> LinkRuntime.Verdict {
+  guard let parsed = UniversalLinkURL(string: text) else { return .noMatch }
+  var excluded = false
+  for (index, app) in table.apps.enumerated() {
+    guard let scope = app.scope(for: parsed.host),
+      let matcher = matchers[index][scope.wildcard ? "*." + scope.host : scope.host]
+    else { continue }
+    switch matcher.verdict(for: parsed).verdict {
+    case .match: return .match
+    case .exclude: excluded = true
+    case .noMatch: break
+    }
+  }
+  return excluded ? .exclude : .noMatch
+}
+
+if counting {
+  var countRNG = SplitMix(state: 42)
+  let urls = (0..<urlCount).map { _ in url(&countRNG) }
+  let matchers = perAppMatchers()
+  // Each in a function that is never inlined, for callgrind to count it alone.
+  @inline(never) func scanEach(_ urls: [String]) -> Int {
+    urls.reduce(0) { $0 + (table.decide($1).verdict == .match ? 1 : 0) }
+  }
+  @inline(never) func perAppEach(_ urls: ArraySlice<String>) -> Int {
+    urls.reduce(0) { $0 + (perAppDecide($1, matchers) == .match ? 1 : 0) }
+  }
+  let baseline = urls.prefix(max(1, urlCount / 10))
+  let (opened, openedBefore) = (scanEach(urls), perAppEach(baseline))
+  let differ = baseline.filter { perAppDecide($0, matchers) != table.decide($0).verdict }.count
+  print("count: \(appCount) apps, \(generated.reduce(0) { $0 + $1.paths.count }) rules; \(urls.count) URLs scanned")
+  print(
+    "(\(opened) open an app), the first \(baseline.count) also by the per-app matcher (\(openedBefore) open an app; "
+      + "\(differ) verdicts differ)")
+  exit(differ == 0 ? 0 : 1)
 }
 
 let clock = ContinuousClock()
@@ -152,38 +204,17 @@ var usage = rusage()
   let peakMiB = Double(usage.ru_maxrss) / 1_024
 #endif
 
-// The per-app matcher: every app asked in turn, with its own compiled matcher for the entry that governs the host
-// (chosen as the table chooses it), as a scan without the host index would.
-let matchers: [[String: AASAMatcher]] = generated.map { app in
-  Dictionary(app.scopes.map { ($0.wildcard ? "*." + $0.host : $0.host, AASAMatcher(rules: $0.rules)) }) { a, _ in a }
-}
-
-func perAppDecide(_ text: String) -> LinkRuntime.Verdict {
-  guard let parsed = UniversalLinkURL(string: text) else { return .noMatch }
-  var excluded = false
-  for (index, app) in table.apps.enumerated() {
-    guard let scope = app.scope(for: parsed.host),
-      let matcher = matchers[index][scope.wildcard ? "*." + scope.host : scope.host]
-    else { continue }
-    switch matcher.verdict(for: parsed).verdict {
-    case .match: return .match
-    case .exclude: excluded = true
-    case .noMatch: break
-    }
-  }
-  return excluded ? .exclude : .noMatch
-}
-
 // The baseline on a prefix of the same URLs (it is far slower), with every verdict compared.
 let baselineCount = min(urlCount, 20_000)
 var baselineRNG = SplitMix(state: 42)
 var differ = 0
 var sink = 0
-let baselineTime = timed(baselineCount, &baselineRNG) { if perAppDecide($0) == .match { sink += 1 } }
+let matchers = perAppMatchers()
+let baselineTime = timed(baselineCount, &baselineRNG) { if perAppDecide($0, matchers) == .match { sink += 1 } }
 var checkRNG = SplitMix(state: 42)
 for _ in 0..<baselineCount {
   let text = url(&checkRNG)
-  if perAppDecide(text) != table.decide(text).verdict { differ += 1 }
+  if perAppDecide(text, matchers) != table.decide(text).verdict { differ += 1 }
 }
 let baselineRate = Double(baselineCount) / seconds(baselineTime)
 
