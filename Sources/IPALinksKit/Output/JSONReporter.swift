@@ -23,6 +23,26 @@ public enum JSONReporter {
   /// ``terminalSafe(_:)``'s): for records written by hand because an encoder per line would cost more than deciding
   /// the line, as for `who-claims --urls`.
   public static func quote(_ text: String) -> String {
+    var out = ""
+    quote(text, into: &out)
+    return out
+  }
+
+  /// Appends `text` as a JSON string literal to `out`, as ``quote(_:)`` writes it: a record written by hand is
+  /// built in one string, not joined from many.
+  public static func quote(_ text: String, into out: inout String) {
+    // URLs, app IDs and pointers are nearly always printable ASCII with no quote or backslash, which is written
+    // as it is: going scalar by scalar was about a third of the time `who-claims --urls --format jsonl` took.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+      out += "\""
+      out += text
+      out += "\""
+      return
+    }
+    out += escaped(text)
+  }
+
+  private static func escaped(_ text: String) -> String {
     var out = String.UnicodeScalarView()
     out.append("\"")
     for scalar in text.unicodeScalars {

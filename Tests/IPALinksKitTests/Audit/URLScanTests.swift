@@ -96,6 +96,8 @@ import UniversalLinks
     var strings = [
       "", "https://a.example/p?q=1#f", #"quote " and \ backslash / slash"#, "é\u{301} \u{1F600} \u{10FFFF}",
       "\u{7F}\u{80}\u{85}\u{9F}\u{A0}\u{200E}\u{202E}\u{2066}\u{2028}\u{2029}\u{061C}\u{FEFF}\u{FFFD}",
+      // Printable ASCII is copied as it is; each of these has one character on either side of that range.
+      " ~plain~ ", "a\u{1F}", "a\u{7F}", "\"a", "a\\", "aé",
     ]
     strings.append(String(String.UnicodeScalarView((0..<0x20).map { Unicode.Scalar($0)! })))
     for (k, text) in strings.enumerated() {
