@@ -20,6 +20,15 @@ import UniversalLinks
           url: "https://shop.example.com/buy/gift/card", apps: [],
           excludedBy: [URLScan.Claim(appId: store, pointer: "/applinks/details/0/components/0")]))
     #expect(try scan.decide("https://nowhere.example/x", line: 3).get().apps.isEmpty)
+    // White space past ASCII is trimmed too, at either end.
+    for padded in [
+      "\u{A0}https://shop.example.com/buy/1", "https://shop.example.com/buy/1\u{3000}",
+      "\thttps://shop.example.com/buy/1\u{85}",
+    ] {
+      #expect(
+        try scan.decide(padded, line: 4).get().url == "https://shop.example.com/buy/1",
+        "\(padded.unicodeScalars.map(\.value))")
+    }
     // Every scanned URL agrees with the blocklist's reference verdict.
     let blocklist = Blocklist(reports: reports)
     for url in [
@@ -71,8 +80,8 @@ import UniversalLinks
       let reader = try #require(LineReader(path: list.path))
       var results: [Result<URLScan.Line, URLScan.Problem>] = []
       var batches = 0
-      scan.decide(reader, workers: workers, { $0 }) { batch in
-        #expect(batch.allSatisfy { $0.result == $0.output })
+      scan.decide(reader, workers: workers, { "\($0)" }) { batch in
+        #expect(batch.allSatisfy { "\($0.result)" == $0.rendered })
         results += batch.map(\.result)
         batches += 1
       }
