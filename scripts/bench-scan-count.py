@@ -74,7 +74,7 @@ def main():
         baseline = inclusive_costs(out_file, "perAppEach")
     scanned, compared = args.urls, max(1, args.urls // 10)
     rows = [("scan", scan, scanned), ("per-app matcher", baseline, compared)]
-    print("per URL (callgrind; caches simulated: D1 32 KiB 8-way, LL 32 MiB 16-way):")
+    print("per URL (callgrind; simulated caches: D1 32 KiB 8-way, LL 32 MiB 16-way):")
     print(f"  {'':16} {'instructions':>12} {'D1 misses':>10} {'LL misses':>10}")
     for name, costs, count in rows:
         d1 = (costs["D1mr"] + costs["D1mw"]) / count
@@ -86,8 +86,8 @@ def main():
         after = sum(scan[e] for e in event_names) / scanned
         return before / after if after else float("inf")
 
-    print(f"ratio: the per-app matcher takes {ratio(['Ir']):.1f}x the instructions, "
-          f"{ratio(['D1mr', 'D1mw']):.1f}x the D1 misses and {ratio(['DLmr', 'DLmw']):.1f}x the LL misses")
+    print(f"ratio: the per-app matcher takes {ratio(['Ir']):.1f}x the instructions,")
+    print(f"  {ratio(['D1mr', 'D1mw']):.1f}x the D1 misses and {ratio(['DLmr', 'DLmw']):.1f}x the LL misses")
 
 
 if __name__ == "__main__":

@@ -123,10 +123,9 @@ if counting {
   let baseline = urls.prefix(max(1, urlCount / 10))
   let (opened, openedBefore) = (scanEach(urls), perAppEach(baseline))
   let differ = baseline.filter { perAppDecide($0, matchers) != table.decide($0).verdict }.count
-  print("count: \(appCount) apps, \(generated.reduce(0) { $0 + $1.paths.count }) rules; \(urls.count) URLs scanned")
-  print(
-    "(\(opened) open an app), the first \(baseline.count) also by the per-app matcher (\(openedBefore) open an app; "
-      + "\(differ) verdicts differ)")
+  print("count: \(appCount) apps, \(generated.reduce(0) { $0 + $1.paths.count }) rules")
+  print("scan: \(urls.count) URLs, \(opened) open an app")
+  print("per-app matcher: the first \(baseline.count), \(openedBefore) open an app; \(differ) verdicts differ")
   exit(differ == 0 ? 0 : 1)
 }
 
