@@ -98,50 +98,72 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
     var fragment: Range<Int>?
 
     init?(_ b: UnsafeBufferPointer<UInt8>) {
-      func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
-      func isHex(_ k: Int) -> Bool { k < b.count && LinkRuntime.hexValue(b[k]) != nil }
-      // The one pass over every byte also finds the first `?` and the `#`, so the query and the fragment need no
-      // second scan.
-      var hash: Int? = nil
-      var question: Int? = nil
-      let plain = plainBytes.withUnsafeBufferPointer { classes in
-        for k in b.indices {
-          switch classes[Int(b[k])] {
-          case 0: continue
-          case 2:
-            if hash != nil { return false }
-            hash = k
-          case 3:
-            if !(isHex(k + 1) && isHex(k + 2)) { return false }
+      guard let p = b.baseAddress, !b.isEmpty else { return nil }
+      let n = b.count
+      func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) &- 0x61 < 26 }
+      func isHex(_ k: Int) -> Bool { k < n && LinkRuntime.hexValue(p[k]) != nil }
+      guard isAlpha(p[0]) else { return nil }
+      var i = 1
+      // Nearly every URL starts `https://`, in some case: one 8-byte compare instead of a loop.
+      if n > 8, UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) | 0x20_2020_2020 == 0x2F2F_3A73_7074_7468 {
+        i = 5
+      } else {
+        while i < n, isAlpha(p[i]) || p[i] &- 0x30 < 10 || p[i] == 0x2B || p[i] == 0x2D || p[i] == 0x2E { i += 1 }
+        guard i + 2 < n, p[i] == 0x3A, p[i + 1] == 0x2F, p[i + 2] == 0x2F else { return nil }
+      }
+      scheme = 0..<i
+      i += 3
+      let hostStart = i
+      var colon = -1
+      var question = -1
+      var hash = -1
+      // Every byte after the scheme is read once, by one of two loops whose common case is one table load and one
+      // compare: the host's, which stops at the first `/`, `?` or `#`, then the rest's, which finds the first `?`
+      // and the `#`, so the query and the fragment need no second scan.
+      let plain = plainBytes.withUnsafeBufferPointer { classes -> Bool in
+        host: while i < n {
+          switch classes[Int(p[i])] {
+          case 0: break
+          case 2: if colon < 0 { colon = i }
+          case 5:
+            guard isHex(i + 1) && isHex(i + 2) else { return false }
+            i += 2
+          case 7: return false
+          default: break host
+          }
+          i += 1
+        }
+        var k = i
+        while k < n {
+          let c = classes[Int(p[k])]
+          if c < 3 {
+            k += 1
+            continue
+          }
+          switch c {
           case 4:
-            if question == nil && hash == nil { question = k }
+            if hash >= 0 { return false }
+            hash = k
+          case 5:
+            guard isHex(k + 1) && isHex(k + 2) else { return false }
+            k += 2
+          case 6: if question < 0 && hash < 0 { question = k }
           default: return false
           }
+          k += 1
         }
         return true
       }
       guard plain else { return nil }
-      guard let first = b.first, isAlpha(first) else { return nil }
-      var i = 1
-      while i < b.count, isAlpha(b[i]) || (b[i] >= 0x30 && b[i] <= 0x39) || b[i] == 0x2B || b[i] == 0x2D || b[i] == 0x2E
-      {
-        i += 1
-      }
-      guard i + 2 < b.count, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return nil }
-      scheme = 0..<i
-      i += 3
-      let hostStart = i
-      while i < b.count, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
-      var hostEnd = i
-      if let colon = b[hostStart..<i].firstIndex(of: 0x3A) { hostEnd = colon }
+      var hostEnd = colon >= 0 ? colon : i
       guard hostEnd > hostStart else { return nil }
-      if hostEnd - hostStart > 1, b[hostEnd - 1] == 0x2E { hostEnd -= 1 }
+      if hostEnd - hostStart > 1, p[hostEnd - 1] == 0x2E { hostEnd -= 1 }
       host = hostStart..<hostEnd
       // The host ends at the first `/`, `?` or `#` after it, so neither `?` nor `#` comes before the path.
-      let end = hash ?? b.count
-      path = i..<(question ?? end)
-      query = question.map { ($0 + 1)..<end }
-      fragment = hash.map { ($0 + 1)..<b.count }
+      let end = hash >= 0 ? hash : n
+      path = i..<(question >= 0 ? question : end)
+      query = question >= 0 ? (question + 1)..<end : nil
+      fragment = hash >= 0 ? (hash + 1)..<n : nil
     }
 
     /// The bytes of `range`, ASCII letters lower-cased.
@@ -154,10 +176,10 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
 
     /// Whether the scheme is `http` or `https`, in any case.
     func isWeb(in b: UnsafeBufferPointer<UInt8>) -> Bool {
+      // The scheme starts the string. `| 0x20` lower-cases a letter and maps no other scheme byte to one.
       guard scheme.count == 4 || scheme.count == 5 else { return false }
-      let http: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x73]
-      for k in scheme where b[k] | 0x20 != http[k] { return false }
-      return true
+      guard b[0] | 0x20 == 0x68, b[1] | 0x20 == 0x74, b[2] | 0x20 == 0x74, b[3] | 0x20 == 0x70 else { return false }
+      return scheme.count == 4 || b[4] | 0x20 == 0x73
     }
 
     /// Whether the host is `domain`, compared as ``UniversalLinkURL/normalizeHost(_:)`` would compare them.
@@ -177,17 +199,20 @@ public struct UniversalLinkURL: Sendable, Equatable, Hashable {
     }
   }
 
-  /// Per byte, what ``parsePlain(_:)`` does with it: 0 keeps it, 2 is `#`, 3 is `%`, 4 is `?`, and 1 declines the string (a
-  /// control byte, a space, non-ASCII, a character that needs escaping, and `@` or `[` of user info and IP
-  /// literals). A table, because a branch per character was the parser's main cost.
+  /// Per byte, what ``parsePlain(_:)`` does with it: 0 keeps it, 1 is `/` and 2 is `:` (kept, but they end the
+  /// host or its name), 4 is `#`, 5 is `%`, 6 is `?`, and 7 declines the string (a control byte, a space,
+  /// non-ASCII, a character that needs escaping, and `@` or `[` of user info and IP literals). A table, because a
+  /// branch per character was the parser's main cost.
   private static let plainBytes: [UInt8] = (0..<256).map { byte in
     switch byte {
-    case 0x23: 2
-    case 0x25: 3
-    case 0x3F: 4
-    case 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D, 0x40, 0x5B: 1
+    case 0x2F: 1
+    case 0x3A: 2
+    case 0x23: 4
+    case 0x25: 5
+    case 0x3F: 6
+    case 0x22, 0x3C, 0x3E, 0x5C, 0x5E, 0x60, 0x7B, 0x7C, 0x7D, 0x40, 0x5B: 7
     case 0x21...0x7E: 0
-    default: 1
+    default: 7
     }
   }
 
