@@ -95,7 +95,14 @@ public struct URLScan: Sendable {
   }
 
   private func decide(trimmed: String, line number: Int) -> Result<Line, Problem> {
-    guard let decisions = table.decisions(trimmed) else {
+    var scratch = LinkRuntime.Table.Scratch()
+    return decide(trimmed: trimmed, line: number, &scratch)
+  }
+
+  private func decide(
+    trimmed: String, line number: Int, _ scratch: inout LinkRuntime.Table.Scratch
+  ) -> Result<Line, Problem> {
+    guard let decisions = table.decisions(trimmed, reusing: &scratch) else {
       let message =
         UniversalLinkURL(string: trimmed) == nil ? "is not an absolute URL with a host" : "is not an http(s) URL"
       return .failure(Problem(line: number, message: "\(quoted(trimmed)) \(message)"))
@@ -125,10 +132,11 @@ public struct URLScan: Sendable {
     func flush() {
       let lines = batch
       body(
-        parallelMap(lines.count, workers: workers) { k in
+        // Each thread prepares its URLs in one scratch's memory.
+        parallelMap(lines.count, workers: workers, state: LinkRuntime.Table.Scratch.init) { scratch, k in
           let (number, text) = lines[k]
           let result =
-            text.map { decide(trimmed: $0, line: number) }
+            text.map { decide(trimmed: $0, line: number, &scratch) }
             ?? .failure(
               Problem(line: number, message: "longer than \(LineReader.maximumLineBytes >> 20) MiB; not a URL"))
           return (result, render(result))

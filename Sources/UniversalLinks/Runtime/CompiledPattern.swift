@@ -164,12 +164,15 @@ extension LinkRuntime {
       guard requiredPairs & ~subject.pairs == 0 else { return false }
       if kind == .general {
         return subject.withScalars { s in
+          if s.count < 64 { return simulate(elements, s, from: 1) & (1 << UInt64(s.count)) != 0 }
           var reach = [Bool](repeating: false, count: s.count + 1)
           reach[0] = true
           return simulate(elements, s, &reach) && reach[s.count]
         }
       }
-      return program.withUnsafeBufferPointer { GlobProgram.matches($0, subject, others: others) }
+      return program.withUnsafeBufferPointer { program in
+        others.withUnsafeBufferPointer { GlobProgram.matches(program, subject, others: $0) }
+      }
     }
 
     /// Whether the pattern can run from its ``program`` alone (no non-ASCII set members).
@@ -196,6 +199,57 @@ extension LinkRuntime {
         i += 1
       }
       return true
+    }
+
+    /// The positions reachable after `elements` from the positions `reach`, as bits, for a subject shorter than 64
+    /// scalars (nearly all URL parts): what ``simulate(_:_:_:)`` does with arrays, with no allocation.
+    private func simulate(_ elements: [PatternElement], _ s: UnsafeBufferPointer<UInt32>, from reach: UInt64) -> UInt64
+    {
+      let n = s.count
+      // Positions 0...n.
+      let all: UInt64 = n == 63 ? ~0 : (1 << UInt64(n + 1)) - 1
+      var reach = reach
+      for element in elements {
+        var next: UInt64 = 0
+        switch element {
+        case .star:
+          // Every position from the first reachable one on.
+          next = all & ~((reach & (0 &- reach)) &- 1)
+        case .units(let units):
+          guard units.count <= n else { return 0 }
+          units.withUnsafeBufferPointer { u in
+            var starts = reach & ((1 << UInt64(n - u.count + 1)) &- 1)
+            while starts != 0 {
+              let p = starts.trailingZeroBitCount
+              if runMatches(u, 0, u.count, s, p) { next |= 1 << UInt64(p + u.count) }
+              starts &= starts &- 1
+            }
+          }
+        case .choice(let index):
+          // Borrowed in place: a copy of the choice retained its trie and its wild values.
+          choices.withUnsafeBufferPointer { choices in
+            choices[index].trie.withUnsafeBufferPointer { trie in
+              var starts = reach
+              while starts != 0 {
+                let p = starts.trailingZeroBitCount
+                starts &= starts &- 1
+                if trie[0].terminal { next |= 1 << UInt64(p) }
+                var node = 0
+                var q = p
+                while q < n, let edge = trie[node].edges[s[q]] {
+                  node = Int(edge)
+                  q += 1
+                  if trie[node].terminal { next |= 1 << UInt64(q) }
+                }
+              }
+            }
+            for value in choices[index].wild { next |= simulate(value, s, from: reach) }
+          }
+        }
+        guard next != 0 else { return 0 }
+        reach = next
+      }
+      return reach
     }
 
     /// Advances `reach` (positions reachable so far) through `elements`; false once nothing is reachable.

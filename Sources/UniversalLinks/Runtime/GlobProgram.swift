@@ -24,8 +24,12 @@ extension LinkRuntime {
       return program
     }
 
-    /// Whether `subject` matches the program `u`; `others` holds non-ASCII set members (empty when none).
-    static func matches(_ u: UnsafeBufferPointer<UInt32>, _ subject: SubjectText, others: [Set<UInt32>]) -> Bool {
+    /// Whether `subject` matches the program `u`; `others` holds non-ASCII set members (empty when none), borrowed:
+    /// an array would be retained and released on every call.
+    static func matches(
+      _ u: UnsafeBufferPointer<UInt32>, _ subject: SubjectText,
+      others: UnsafeBufferPointer<Set<UInt32>> = .init(start: nil, count: 0)
+    ) -> Bool {
       subject.withScalars { s in
         let p = Program(u, others)
         if p.pieces == 1 { return s.count == p.unitCount && p.run(p.base, p.unitCount, s, 0) }
@@ -63,13 +67,13 @@ extension LinkRuntime {
     /// A view of one program.
     private struct Program {
       let u: UnsafeBufferPointer<UInt32>
-      let others: [Set<UInt32>]
+      let others: UnsafeBufferPointer<Set<UInt32>>
       let pieces: Int
       let unitCount: Int
       let base: Int
       let setsBase: Int
 
-      init(_ u: UnsafeBufferPointer<UInt32>, _ others: [Set<UInt32>]) {
+      init(_ u: UnsafeBufferPointer<UInt32>, _ others: UnsafeBufferPointer<Set<UInt32>>) {
         self.u = u
         self.others = others
         pieces = Int(u[0])

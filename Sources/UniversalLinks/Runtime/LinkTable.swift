@@ -207,8 +207,17 @@ extension LinkRuntime {
 
     /// The same for the URL `string`; nil when it is not an absolute http or https URL with a host.
     public func decisions(_ string: String) -> [Decision]? {
+      var scratch = Scratch()
+      return decisions(string, reusing: &scratch)
+    }
+
+    /// The same, preparing the URL in `scratch`'s memory: a thread deciding URLs one after another passes the same
+    /// scratch each time, and a URL then costs no allocation for its texts.
+    public func decisions(_ string: String, reusing scratch: inout Scratch) -> [Decision]? {
       switch prepare(string) {
-      case .prepared(let number, var subject): return withGroup(number) { decisions($0, &subject) }
+      case .prepared(let number, let text, let parts):
+        var subject = Subject(text, parts, arena: scratch.arena(for: text))
+        return withGroup(number) { decisions($0, &subject) }
       case .unclaimed: return []
       case .notWeb: return nil
       case .unparsed:
@@ -229,15 +238,35 @@ extension LinkRuntime {
       return out
     }
 
-    /// A URL string read in place when the plain parser takes it: its host's apps and the prepared URL, else
+    /// A URL string read in place when the plain parser takes it: its host's apps and where its parts are, else
     /// why no app can open it; `unparsed` when only the general parser takes it.
     private enum Prepared {
-      /// The number of the host's group, and the URL.
-      case prepared(Int, Subject)
+      /// The number of the host's group, the URL (as UTF-8) and its parts. The caller makes the ``Subject``: moved
+      /// out of an enum, its few hundred bytes were copied twice per URL.
+      case prepared(Int, String, UniversalLinkURL.PlainParts)
       /// An http or https URL whose host no app claims.
       case unclaimed
       case notWeb
       case unparsed
+    }
+
+    /// Memory that deciding URLs one after another reuses (see ``decide(_:reusing:)``); one per thread.
+    public struct Scratch {
+      private var arena: LinkRuntime.TextArena? = nil
+
+      /// Creates an empty scratch.
+      public init() {}
+
+      /// An empty arena for the texts of `source`: the last URL's, when nothing holds it any more.
+      mutating func arena(for source: String) -> LinkRuntime.TextArena {
+        if isKnownUniquelyReferenced(&arena), let arena {
+          arena.reset(source: source)
+          return arena
+        }
+        let made = LinkRuntime.TextArena(source: source)
+        arena = made
+        return made
+      }
     }
 
     private func prepare(_ string: String) -> Prepared {
@@ -251,13 +280,21 @@ extension LinkRuntime {
       guard let plain else { return .unparsed }
       guard let host = plain.1 else { return .notWeb }
       guard let number = host else { return .unclaimed }
-      return .prepared(number, Subject(text, plain.0))
+      return .prepared(number, text, plain.0)
     }
 
     /// What iOS would do with the URL `string`; a string that is not an absolute URL opens nothing.
     public func decide(_ string: String) -> Decision {
+      var scratch = Scratch()
+      return decide(string, reusing: &scratch)
+    }
+
+    /// The same, preparing the URL in `scratch`'s memory, as ``decisions(_:reusing:)`` does.
+    public func decide(_ string: String, reusing scratch: inout Scratch) -> Decision {
       switch prepare(string) {
-      case .prepared(let number, var subject): return withGroup(number) { decide($0, &subject) }
+      case .prepared(let number, let text, let parts):
+        var subject = Subject(text, parts, arena: scratch.arena(for: text))
+        return withGroup(number) { decide($0, &subject) }
       case .unclaimed, .notWeb: return Decision(verdict: .noMatch)
       case .unparsed:
         guard let url = UniversalLinkURL(string: string) else { return Decision(verdict: .noMatch) }

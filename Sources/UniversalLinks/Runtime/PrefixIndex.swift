@@ -319,46 +319,60 @@ extension LinkRuntime {
       _ subject: inout Subject,
       _ body: (UnsafeBufferPointer<UInt64>, UnsafeBufferPointer<Listed>, inout Subject) -> Result
     ) -> Result {
-      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists.
-      withUnsafeTemporaryAllocation(of: UInt64.self, capacity: max(listed.count, 1)) { survivors in
-        var count = 0
-        listed.withUnsafeBufferPointer { listed in
-          words.withUnsafeBufferPointer { words in
-            for slot in 0..<4 {
-              let offset = Int(words[slot])
-              guard offset != 0 else { continue }
-              let path = subject.path(slot)
-              let masks = PathFilter(path)
-              path.withScalars { scalars in
-                PrefixIndex.candidates(words, at: offset, scalars, pathPairs: masks.pairs) { range in
-                  for position in range where listed[position].filter.admits(masks) {
-                    survivors[count] = UInt64(UInt32(bitPattern: listed[position].rule)) << 32 | UInt64(position)
-                    count += 1
-                  }
+      // Each list is reported at most once per path, so the candidates fit in a buffer as long as all the lists:
+      // on the stack when that is small, else in the subject's arena (a temporary allocation that large was taken
+      // from the heap and given back for every URL on a host many apps share).
+      let capacity = max(listed.count, 1)
+      if capacity > 128 {
+        let buffer = subject.arena.allocate(8 * capacity).bindMemory(to: UInt64.self, capacity: capacity)
+        return candidates(UnsafeMutableBufferPointer(start: buffer, count: capacity), &subject, body)
+      }
+      return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: capacity) { candidates($0, &subject, body) }
+    }
+
+    /// ``withCandidates(_:_:)`` with `survivors`, room for as many candidates as ``listed`` holds.
+    @inline(__always)
+    private func candidates<Result>(
+      _ survivors: UnsafeMutableBufferPointer<UInt64>, _ subject: inout Subject,
+      _ body: (UnsafeBufferPointer<UInt64>, UnsafeBufferPointer<Listed>, inout Subject) -> Result
+    ) -> Result {
+      var count = 0
+      listed.withUnsafeBufferPointer { listed in
+        words.withUnsafeBufferPointer { words in
+          for slot in 0..<4 {
+            let offset = Int(words[slot])
+            guard offset != 0 else { continue }
+            let path = subject.path(slot)
+            let masks = PathFilter(path)
+            path.withScalars { scalars in
+              PrefixIndex.candidates(words, at: offset, scalars, pathPairs: masks.pairs) { range in
+                for position in range where listed[position].filter.admits(masks) {
+                  survivors[count] = UInt64(UInt32(bitPattern: listed[position].rule)) << 32 | UInt64(position)
+                  count += 1
                 }
               }
             }
           }
         }
-        // Usually a handful survive, mostly in order already, so an insertion sort is the cheapest; tried in rule
-        // order, the first match decides.
-        if count > 32 {
-          var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
-          sorted.sort()
-        } else if count > 1 {
-          for i in 1..<count {
-            let rule = survivors[i]
-            var j = i
-            while j > 0 && survivors[j - 1] > rule {
-              survivors[j] = survivors[j - 1]
-              j -= 1
-            }
-            survivors[j] = rule
+      }
+      // Usually a handful survive, mostly in order already, so an insertion sort is the cheapest; tried in rule
+      // order, the first match decides.
+      if count > 32 {
+        var sorted = UnsafeMutableBufferPointer(rebasing: survivors[0..<count])
+        sorted.sort()
+      } else if count > 1 {
+        for i in 1..<count {
+          let rule = survivors[i]
+          var j = i
+          while j > 0 && survivors[j - 1] > rule {
+            survivors[j] = survivors[j - 1]
+            j -= 1
           }
+          survivors[j] = rule
         }
-        return listed.withUnsafeBufferPointer { listed in
-          body(UnsafeBufferPointer(rebasing: survivors[0..<count]), listed, &subject)
-        }
+      }
+      return listed.withUnsafeBufferPointer { listed in
+        body(UnsafeBufferPointer(rebasing: survivors[0..<count]), listed, &subject)
       }
     }
   }

@@ -81,7 +81,7 @@ extension LinkRuntime {
       private func glob(_ program: Range<Int>, matches subject: inout Subject, slot: Int) -> Bool {
         let path = subject.path(slot)
         return arena.withUnsafeBufferPointer { arena in
-          GlobProgram.matches(UnsafeBufferPointer(rebasing: arena[program]), path, others: [])
+          GlobProgram.matches(UnsafeBufferPointer(rebasing: arena[program]), path)
         }
       }
     }
@@ -144,6 +144,13 @@ extension LinkRuntime {
     let fragment: CompiledPattern?
     /// Which of the four readings of a URL this rule compares against.
     let readingSlot: Int
+    /// The path, fragment and whole-query patterns again, unretained, for ``matches(_:)``: loading a pattern from
+    /// the rule retained and released it on every call. The strong references above keep them alive.
+    private let unretained:
+      (
+        path: Unmanaged<CompiledPattern>?, fragment: Unmanaged<CompiledPattern>?,
+        query: Unmanaged<CompiledPattern>?
+      )
 
     init(_ rule: Rule, builder: inout PatternBuilder) {
       path = rule.path.map { builder.compile($0) }
@@ -158,14 +165,19 @@ extension LinkRuntime {
         query = rule.query.map { .whole(builder.compile($0)) }
       }
       readingSlot = Subject.slot(percentEncoded: rule.percentEncoded, caseSensitive: rule.caseSensitive)
+      var whole: Unmanaged<CompiledPattern>? = nil
+      if case .whole(let pattern)? = query { whole = .passUnretained(pattern) }
+      unretained = (path.map(Unmanaged.passUnretained), fragment.map(Unmanaged.passUnretained), whole)
     }
 
     func matches(_ reading: Subject.Reading) -> Bool {
-      if let path, !path.matches(reading.path) { return false }
-      if let fragment, !fragment.matches(reading.fragment) { return false }
+      if let path = unretained.path, !path._withUnsafeGuaranteedRef({ $0.matches(reading.path) }) { return false }
+      if let fragment = unretained.fragment, !fragment._withUnsafeGuaranteedRef({ $0.matches(reading.fragment) }) {
+        return false
+      }
+      if let whole = unretained.query { return whole._withUnsafeGuaranteedRef { $0.matches(reading.query) } }
       switch query {
-      case nil: return true
-      case .whole(let pattern)?: return pattern.matches(reading.query)
+      case nil, .whole?: return true
       case .items(let items)?:
         for item in items {
           var seen = false

@@ -80,6 +80,8 @@ extension LinkRuntime.RuleProgram {
       out.append(trace)
       if trace.matched { break }
     }
+    // The readings' texts live in the subject's arena: it must outlast the last key checked.
+    withExtendedLifetime(subject) {}
     return out
   }
 }

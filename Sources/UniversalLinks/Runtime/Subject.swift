@@ -1,34 +1,60 @@
 extension LinkRuntime {
   /// One URL prepared for matching, with the four readings rules can ask for (encoded or decoded, case kept or
   /// folded) computed on first use and then shared by every pattern.
+  ///
+  /// Its texts live in its ``TextArena``: they are plain pointers, so passing one to a pattern costs no retain, and
+  /// preparing a URL costs one allocation however many texts it needs. They are valid while the subject is.
   struct Subject {
-    final class Reading {
+    /// One reading of the URL's parts. Copies share the query's items.
+    struct Reading {
       /// Normalized per rule 5: `//` collapsed, leading and trailing `/` added, empty is `/`.
       let path: SubjectText
       let query: SubjectText
       let fragment: SubjectText
-      /// The encoded query, in ``Subject/source``, for ``items``.
-      let source: String
-      let queryBytes: Range<Int>?
-      let slot: Int
+      fileprivate let cell: UnsafeMutablePointer<ItemsCell>
+
       /// `name=value` pairs split on `&` and the first `=`; an item without `=` has the value `""`. Names are
       /// scalar values, compared as such. Built on first use: most rules never ask.
-      lazy var items: [(name: SubjectText, value: SubjectText)] = {
-        var items: [(name: SubjectText, value: SubjectText)] = []
-        guard let queryBytes, !queryBytes.isEmpty else { return items }
+      var items: UnsafeBufferPointer<(name: SubjectText, value: SubjectText)> {
+        if !cell.pointee.built { cell.pointee.build() }
+        return UnsafeBufferPointer(start: cell.pointee.items, count: cell.pointee.count)
+      }
+    }
+
+    /// A reading's query items and what splitting them needs, in the arena.
+    fileprivate struct ItemsCell {
+      var built = false
+      var items: UnsafeMutablePointer<(name: SubjectText, value: SubjectText)>? = nil
+      var count = 0
+      let queryBytes: Range<Int>?
+      let slot: Int
+      let arena: Unmanaged<TextArena>
+
+      mutating func build() {
+        built = true
+        guard let queryBytes, !queryBytes.isEmpty else { return }
+        let arena = arena.takeUnretainedValue()
+        let source = arena.source
+        let query = Subject.substring(source, queryBytes).utf8
+        let capacity = query.reduce(1) { $0 + ($1 == UInt8(ascii: "&") ? 1 : 0) }
+        let out = arena.allocate(MemoryLayout<(SubjectText, SubjectText)>.stride * capacity)
+          .bindMemory(to: (name: SubjectText, value: SubjectText).self, capacity: capacity)
         // Split by UTF-8 offsets, so each name and value is read in place like the other parts.
         var start = queryBytes.lowerBound
         var equals: Int? = nil
+        var count = 0
+        let slot = slot
         func add(upTo end: Int) {
           let value = equals.map { ($0 + 1)..<end } ?? end..<end
-          items.append(
-            (
-              Subject.text(source, start..<(equals ?? end), slot: slot),
-              value.isEmpty ? .empty : Subject.text(source, value, slot: slot)
+          (out + count).initialize(
+            to: (
+              Subject.text(source, start..<(equals ?? end), slot: slot, in: arena),
+              value.isEmpty ? .empty : Subject.text(source, value, slot: slot, in: arena)
             ))
+          count += 1
         }
         var offset = queryBytes.lowerBound
-        for byte in Subject.substring(source, queryBytes).utf8 {
+        for byte in query {
           if byte == UInt8(ascii: "&") {
             add(upTo: offset)
             start = offset + 1
@@ -39,25 +65,15 @@ extension LinkRuntime {
           offset += 1
         }
         add(upTo: queryBytes.upperBound)
-        return items
-      }()
-
-      init(
-        path: SubjectText, query: SubjectText, fragment: SubjectText, source: String, queryBytes: Range<Int>?, slot: Int
-      ) {
-        self.path = path
-        self.query = query
-        self.fragment = fragment
-        self.source = source
-        self.queryBytes = queryBytes
-        self.slot = slot
+        items = out
+        self.count = count
       }
     }
 
-    /// The string the URL's parts are read from, in place: the URL itself when it was parsed here, else its
-    /// parts back to back.
-    let source: String
-    /// Where the path, the query (without `?`) and the fragment (without `#`) are in ``source``'s UTF-8; nil when
+    /// Holds the texts, and the string the URL's parts are read from, in place: the URL itself when it was parsed
+    /// here, else its parts back to back.
+    let arena: TextArena
+    /// Where the path, the query (without `?`) and the fragment (without `#`) are in the source's UTF-8; nil when
     /// the URL has no `?` or no `#`.
     let pathBytes: Range<Int>
     let queryBytes: Range<Int>?
@@ -100,12 +116,13 @@ extension LinkRuntime {
       }
       queryBytes = append(url.percentEncodedQuery)
       fragmentBytes = append(url.percentEncodedFragment)
-      self.source = source
+      arena = TextArena(source: source)
     }
 
-    /// The URL `string`, whose plain parse gave `parts`; its parts are read where they are, never copied.
-    init(_ string: String, _ parts: UniversalLinkURL.PlainParts) {
-      source = string
+    /// The URL `string`, whose plain parse gave `parts`; its parts are read where they are, never copied. Its texts
+    /// go to `arena`, which must be empty and read from `string`, or to a new one.
+    init(_ string: String, _ parts: UniversalLinkURL.PlainParts, arena: TextArena? = nil) {
+      self.arena = arena ?? TextArena(source: string)
       pathBytes = parts.path
       queryBytes = parts.query
       fragmentBytes = parts.fragment
@@ -142,7 +159,7 @@ extension LinkRuntime {
           return encoded
         }
       }
-      let path = Self.text(source, pathBytes, slot: slot, normalizingPath: true)
+      let path = Self.text(arena.source, pathBytes, slot: slot, normalizingPath: true, in: arena)
       paths[slot] = path
       return path
     }
@@ -168,44 +185,94 @@ extension LinkRuntime {
           return encoded
         }
       }
+      let source = arena.source
+      let cell = arena.allocate(MemoryLayout<ItemsCell>.stride).bindMemory(to: ItemsCell.self, capacity: 1)
+      cell.initialize(to: ItemsCell(queryBytes: queryBytes, slot: slot, arena: Unmanaged.passUnretained(arena)))
       let reading = Reading(
         path: path(slot),
-        query: queryBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot) } ?? SubjectText.empty,
-        fragment: fragmentBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot) } ?? SubjectText.empty,
-        source: source, queryBytes: queryBytes, slot: slot)
+        query: queryBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot, in: arena) } ?? .empty,
+        fragment: fragmentBytes.flatMap { $0.isEmpty ? nil : Self.text(source, $0, slot: slot, in: arena) } ?? .empty,
+        cell: cell)
       readings[slot] = reading
       return reading
     }
 
     /// An encoded URL part as the reading `slot` compares it: decoded for slots 1 and 3, lower-cased for 2 and 3.
     /// With `normalizingPath`, the result is also normalized as ``normalizePath(_:)`` does, in the same pass.
-    static func text(_ source: String, _ bytes: Range<Int>, slot: Int, normalizingPath: Bool = false) -> SubjectText {
+    static func text(
+      _ source: String, _ bytes: Range<Int>, slot: Int, normalizingPath: Bool = false, in arena: TextArena
+    ) -> SubjectText {
       // A native string's bytes are read where they are; any other string takes the string path.
       if let text = source.utf8.withContiguousStorageIfAvailable({
-        asciiText(UnsafeBufferPointer(rebasing: $0[bytes]), slot: slot, normalizingPath: normalizingPath)
+        asciiText(UnsafeBufferPointer(rebasing: $0[bytes]), slot: slot, normalizingPath: normalizingPath, in: arena)
       }) ?? nil {
         return text
       }
-      return SubjectText.make(prepare(substring(source, bytes), slot: slot, normalizingPath: normalizingPath))
+      return SubjectText.make(
+        prepare(substring(source, bytes), slot: slot, normalizingPath: normalizingPath), in: arena)
     }
 
     /// The text of an encoded part from its bytes in place, when no escape is to be decoded and every byte is
-    /// ASCII (encoded parts nearly always are): a byte loop writing the text's storage. Nil otherwise.
-    private static func asciiText(_ bytes: UnsafeBufferPointer<UInt8>, slot: Int, normalizingPath: Bool) -> SubjectText?
-    {
+    /// ASCII (encoded parts nearly always are); nil otherwise.
+    private static func asciiText(
+      _ bytes: UnsafeBufferPointer<UInt8>, slot: Int, normalizingPath: Bool, in arena: TextArena
+    ) -> SubjectText? {
       if slot & 1 == 1 && bytes.contains(UInt8(ascii: "%")) { return nil }
-      let fold = slot & 2 == 2
-      return SubjectText.makeASCII(capacity: bytes.count + 2) { out in
-        let slash: UInt32 = 0x2F
-        if normalizingPath { out.append(slash) }
-        for byte in bytes {
-          guard byte < 0x80 else { return false }
-          let c = UInt32(fold && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-          if normalizingPath && c == slash && out.last == slash { continue }
-          out.append(c)
+      // One loop per combination of the two flags, each with them as constants.
+      switch (slot & 2 == 2, normalizingPath) {
+      case (false, false): return asciiText(bytes, fold: false, normalizingPath: false, in: arena)
+      case (false, true): return asciiText(bytes, fold: false, normalizingPath: true, in: arena)
+      case (true, false): return asciiText(bytes, fold: true, normalizingPath: false, in: arena)
+      case (true, true): return asciiText(bytes, fold: true, normalizingPath: true, in: arena)
+      }
+    }
+
+    /// One loop writes the text and describes it, its state in locals; a non-ASCII byte is found once at the end,
+    /// from all the bytes or-ed together.
+    @inline(__always)
+    private static func asciiText(
+      _ bytes: UnsafeBufferPointer<UInt8>, fold: Bool, normalizingPath: Bool, in arena: TextArena
+    ) -> SubjectText? {
+      let slash: UInt32 = 0x2F
+      return SubjectText.makeASCII(capacity: bytes.count + 2, in: arena) { out in
+        guard normalizingPath || !bytes.isEmpty else { return (0, ASCIIMask(), 0) }
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        var pairs: UInt64 = 0
+        var all: UInt8 = 0
+        @inline(__always) func scalar(_ byte: UInt8) -> UInt32 {
+          all |= byte
+          let c = UInt32(byte)
+          return fold && c &- 0x41 < 26 ? c | 0x20 : c
         }
-        if normalizingPath && out.last != slash { out.append(slash) }
-        return true
+        @inline(__always) func describe(_ c: UInt32) {
+          // Branch-free: bit 6 of an ASCII scalar picks the word.
+          let bit: UInt64 = 1 &<< UInt64(c & 63)
+          let upper = UInt64(truncatingIfNeeded: c >> 6)
+          low |= bit & (upper &- 1)
+          high |= bit & (0 &- upper)
+        }
+        // The first scalar makes no pair.
+        var previous = normalizingPath ? slash : scalar(bytes[0])
+        describe(previous)
+        out[0] = previous
+        var count = 1
+        for byte in normalizingPath ? bytes[...] : bytes[1...] {
+          let c = scalar(byte)
+          if normalizingPath && c == slash && previous == slash { continue }
+          describe(c)
+          pairs |= PairFilter.bit(previous, c)
+          out[count] = c
+          count += 1
+          previous = c
+        }
+        if normalizingPath && previous != slash {
+          pairs |= PairFilter.bit(previous, slash)
+          low |= 1 << UInt64(slash)
+          out[count] = slash
+          count += 1
+        }
+        return all < 0x80 ? (count, ASCIIMask(low: low, high: high), pairs) : nil
       }
     }
 
@@ -258,7 +325,79 @@ extension LinkRuntime {
     }
   }
 
-  /// What a ``SubjectText`` knows besides its scalars, which follow it in the same allocation.
+  /// Memory for one URL's texts, given out in order and freed all at once, with the string they are read from.
+  ///
+  /// The first block comes with the arena, sized for a few readings of the URL; more blocks are added when needed.
+  /// Everything placed here is trivial (numbers and pointers), so nothing is deinitialized.
+  final class TextArena {
+    /// The string the URL's parts are read from.
+    private(set) var source: String
+    private var block: UnsafeMutableRawPointer
+    private var used = 0
+    private var size: Int
+    /// Blocks filled before the current one.
+    private var full: [UnsafeMutableRawPointer] = []
+    /// Whether ``full`` holds any: a flag, as reading the array between URLs was checked for exclusive access at
+    /// run time, a tenth of preparing a URL.
+    private var spilled = false
+
+    /// An arena for the texts of `source`, or for texts made one by one when it is empty.
+    init(source: String) {
+      self.source = source
+      size = Self.size(for: source)
+      block = .allocate(byteCount: size, alignment: 16)
+    }
+
+    /// The first block's size: the encoded reading's three parts and one other reading, with their headers.
+    private static func size(for source: String) -> Int {
+      8 * source.utf8.count + 4 * MemoryLayout<SubjectTextHeader>.stride + 256
+    }
+
+    deinit {
+      block.deallocate()
+      freeFullBlocks()
+    }
+
+    private func freeFullBlocks() {
+      guard spilled else { return }
+      for block in full { block.deallocate() }
+      full.removeAll()
+      spilled = false
+    }
+
+    /// Empties the arena for the texts of `source`, keeping its current block: what a ``Table/Scratch`` does
+    /// between URLs, so that preparing one allocates nothing. A block past 1 MiB, left by a huge URL, is given back.
+    func reset(source: String) {
+      self.source = source
+      used = 0
+      freeFullBlocks()
+      if size > 1 << 20 {
+        block.deallocate()
+        size = Self.size(for: source)
+        block = .allocate(byteCount: size, alignment: 16)
+      }
+    }
+
+    /// `bytes` bytes, 8-aligned, valid as long as the arena is.
+    @inline(__always)
+    func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
+      let rounded = (bytes + 7) & ~7
+      if used + rounded > size { grow(rounded) }
+      let start = block + used
+      used += rounded
+      return start
+    }
+
+    private func grow(_ bytes: Int) {
+      full.append(block)
+      spilled = true
+      size = max(2 * size, bytes)
+      block = .allocate(byteCount: size, alignment: 16)
+      used = 0
+    }
+  }
+
+  /// What a ``SubjectText`` knows besides its scalars, which follow it in the same block.
   struct SubjectTextHeader {
     var count = 0
     var mask = ASCIIMask()
@@ -267,106 +406,105 @@ extension LinkRuntime {
     /// ``PairFilter`` bits of the text.
     var pairs: UInt64 = 0
     var searches = 0
-    /// Dense column per ASCII character present; 0 means absent.
-    var columns: [UInt8] = []
     var width = 0
+    /// Dense column per ASCII character present (128 of them); 0 means absent. Nil until the index is built.
+    var columns: UnsafeMutablePointer<UInt8>? = nil
     /// `next[i * width + column - 1]`: the first position ≥ i holding that character, or `count`.
-    var next: [Int32] = []
+    var next: UnsafeMutablePointer<Int32>? = nil
+    /// The arena the text and its index are in; nil for the shared empty text, which is never indexed.
+    var arena: Unmanaged<TextArena>?
   }
 
   /// A URL part ready for matching: Unicode scalar values plus the ASCII characters it contains.
   ///
-  /// A class because it carries a lazily built next-occurrence index, shared by every pattern tried on the same
-  /// URL: once many patterns have searched it, finding a piece costs one lookup per candidate instead of a scan,
-  /// which keeps thousands of star-heavy patterns cheap on one URL. A `ManagedBuffer`, so the scalars sit in the
-  /// object's own allocation: a URL part is prepared with one allocation, not two. Instances live for one verdict
-  /// and are never shared between threads.
-  final class SubjectText: ManagedBuffer<SubjectTextHeader, UInt32> {
-    /// Writes an ASCII text and describes it as it goes: its mask and pair filter come with the writing, so the
-    /// text is not read a second time.
-    struct ASCIIWriter {
-      fileprivate let out: UnsafeMutablePointer<UInt32>
-      fileprivate var count = 0
-      fileprivate var mask = ASCIIMask()
-      fileprivate var pairs: UInt64 = 0
+  /// A pointer to a header followed by the scalars, in a ``TextArena``: copying one costs nothing, and it is valid
+  /// while its arena is (for a URL's texts, while its ``Subject`` is). It carries a lazily built next-occurrence
+  /// index, shared by every pattern tried on the same URL: once many patterns have searched it, finding a piece
+  /// costs one lookup per candidate instead of a scan, which keeps thousands of star-heavy patterns cheap on one
+  /// URL. Never shared between threads.
+  struct SubjectText {
+    let header: UnsafeMutablePointer<SubjectTextHeader>
 
-      /// The last scalar written; 0 when none is.
-      var last: UInt32 { count > 0 ? out[count - 1] : 0 }
-
-      /// Writes `c`, which is below 128.
-      @inline(__always)
-      mutating func append(_ c: UInt32) {
-        mask.insert(c)
-        if count > 0 { pairs |= PairFilter.bit(out[count - 1], c) }
-        out[count] = c
-        count += 1
-      }
+    @inline(__always)
+    private var base: UnsafeMutablePointer<UInt32> {
+      UnsafeMutableRawPointer(header + 1).assumingMemoryBound(to: UInt32.self)
     }
 
-    /// An ASCII text of at most `capacity` scalars, which `write` appends; nil when `write` gives up (returns false).
-    static func makeASCII(capacity: Int, _ write: (inout ASCIIWriter) -> Bool) -> SubjectText? {
-      let text = unsafeDowncast(create(minimumCapacity: capacity) { _ in SubjectTextHeader() }, to: SubjectText.self)
-      let written = text.withUnsafeMutablePointers { header, scalars in
-        var writer = ASCIIWriter(out: scalars)
-        guard write(&writer) else { return false }
-        header.pointee.count = writer.count
-        header.pointee.mask = writer.mask
-        header.pointee.pairs = writer.pairs
-        return true
-      }
-      return written ? text : nil
+    /// Room for `capacity` scalars in `arena`, with a header that describes no scalar yet.
+    @inline(__always)
+    private static func allocate(capacity: Int, in arena: TextArena) -> SubjectText {
+      let raw = arena.allocate(MemoryLayout<SubjectTextHeader>.stride + 4 * capacity)
+      let header = raw.bindMemory(to: SubjectTextHeader.self, capacity: 1)
+      header.initialize(to: SubjectTextHeader(arena: Unmanaged.passUnretained(arena)))
+      (raw + MemoryLayout<SubjectTextHeader>.stride).bindMemory(to: UInt32.self, capacity: capacity)
+      return SubjectText(header: header)
     }
 
-    /// The text of `scalars`, any Unicode: what ``Subject/text(_:_:slot:normalizingPath:)`` falls back to.
-    static func make(_ scalars: [UInt32]) -> SubjectText {
-      let text = unsafeDowncast(
-        create(minimumCapacity: scalars.count) { _ in SubjectTextHeader() }, to: SubjectText.self)
-      text.withUnsafeMutablePointers { header, out in
-        var mask = ASCIIMask()
-        var ascii = true
-        var pairs: UInt64 = 0
-        var previous: UInt32 = 0xFFFF_FFFF
-        for (k, c) in scalars.enumerated() {
-          out[k] = c
-          if c < 128 {
-            mask.insert(c)
-            if previous < 128 { pairs |= PairFilter.bit(previous, c) }
-          } else {
-            ascii = false
-          }
-          previous = c
-        }
-        header.pointee.count = scalars.count
-        header.pointee.mask = mask
-        header.pointee.ascii = ascii
-        header.pointee.pairs = pairs
-      }
+    /// An ASCII text of at most `capacity` scalars in `arena`, which `write` writes at the pointer it is given,
+    /// returning their count, their ``ASCIIMask`` and their ``PairFilter`` bits; nil when `write` gives up (returns
+    /// nil).
+    @inline(__always)
+    static func makeASCII(
+      capacity: Int, in arena: TextArena,
+      _ write: (UnsafeMutablePointer<UInt32>) -> (count: Int, mask: ASCIIMask, pairs: UInt64)?
+    ) -> SubjectText? {
+      let text = allocate(capacity: capacity, in: arena)
+      guard let (count, mask, pairs) = write(text.base) else { return nil }
+      text.header.pointee.count = count
+      text.header.pointee.mask = mask
+      text.header.pointee.pairs = pairs
       return text
     }
 
-    /// The text of `string`'s scalars.
-    static func make(_ string: String) -> SubjectText { make(string.unicodeScalars.map(\.value)) }
+    /// The text of `scalars`, any Unicode, in `arena`: what ``Subject/text(_:_:slot:normalizingPath:in:)`` falls
+    /// back to.
+    static func make(_ scalars: [UInt32], in arena: TextArena) -> SubjectText {
+      let text = allocate(capacity: scalars.count, in: arena)
+      var mask = ASCIIMask()
+      var ascii = true
+      var pairs: UInt64 = 0
+      var previous: UInt32 = 0xFFFF_FFFF
+      for (k, c) in scalars.enumerated() {
+        text.base[k] = c
+        if c < 128 {
+          mask.insert(c)
+          if previous < 128 { pairs |= PairFilter.bit(previous, c) }
+        } else {
+          ascii = false
+        }
+        previous = c
+      }
+      text.header.pointee.count = scalars.count
+      text.header.pointee.mask = mask
+      text.header.pointee.ascii = ascii
+      text.header.pointee.pairs = pairs
+      return text
+    }
 
-    /// The empty text, shared: nothing ever indexes it (see ``wantsIndex()``), so it is never mutated.
-    nonisolated(unsafe) static let empty = make([UInt32]())
+    /// The text of `string`'s scalars, in `arena`.
+    static func make(_ string: String, in arena: TextArena) -> SubjectText {
+      make(string.unicodeScalars.map(\.value), in: arena)
+    }
 
-    // The header is read through its pointer: `header`, a stored property of a class, would be checked for
-    // exclusive access at run time on every read, which cost a tenth of the matcher's time.
+    /// The empty text, shared: nothing ever indexes it (see ``wantsIndex()``), so it is never written.
+    nonisolated(unsafe) static let empty: SubjectText = {
+      let header = UnsafeMutablePointer<SubjectTextHeader>.allocate(capacity: 1)
+      header.initialize(to: SubjectTextHeader())
+      return SubjectText(header: header)
+    }()
 
     /// How many scalars the text holds.
-    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
-    var mask: ASCIIMask { withUnsafeMutablePointerToHeader { $0.pointee.mask } }
+    @inline(__always) var count: Int { header.pointee.count }
+    @inline(__always) var mask: ASCIIMask { header.pointee.mask }
     /// Whether every scalar is ASCII, so ``mask`` describes them all.
-    var ascii: Bool { withUnsafeMutablePointerToHeader { $0.pointee.ascii } }
+    @inline(__always) var ascii: Bool { header.pointee.ascii }
     /// ``PairFilter`` bits of the text.
-    var pairs: UInt64 { withUnsafeMutablePointerToHeader { $0.pointee.pairs } }
+    @inline(__always) var pairs: UInt64 { header.pointee.pairs }
 
     /// Calls `body` with the scalars, in place.
     @inline(__always)
     func withScalars<Result>(_ body: (UnsafeBufferPointer<UInt32>) throws -> Result) rethrows -> Result {
-      try withUnsafeMutablePointers { header, scalars in
-        try body(UnsafeBufferPointer(start: scalars, count: header.pointee.count))
-      }
+      try body(UnsafeBufferPointer(start: base, count: header.pointee.count))
     }
 
     /// The scalars, copied: for explanations and tests, not for matching.
@@ -374,74 +512,70 @@ extension LinkRuntime {
 
     /// Whether the index is worth building: after a few searches on the same text.
     func wantsIndex() -> Bool {
-      withUnsafeMutablePointerToHeader { header in
-        if header.pointee.count == 0 { return false }
-        if !header.pointee.next.isEmpty { return true }
-        header.pointee.searches += 1
-        guard header.pointee.searches > 8 else { return false }
-        buildIndex(header)
-        return true
-      }
+      if header.pointee.count == 0 { return false }
+      if header.pointee.next != nil { return true }
+      header.pointee.searches += 1
+      guard header.pointee.searches > 8, let arena = header.pointee.arena?.takeUnretainedValue() else { return false }
+      buildIndex(in: arena)
+      return true
     }
 
-    private func buildIndex(_ header: UnsafeMutablePointer<SubjectTextHeader>) {
-      withScalars { scalars in
-        var columns = [UInt8](repeating: 0, count: 128)
-        var width = 0
-        for c in scalars where c < 128 && columns[Int(c)] == 0 {
-          width += 1
-          columns[Int(c)] = UInt8(width)
-        }
-        let n = scalars.count
-        var next = [Int32](repeating: Int32(n), count: (n + 1) * max(width, 1))
-        if width > 0 {
-          var i = n - 1
-          while i >= 0 {
-            for k in 0..<width { next[i * width + k] = next[(i + 1) * width + k] }
-            let c = scalars[i]
-            if c < 128 { next[i * width + Int(columns[Int(c)]) - 1] = Int32(i) }
-            i -= 1
-          }
-        }
-        header.pointee.columns = columns
-        header.pointee.width = width
-        header.pointee.next = next
+    private func buildIndex(in arena: TextArena) {
+      let columns = arena.allocate(128).bindMemory(to: UInt8.self, capacity: 128)
+      columns.initialize(repeating: 0, count: 128)
+      let n = header.pointee.count
+      let scalars = base
+      var width = 0
+      for i in 0..<n where scalars[i] < 128 && columns[Int(scalars[i])] == 0 {
+        width += 1
+        columns[Int(scalars[i])] = UInt8(width)
       }
+      let size = (n + 1) * max(width, 1)
+      let next = arena.allocate(4 * size).bindMemory(to: Int32.self, capacity: size)
+      next.initialize(repeating: Int32(n), count: size)
+      if width > 0 {
+        var i = n - 1
+        while i >= 0 {
+          for k in 0..<width { next[i * width + k] = next[(i + 1) * width + k] }
+          let c = scalars[i]
+          if c < 128 { next[i * width + Int(columns[Int(c)]) - 1] = Int32(i) }
+          i -= 1
+        }
+      }
+      header.pointee.columns = columns
+      header.pointee.width = width
+      header.pointee.next = next
     }
 
     /// The first position ≥ `from` holding ASCII character `c`, or nil. Requires the index.
     @inline(__always)
     func nextIndex(of c: UInt32, from: Int) -> Int? {
-      withUnsafeMutablePointerToHeader { header in
-        let count = header.pointee.count
-        guard from < count else { return nil }
-        let column = Int(header.pointee.columns[Int(c)])
-        guard column > 0 else { return nil }
-        let j = Int(header.pointee.next[from * header.pointee.width + column - 1])
-        return j < count ? j : nil
-      }
+      let count = header.pointee.count
+      guard from < count, let columns = header.pointee.columns, let next = header.pointee.next else { return nil }
+      let column = Int(columns[Int(c)])
+      guard column > 0 else { return nil }
+      let j = Int(next[from * header.pointee.width + column - 1])
+      return j < count ? j : nil
     }
 
     /// The first position ≥ `from` holding any ASCII character of `set`, or nil. Requires the index.
     func nextIndex(ofAny set: ASCIIMask, from: Int) -> Int? {
-      withUnsafeMutablePointerToHeader { header in
-        let count = header.pointee.count
-        guard from < count else { return nil }
-        var best = count
-        let row = from * header.pointee.width - 1
-        let mask = header.pointee.mask
-        var word = set.low & mask.low
-        while word != 0 {
-          best = min(best, Int(header.pointee.next[row + Int(header.pointee.columns[word.trailingZeroBitCount])]))
-          word &= word - 1
-        }
-        word = set.high & mask.high
-        while word != 0 {
-          best = min(best, Int(header.pointee.next[row + Int(header.pointee.columns[64 + word.trailingZeroBitCount])]))
-          word &= word - 1
-        }
-        return best < count ? best : nil
+      let count = header.pointee.count
+      guard from < count, let columns = header.pointee.columns, let next = header.pointee.next else { return nil }
+      var best = count
+      let row = from * header.pointee.width - 1
+      let mask = header.pointee.mask
+      var word = set.low & mask.low
+      while word != 0 {
+        best = min(best, Int(next[row + Int(columns[word.trailingZeroBitCount])]))
+        word &= word - 1
       }
+      word = set.high & mask.high
+      while word != 0 {
+        best = min(best, Int(next[row + Int(columns[64 + word.trailingZeroBitCount])]))
+        word &= word - 1
+      }
+      return best < count ? best : nil
     }
   }
 }
