@@ -263,7 +263,7 @@ extension LinkRuntime {
           arena.reset(source: source)
           return arena
         }
-        let made = LinkRuntime.TextArena(source: source)
+        let made = LinkRuntime.TextArena.make(source: source)
         arena = made
         return made
       }

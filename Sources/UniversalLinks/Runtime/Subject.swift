@@ -116,13 +116,13 @@ extension LinkRuntime {
       }
       queryBytes = append(url.percentEncodedQuery)
       fragmentBytes = append(url.percentEncodedFragment)
-      arena = TextArena(source: source)
+      arena = TextArena.make(source: source)
     }
 
     /// The URL `string`, whose plain parse gave `parts`; its parts are read where they are, never copied. Its texts
     /// go to `arena`, which must be empty and read from `string`, or to a new one.
     init(_ string: String, _ parts: UniversalLinkURL.PlainParts, arena: TextArena? = nil) {
-      self.arena = arena ?? TextArena(source: string)
+      self.arena = arena ?? TextArena.make(source: string)
       pathBytes = parts.path
       queryBytes = parts.query
       fragmentBytes = parts.fragment
@@ -327,73 +327,83 @@ extension LinkRuntime {
 
   /// Memory for one URL's texts, given out in order and freed all at once, with the string they are read from.
   ///
-  /// The first block comes with the arena, sized for a few readings of the URL; more blocks are added when needed.
-  /// Everything placed here is trivial (numbers and pointers), so nothing is deinitialized.
-  final class TextArena {
-    /// The string the URL's parts are read from.
-    private(set) var source: String
-    private var block: UnsafeMutableRawPointer
-    private var used = 0
-    private var size: Int
-    /// Blocks filled before the current one.
-    private var full: [UnsafeMutableRawPointer] = []
-    /// Whether ``full`` holds any: a flag, as reading the array between URLs was checked for exclusive access at
-    /// run time, a tenth of preparing a URL.
-    private var spilled = false
-
-    /// An arena for the texts of `source`, or for texts made one by one when it is empty.
-    init(source: String) {
-      self.source = source
-      size = Self.size(for: source)
-      block = .allocate(byteCount: size, alignment: 16)
+  /// The first block is the arena's own tail, sized for a few readings of the URL, so a fresh arena is one
+  /// allocation; more blocks are added when needed. Everything placed here is trivial (numbers and pointers), so
+  /// nothing is deinitialized. Its state is in the header, read through a pointer: a class's stored properties are
+  /// checked for exclusive access at run time.
+  final class TextArena: ManagedBuffer<TextArena.State, UInt64> {
+    struct State {
+      /// The string the URL's parts are read from.
+      var source: String
+      /// Where allocation continues: the tail, or the last block added.
+      var block: UnsafeMutableRawPointer?
+      var used = 0
+      var size = 0
+      /// Whether ``block`` was added (the tail is not freed with the blocks).
+      var added = false
+      /// Blocks added and filled before ``block``.
+      var full: [UnsafeMutableRawPointer] = []
     }
 
-    /// The first block's size: the encoded reading's three parts and one other reading, with their headers.
-    private static func size(for source: String) -> Int {
-      8 * source.utf8.count + 4 * MemoryLayout<SubjectTextHeader>.stride + 256
+    /// An arena for the texts of `source`, or for texts made one by one when it is empty.
+    static func make(source: String) -> TextArena {
+      let words = (8 * source.utf8.count + 4 * MemoryLayout<SubjectTextHeader>.stride + 256) / 8
+      let arena = unsafeDowncast(
+        create(minimumCapacity: words) { _ in State(source: source) }, to: TextArena.self)
+      arena.withUnsafeMutablePointers { state, tail in
+        state.pointee.block = UnsafeMutableRawPointer(tail)
+        state.pointee.size = 8 * words
+      }
+      return arena
     }
 
     deinit {
-      block.deallocate()
-      freeFullBlocks()
+      withUnsafeMutablePointerToHeader { state in
+        for block in state.pointee.full { block.deallocate() }
+        if state.pointee.added { state.pointee.block?.deallocate() }
+      }
     }
 
-    private func freeFullBlocks() {
-      guard spilled else { return }
-      for block in full { block.deallocate() }
-      full.removeAll()
-      spilled = false
-    }
+    /// The string the URL's parts are read from.
+    var source: String { withUnsafeMutablePointerToHeader { $0.pointee.source } }
 
     /// Empties the arena for the texts of `source`, keeping its current block: what a ``Table/Scratch`` does
     /// between URLs, so that preparing one allocates nothing. A block past 1 MiB, left by a huge URL, is given back.
     func reset(source: String) {
-      self.source = source
-      used = 0
-      freeFullBlocks()
-      if size > 1 << 20 {
-        block.deallocate()
-        size = Self.size(for: source)
-        block = .allocate(byteCount: size, alignment: 16)
+      withUnsafeMutablePointers { state, tail in
+        state.pointee.source = source
+        state.pointee.used = 0
+        if !state.pointee.full.isEmpty {
+          for block in state.pointee.full { block.deallocate() }
+          state.pointee.full.removeAll()
+        }
+        if state.pointee.added && state.pointee.size > 1 << 20 {
+          state.pointee.block?.deallocate()
+          state.pointee.block = UnsafeMutableRawPointer(tail)
+          state.pointee.size = 8 * capacity
+          state.pointee.added = false
+        }
       }
     }
 
     /// `bytes` bytes, 8-aligned, valid as long as the arena is.
     @inline(__always)
     func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
-      let rounded = (bytes + 7) & ~7
-      if used + rounded > size { grow(rounded) }
-      let start = block + used
-      used += rounded
-      return start
+      withUnsafeMutablePointerToHeader { state in
+        let rounded = (bytes + 7) & ~7
+        if state.pointee.used + rounded > state.pointee.size { Self.grow(state, rounded) }
+        let start = state.pointee.block! + state.pointee.used
+        state.pointee.used += rounded
+        return start
+      }
     }
 
-    private func grow(_ bytes: Int) {
-      full.append(block)
-      spilled = true
-      size = max(2 * size, bytes)
-      block = .allocate(byteCount: size, alignment: 16)
-      used = 0
+    private static func grow(_ state: UnsafeMutablePointer<State>, _ bytes: Int) {
+      if state.pointee.added, let block = state.pointee.block { state.pointee.full.append(block) }
+      state.pointee.size = max(2 * state.pointee.size, bytes)
+      state.pointee.block = .allocate(byteCount: state.pointee.size, alignment: 16)
+      state.pointee.used = 0
+      state.pointee.added = true
     }
   }
 

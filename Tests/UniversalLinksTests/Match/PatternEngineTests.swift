@@ -200,7 +200,7 @@ struct PatternEngineTests {
 extension LinkRuntime.CompiledPattern {
   /// Whether the pattern matches `text`, made into a subject text in an arena of its own.
   func matches(text: String) -> Bool {
-    let arena = LinkRuntime.TextArena(source: "")
+    let arena = LinkRuntime.TextArena.make(source: "")
     return withExtendedLifetime(arena) { matches(SubjectText.make(text, in: arena)) }
   }
 }

@@ -21,7 +21,7 @@ struct SubjectTests {
     for _ in 0..<3_000 {
       let text = (0..<Int.random(in: 0...12, using: &rng)).map { _ in Self.pieces.randomElement(using: &rng)! }
         .joined()
-      let arena = LinkRuntime.TextArena(source: text)
+      let arena = LinkRuntime.TextArena.make(source: text)
       withExtendedLifetime(arena) {
         let bytes = 0..<text.utf8.count
         for slot in 0..<4 {
@@ -40,7 +40,7 @@ struct SubjectTests {
   }
 
   @Test func textsBeyondTheFirstBlockComeOutWhole() {
-    let arena = LinkRuntime.TextArena(source: "")
+    let arena = LinkRuntime.TextArena.make(source: "")
     withExtendedLifetime(arena) {
       var texts: [(LinkRuntime.SubjectText, String)] = []
       for n in [0, 1, 100, 5_000, 70_000, 3] {
