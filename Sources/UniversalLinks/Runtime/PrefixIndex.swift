@@ -7,7 +7,8 @@ extension LinkRuntime {
   /// number of starts stays small. Rules with no literal start (a leading `*` or `?`, no path key) are listed by
   /// one of the character pairs their path must hold (a ``PairFilter`` bit), so a URL visits only the lists of the
   /// pairs its path holds; a rule that requires no pair is tried for every URL. Lookup is one pass over the path's
-  /// first scalars with an incremental hash, probing an open-addressing table only at the lengths some start has.
+  /// first scalars with an incremental hash, probing an open-addressing table only at the lengths some start has,
+  /// and for a start that ends with `/` (most do) only where the path has a `/` too.
   ///
   /// An index is not an object but a run of words in its ``CandidateIndex``'s one array, found by offset: with a
   /// thousand apps' rules in use at random, each lookup's cost is its cache misses, and every separate allocation
@@ -21,21 +22,28 @@ extension LinkRuntime {
     /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
     static let maximumStartsPerRule = 256
 
-    /// Where things sit in an index's words, from its offset: its header, the bounds of its pair buckets (two
-    /// 32-bit bounds a word), then its table, two words a slot.
+    /// Where things sit in an index's words, from its offset: its header, the bounds of its non-empty pair buckets
+    /// (two 32-bit bounds a word), then its table, two words a slot. Everything a lookup reads before the table
+    /// is in the first few words: an index of one app's rules keeps its header in one cache line.
     private enum Layout {
-      /// Bit `n` is set when some start is `n` scalars long.
+      /// Bit `n` is set when some start is `n` scalars long and does not end with `/`.
       static let lengths = 0
+      /// Bit `n` is set when some start is `n` scalars long and ends with `/`: probed only where the path has a `/`,
+      /// since such a start can begin a path only there. Most starts end a segment (`/shop/*` starts `/shop/`), so
+      /// a path is probed at its few segment ends, not at every length some start has: each probe is a slot
+      /// anywhere in the table, and so a likely cache miss.
+      static let slashLengths = 1
       /// Bit `b` is set when pair bucket `b` is not empty.
-      static let pairBits = 1
+      static let pairBits = 2
       /// The rules always tried (they have no start and require no pair): the start of their list in the high
       /// half, its end in the low half.
-      static let always = 2
-      /// The table's slot count, a power of two; 0 when it has none.
-      static let slots = 3
-      /// Bucket `b` of the rules with no start is list positions `bound(b)..<bound(b + 1)`.
-      static let pairBounds = 4
-      static let table = pairBounds + 33
+      static let always = 3
+      /// The table's slot count, a power of two (0 when it has none), in the low half; where the table starts,
+      /// from the index's offset, in the high half.
+      static let slots = 4
+      /// The non-empty buckets' bounds, in bit order: the `k`-th non-empty bucket of the rules with no start is list
+      /// positions `bound(k)..<bound(k + 1)`. Only those are kept, as most of the 64 buckets are empty.
+      static let pairBounds = 5
     }
 
     /// Appends to `words` the index of `rules` (indices into the program's rules) by `paths`, their prepared
@@ -89,28 +97,31 @@ extension LinkRuntime {
       var slots = 1
       while slots < byStart.count * 2 { slots *= 2 }
       if byStart.isEmpty { slots = 0 }
-      words += repeatElement(0, count: Layout.table + 2 * slots)
-      words[offset + Layout.slots] = UInt64(slots)
+      let nonEmpty = buckets.filter { !$0.isEmpty }.count
+      let table = Layout.pairBounds + (nonEmpty + 2) / 2
+      words += repeatElement(0, count: table + 2 * slots)
+      words[offset + Layout.slots] = UInt64(table) << 32 | UInt64(slots)
       words[offset + Layout.always] = UInt64(lists.count) << 32 | UInt64(lists.count + always.count)
       lists += always
-      func setBound(_ b: Int, _ value: Int) {
-        let word = offset + Layout.pairBounds + b / 2
-        words[word] |= UInt64(UInt32(value)) << (b % 2 == 0 ? 32 : 0)
+      var bounds = 0
+      func addBound(_ value: Int) {
+        words[offset + Layout.pairBounds + bounds / 2] |= UInt64(UInt32(value)) << (bounds % 2 == 0 ? 32 : 0)
+        bounds += 1
       }
-      setBound(0, lists.count)
-      for (bit, bucket) in buckets.enumerated() {
-        if !bucket.isEmpty { words[offset + Layout.pairBits] |= 1 << UInt64(bit) }
+      addBound(lists.count)
+      for (bit, bucket) in buckets.enumerated() where !bucket.isEmpty {
+        words[offset + Layout.pairBits] |= 1 << UInt64(bit)
         lists += bucket
-        setBound(bit + 1, lists.count)
+        addBound(lists.count)
       }
       for (start, list) in byStart.sorted(by: { $0.value[0] < $1.value[0] }) {
         let hash = Self.hash(start[...])
         var slot = Int(truncatingIfNeeded: hash) & (slots - 1)
-        while words[offset + Layout.table + 2 * slot + 1] != 0 { slot = (slot + 1) & (slots - 1) }
-        words[offset + Layout.table + 2 * slot] = key(hash, length: start.count)
-        words[offset + Layout.table + 2 * slot + 1] = UInt64(lists.count) << 32 | UInt64(list.count)
+        while words[offset + table + 2 * slot + 1] != 0 { slot = (slot + 1) & (slots - 1) }
+        words[offset + table + 2 * slot] = key(hash, length: start.count)
+        words[offset + table + 2 * slot + 1] = UInt64(lists.count) << 32 | UInt64(list.count)
         lists += list
-        words[offset + Layout.lengths] |= 1 << UInt64(start.count)
+        words[offset + (start.last == 0x2F ? Layout.slashLengths : Layout.lengths)] |= 1 << UInt64(start.count)
       }
       return offset
     }
@@ -129,18 +140,22 @@ extension LinkRuntime {
     static func shape(_ words: [UInt64], at offset: Int) -> Shape {
       words.withUnsafeBufferPointer { words in
         let always = words[offset + Layout.always]
-        let slots = Int(words[offset + Layout.slots])
+        let slots = Int(words[offset + Layout.slots] & 0xFFFF_FFFF)
+        let table = offset + Int(words[offset + Layout.slots] >> 32)
         return Shape(
-          starts: (0..<slots).filter { words[offset + Layout.table + 2 * $0 + 1] != 0 }.count,
+          starts: (0..<slots).filter { words[table + 2 * $0 + 1] != 0 }.count,
           always: Int(always >> 32)..<Int(always & 0xFFFF_FFFF), pairBits: words[offset + Layout.pairBits],
           pairBounds: (0...64).map { bound($0, words, at: offset) })
       }
     }
 
-    /// Where pair bucket `b` of the index at `offset` starts in the lists (and bucket `b - 1` ends).
+    /// Where pair bucket `b` of the index at `offset` starts in the lists (and bucket `b - 1` ends): the bound of
+    /// the first non-empty bucket from `b` on.
     @inline(__always)
     private static func bound(_ b: Int, _ words: UnsafeBufferPointer<UInt64>, at offset: Int) -> Int {
-      Int(UInt32(truncatingIfNeeded: words[offset + Layout.pairBounds + b / 2] >> (b % 2 == 0 ? 32 : 0)))
+      let below = b == 64 ? ~UInt64(0) : (1 << UInt64(b)) &- 1
+      let k = (words[offset + Layout.pairBits] & below).nonzeroBitCount
+      return Int(UInt32(truncatingIfNeeded: words[offset + Layout.pairBounds + k / 2] >> (k % 2 == 0 ? 32 : 0)))
     }
 
     /// A start's hash with its length in the low six bits, which the hash gives up: a slot recognizes a start of
@@ -212,21 +227,24 @@ extension LinkRuntime {
         found(bound(bit, words, at: offset)..<bound(bit + 1, words, at: offset))
         bits &= bits - 1
       }
-      let slots = Int(words[offset + Layout.slots])
+      let slots = Int(words[offset + Layout.slots] & 0xFFFF_FFFF)
       guard slots != 0 else { return }
       // The home slot is the hash's low bits, as it is for the table's entries: a multiply to mix them more would
       // lengthen the chain of dependent steps each probe waits on.
       let mask = slots &- 1
-      let table = offset + Layout.table
+      let table = offset + Int(words[offset + Layout.slots] >> 32)
       let lengths = words[offset + Layout.lengths]
+      let slashLengths = words[offset + Layout.slashLengths]
       var h = Self.seed
-      // No start is longer than the highest bit of `lengths`: past it, hashing finds nothing.
-      let n = min(path.count, 63 - lengths.leadingZeroBitCount)
+      // No start is longer than the highest bit of the lengths: past it, hashing finds nothing.
+      let n = min(path.count, 63 - (lengths | slashLengths).leadingZeroBitCount)
       var length = 0
       while length < n {
-        h = Self.step(h, path[length])
+        let c = path[length]
+        h = Self.step(h, c)
         length += 1
-        guard lengths & (1 << UInt64(length)) != 0 else { continue }
+        let bit: UInt64 = 1 << UInt64(length)
+        guard lengths & bit != 0 || (slashLengths & bit != 0 && c == 0x2F) else { continue }
         let key = key(h, length: length)
         var slot = Int(truncatingIfNeeded: h) & mask
         // A slot's second word is its list (start, count); 0 when it is empty.

@@ -139,6 +139,20 @@ struct PrefixIndexTests {
       let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
       #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
     }
+    // Only the lists of the pairs the path holds are read (14 of the 301 rules): a pair's list read past its end
+    // would only add candidates, which no verdict shows, so the count is checked.
+    var subject = LinkRuntime.Subject(try #require(UniversalLinkURL(string: "https://example.com/en/t7/a.html")))
+    let path = subject.path(0)
+    let listed = program.index.words.withUnsafeBufferPointer { words in
+      path.withScalars { scalars in
+        var count = 0
+        LinkRuntime.PrefixIndex.candidates(words, at: Int(words[0]), scalars, pathPairs: path.pairs) {
+          count += $0.count
+        }
+        return count
+      }
+    }
+    #expect(listed > 0 && listed <= 20, "\(listed) rules listed under the pairs of the path")
     // `/t299/x/t12/b.html` holds rule 12's `/t12/` and rule 299's `/t299/`: the earlier rule decides.
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t299/x/t12/b.html")!) == 12)
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t300/a.html")!) == 300)
@@ -159,6 +173,23 @@ struct PrefixIndexTests {
     }
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/en/c59/a")!) == 59)
     #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/xx/c59/a")!) == nil)
+  }
+
+  /// A start that ends with `/` is looked up only where the path has a `/`, and any other start at every length:
+  /// both kinds of the same length, in each reading, still find their rules, including a `/` decoded from `%2F`.
+  @Test func startsEndingASegmentAreFoundAtSlashesOnly() throws {
+    let program = try Self.program([
+      #"{"/": "/shop/*"}"#, #"{"/": "/shop*"}"#, #"{"/": "/sh/op/*"}"#, #"{"/": "/ab%2Fc*"}"#,
+      #"{"/": "/ab/*", "percentEncoded": false}"#, #"{"/": "/abc*", "caseSensitive": false}"#,
+    ])
+    for (path, expected) in [
+      ("/shop/x", 0), ("/shop", 0), ("/shopping", 1), ("/shop%2Fx", 1), ("/sh/op/x", 2), ("/sh/opx", nil),
+      ("/ab%2Fc", 3), ("/ab%2Fx", 4), ("/ab/x", 4), ("/ab", 4), ("/ABC", 5), ("/abcd/", 5), ("/a", nil),
+    ] {
+      let url = try #require(UniversalLinkURL(string: "https://example.com" + path))
+      #expect(program.firstMatch(url) == expected, "\(path)")
+      #expect(program.firstMatch(url) == Self.linearFirstMatch(program, url), "\(path)")
+    }
   }
 
   @Test func startsComeFromVariablesAndStayPrefixFree() {
