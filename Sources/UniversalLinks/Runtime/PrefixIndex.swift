@@ -276,9 +276,19 @@ extension LinkRuntime {
       var globCount: UInt16
       /// The reading the rule compares against.
       var slot: UInt8
-      /// Whether the rule's cheap conditions are all on the path, so ``filter`` holds them all and its full filter
-      /// need not be read: no whole-query or fragment characters are required.
-      var pathConditionsOnly: Bool
+      /// ``pathConditionsOnly``, ``needsQuery`` and ``needsFragment``, as bits.
+      var flags: UInt8
+
+      /// The rule's cheap conditions are all on the path, so ``filter`` holds them all and its full filter need
+      /// not be read: no whole-query or fragment characters are required.
+      static let pathConditionsOnly: UInt8 = 1
+      /// The rule matches only a URL with a query (its query pattern, or an item it requires, does not match an
+      /// empty one): a URL without one rejects it here, before its compiled form is read.
+      static let needsQuery: UInt8 = 2
+      /// The same for the fragment.
+      static let needsFragment: UInt8 = 4
+
+      var pathConditionsOnly: Bool { flags & Self.pathConditionsOnly != 0 }
     }
 
     /// The prefix indexes, one after another (see ``PrefixIndex``). Word `s` (for `s` in `0..<4`) is the offset of
@@ -312,7 +322,9 @@ extension LinkRuntime {
         let count = UInt16(exactly: filter.arenaCount)
         return Listed(
           filter: PathFilter(filter), rule: rule, globStart: start ?? 0, globCount: start == nil ? 0 : count ?? 0,
-          slot: UInt8(filter.slot), pathConditionsOnly: filter.conditionsAreOnThePath)
+          slot: UInt8(filter.slot),
+          flags: (filter.conditionsAreOnThePath ? Listed.pathConditionsOnly : 0)
+            | (filter.needsQuery ? Listed.needsQuery : 0) | (filter.needsFragment ? Listed.needsFragment : 0))
       }
     }
 
@@ -355,6 +367,10 @@ extension LinkRuntime {
       _ body: (UnsafeBufferPointer<UInt64>, UnsafeBufferPointer<Listed>, inout Subject) -> Result
     ) -> Result {
       var count = 0
+      // What a rule may need that this URL lacks.
+      let lacking =
+        (subject.queryBytes?.isEmpty ?? true ? Listed.needsQuery : 0)
+        | (subject.fragmentBytes?.isEmpty ?? true ? Listed.needsFragment : 0)
       listed.withUnsafeBufferPointer { listed in
         words.withUnsafeBufferPointer { words in
           for slot in 0..<4 {
@@ -364,7 +380,8 @@ extension LinkRuntime {
             let masks = PathFilter(path)
             path.withScalars { scalars in
               PrefixIndex.candidates(words, at: offset, scalars, pathPairs: masks.pairs) { range in
-                for position in range where listed[position].filter.admits(masks) {
+                for position in range
+                where listed[position].filter.admits(masks) && listed[position].flags & lacking == 0 {
                   survivors[count] = UInt64(UInt32(bitPattern: listed[position].rule)) << 32 | UInt64(position)
                   count += 1
                 }

@@ -272,6 +272,10 @@ extension LinkRuntime {
     var fragment = ASCIIMask()
     var fragmentPairs: UInt64 = 0
     var never = false
+    /// Whether the rule matches only a URL with a query, or with a fragment: a pattern for it, or a query item it
+    /// requires, does not match the empty text that a missing or empty one reads as.
+    var needsQuery = false
+    var needsFragment = false
     /// When the rule constrains only the path with a glob: where its ``GlobProgram`` sits in the program's arena.
     var arenaStart = 0
     var arenaCount = 0
@@ -284,13 +288,18 @@ extension LinkRuntime {
         pathPairs = p.requiredPairs
         pathLength = p.minLength
       }
-      if case .whole(let p)? = rule.query {
+      switch rule.query {
+      case .whole(let p)?:
         query = p.required
         queryPairs = p.requiredPairs
+        needsQuery = !p.matches(.empty)
+      case .items(let items)?: needsQuery = items.contains { !$0.matchesEmpty }
+      case nil: break
       }
       if let f = rule.fragment {
         fragment = f.required
         fragmentPairs = f.requiredPairs
+        needsFragment = !f.matches(.empty)
       }
     }
 
