@@ -41,9 +41,15 @@ extension LinkRuntime {
       /// The table's slot count, a power of two (0 when it has none), in the low half; where the table starts,
       /// from the index's offset, in the high half.
       static let slots = 4
-      /// The non-empty buckets' bounds, in bit order: the `k`-th non-empty bucket of the rules with no start is list
-      /// positions `bound(k)..<bound(k + 1)`. Only those are kept, as most of the 64 buckets are empty.
+      /// The pair buckets' bounds, two 32-bit bounds a word, the first in the high half. With few non-empty
+      /// buckets (most indexes of one app's rules), only theirs are kept, in bit order: the `k`-th non-empty bucket
+      /// is list positions `bound(k)..<bound(k + 1)`, and `k` is a count of the bits below its own. Otherwise all
+      /// 65 are, bucket `b` being `bound(b)..<bound(b + 1)`, with no count to make: 33 words, which is how a lookup
+      /// tells the two apart (``slots`` says where the table starts).
       static let pairBounds = 5
+      static let denseBounds = 33
+      /// The most non-empty buckets whose bounds alone are kept.
+      static let sparseBuckets = 8
     }
 
     /// Appends to `words` the index of `rules` (indices into the program's rules) by `paths`, their prepared
@@ -98,7 +104,8 @@ extension LinkRuntime {
       while slots < byStart.count * 2 { slots *= 2 }
       if byStart.isEmpty { slots = 0 }
       let nonEmpty = buckets.filter { !$0.isEmpty }.count
-      let table = Layout.pairBounds + (nonEmpty + 2) / 2
+      let dense = nonEmpty > Layout.sparseBuckets
+      let table = Layout.pairBounds + (dense ? Layout.denseBounds : (nonEmpty + 2) / 2)
       words += repeatElement(0, count: table + 2 * slots)
       words[offset + Layout.slots] = UInt64(table) << 32 | UInt64(slots)
       words[offset + Layout.always] = UInt64(lists.count) << 32 | UInt64(lists.count + always.count)
@@ -109,8 +116,8 @@ extension LinkRuntime {
         bounds += 1
       }
       addBound(lists.count)
-      for (bit, bucket) in buckets.enumerated() where !bucket.isEmpty {
-        words[offset + Layout.pairBits] |= 1 << UInt64(bit)
+      for (bit, bucket) in buckets.enumerated() where dense || !bucket.isEmpty {
+        if !bucket.isEmpty { words[offset + Layout.pairBits] |= 1 << UInt64(bit) }
         lists += bucket
         addBound(lists.count)
       }
@@ -149,13 +156,28 @@ extension LinkRuntime {
       }
     }
 
-    /// Where pair bucket `b` of the index at `offset` starts in the lists (and bucket `b - 1` ends): the bound of
-    /// the first non-empty bucket from `b` on.
+    /// Where pair bucket `b` of the index at `offset` starts in the lists (and bucket `b - 1` ends).
     @inline(__always)
     private static func bound(_ b: Int, _ words: UnsafeBufferPointer<UInt64>, at offset: Int) -> Int {
-      let below = b == 64 ? ~UInt64(0) : (1 << UInt64(b)) &- 1
-      let k = (words[offset + Layout.pairBits] & below).nonzeroBitCount
+      let k = boundNumber(b, words, at: offset)
       return Int(UInt32(truncatingIfNeeded: words[offset + Layout.pairBounds + k / 2] >> (k % 2 == 0 ? 32 : 0)))
+    }
+
+    /// Which bound is pair bucket `b`'s start: `b` when all are kept, else the number of non-empty buckets below.
+    @inline(__always)
+    private static func boundNumber(_ b: Int, _ words: UnsafeBufferPointer<UInt64>, at offset: Int) -> Int {
+      if words[offset + Layout.slots] >> 32 == Layout.pairBounds + Layout.denseBounds { return b }
+      return (words[offset + Layout.pairBits] & (b == 64 ? ~0 : (1 << UInt64(b)) &- 1)).nonzeroBitCount
+    }
+
+    /// The list positions of non-empty pair bucket `bit` of the index at `offset`: its bound and the next.
+    @inline(__always)
+    private static func bucket(_ bit: Int, _ words: UnsafeBufferPointer<UInt64>, at offset: Int) -> Range<Int> {
+      let k = boundNumber(bit, words, at: offset)
+      let first = words[offset + Layout.pairBounds + k / 2]
+      // Bound `k` is in the high half of its word when `k` is even, and bound `k + 1` then in the low half.
+      if k % 2 == 0 { return Int(first >> 32)..<Int(first & 0xFFFF_FFFF) }
+      return Int(first & 0xFFFF_FFFF)..<Int(words[offset + Layout.pairBounds + k / 2 + 1] >> 32)
     }
 
     /// A start's hash with its length in the low six bits, which the hash gives up: a slot recognizes a start of
@@ -223,8 +245,7 @@ extension LinkRuntime {
       if always >> 32 != always & 0xFFFF_FFFF { found(Int(always >> 32)..<Int(always & 0xFFFF_FFFF)) }
       var bits = pathPairs & words[offset + Layout.pairBits]
       while bits != 0 {
-        let bit = bits.trailingZeroBitCount
-        found(bound(bit, words, at: offset)..<bound(bit + 1, words, at: offset))
+        found(bucket(bits.trailingZeroBitCount, words, at: offset))
         bits &= bits - 1
       }
       let slots = Int(words[offset + Layout.slots] & 0xFFFF_FFFF)
@@ -243,8 +264,7 @@ extension LinkRuntime {
         let c = path[length]
         h = Self.step(h, c)
         length += 1
-        let bit: UInt64 = 1 << UInt64(length)
-        guard lengths & bit != 0 || (slashLengths & bit != 0 && c == 0x2F) else { continue }
+        guard (lengths | (c == 0x2F ? slashLengths : 0)) & (1 << UInt64(length)) != 0 else { continue }
         let key = key(h, length: length)
         var slot = Int(truncatingIfNeeded: h) & mask
         // A slot's second word is its list (start, count); 0 when it is empty.

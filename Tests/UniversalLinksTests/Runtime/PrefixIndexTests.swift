@@ -141,21 +141,32 @@ struct PrefixIndexTests {
     }
     // Only the lists of the pairs the path holds are read (14 of the 301 rules): a pair's list read past its end
     // would only add candidates, which no verdict shows, so the count is checked.
-    var subject = LinkRuntime.Subject(try #require(UniversalLinkURL(string: "https://example.com/en/t7/a.html")))
-    let path = subject.path(0)
-    let listed = program.index.words.withUnsafeBufferPointer { words in
-      path.withScalars { scalars in
+    let listed = try Self.listedUnderPairs(program, "/en/t7/a.html")
+    #expect(listed > 0 && listed <= 20, "\(listed) rules listed under the pairs of the path")
+    // With few lists, only their bounds are kept; a path still reads only the lists of its own pairs.
+    let few = try Self.program([#"{"/": "*/ab/*"}"#, #"{"/": "*/cd/*"}"#, #"{"/": "*/ef/*"}"#])
+    #expect(try #require(few.index.shapes.first).pairBits.nonzeroBitCount == 3)
+    #expect(try Self.listedUnderPairs(few, "/x/cd/y") == 1)
+    #expect(try Self.listedUnderPairs(few, "/ab/ef/") == 2)
+    // `/t299/x/t12/b.html` holds rule 12's `/t12/` and rule 299's `/t299/`: the earlier rule decides.
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t299/x/t12/b.html")!) == 12)
+    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t300/a.html")!) == 300)
+  }
+
+  /// How many rules the reading-0 index of `program` lists under the pairs `path` holds (ranges as given, before
+  /// any filter).
+  static func listedUnderPairs(_ program: LinkRuntime.RuleProgram, _ path: String) throws -> Int {
+    var subject = LinkRuntime.Subject(try #require(UniversalLinkURL(string: "https://example.com" + path)))
+    let text = subject.path(0)
+    return program.index.words.withUnsafeBufferPointer { words in
+      text.withScalars { scalars in
         var count = 0
-        LinkRuntime.PrefixIndex.candidates(words, at: Int(words[0]), scalars, pathPairs: path.pairs) {
+        LinkRuntime.PrefixIndex.candidates(words, at: Int(words[0]), scalars, pathPairs: text.pairs) {
           count += $0.count
         }
         return count
       }
     }
-    #expect(listed > 0 && listed <= 20, "\(listed) rules listed under the pairs of the path")
-    // `/t299/x/t12/b.html` holds rule 12's `/t12/` and rule 299's `/t299/`: the earlier rule decides.
-    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t299/x/t12/b.html")!) == 12)
-    #expect(program.firstMatch(UniversalLinkURL(string: "https://example.com/t300/a.html")!) == 300)
   }
 
   /// `/$(lang)/…` has too many starts to list, so its start stops at `/`, which every path begins with: such rules
