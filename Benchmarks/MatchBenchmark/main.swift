@@ -2,7 +2,7 @@
 // NSRegularExpression and tries them in order, on the same 1,000-pattern file and the same URLs.
 // Then runs the rule 12 stress: 10,000 star-heavy patterns against 10,000 hostile URLs.
 //
-//   swift run -c release --scratch-path .build-matcher MatchBenchmark
+//   swift run -c release --scratch-path .build-matcher MatchBenchmark [--count]
 import BenchmarkSupport
 import Foundation
 import UniversalLinks
@@ -157,6 +157,16 @@ let regexRules = baselineRules(fileJSON)
 let urls = makeURLs(20_000, &rng)
 let baselineURLs = Array(urls.prefix(600))
 
+// With `--count`, only two untimed passes over the URLs, in a function of its own for callgrind to count alone:
+// `valgrind --tool=callgrind --toggle-collect='*matchEach*' MatchBenchmark --count` gives the instructions the
+// matcher takes, which a shared machine's speed does not move.
+if CommandLine.arguments.contains("--count") {
+  @inline(never) func matchEach(_ urls: [String]) -> Int {
+    urls.reduce(0) { $0 + (matcher.verdict(for: $1, domain: host).verdict == .match ? 1 : 0) }
+  }
+  print("count: \(urls.count) URLs twice, \(matchEach(urls) + matchEach(urls)) matches")
+  exit(0)
+}
 var mismatches = 0
 for url in baselineURLs where matcher.verdict(for: url, domain: host).verdict != baselineVerdict(regexRules, url) {
   mismatches += 1
