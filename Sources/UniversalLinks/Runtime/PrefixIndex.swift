@@ -22,9 +22,9 @@ extension LinkRuntime {
     /// A rule with more starts than this is indexed by the part before the variable that multiplies them.
     static let maximumStartsPerRule = 256
 
-    /// Where things sit in an index's words, from its offset: its header, the bounds of its non-empty pair buckets
-    /// (two 32-bit bounds a word), then its table, two words a slot. Everything a lookup reads before the table
-    /// is in the first few words: an index of one app's rules keeps its header in one cache line.
+    /// Where things sit in an index's words, from its offset: its header, the bounds of its pair buckets, then its
+    /// table, two words a slot. An index of one app's rules has few buckets, and all a lookup reads before the
+    /// table is then in its first few words.
     private enum Layout {
       /// Bit `n` is set when some start is `n` scalars long and does not end with `/`.
       static let lengths = 0
