@@ -71,6 +71,53 @@ struct WhoClaimsURLsTests {
         """)
   }
 
+  /// A list long enough for the text to go past its memory budget into a temporary folder; Ctrl-C while more lines
+  /// are awaited still ends with exit 130 and leaves no folder behind.
+  @Test func interruptRemovesTheTemporaryFolder() async throws {
+    let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("tmpdir-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(at: temporary) }
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["who-claims", "--urls", "-", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "-q"]
+    process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": temporary.path]) { $1 }
+    let input = Pipe()
+    process.standardInput = input
+    process.standardOutput = FileHandle.nullDevice
+    let err = Pipe()
+    process.standardError = err
+    try process.run()
+    // 100,000 URLs that open the store app: over 10 MB of text, past the 8 MiB kept in memory. The pipe stays open,
+    // so the command then waits for more.
+    let writer = input.fileHandleForWriting
+    let lines = (0..<100_000).map { "https://shop.example.com/buy/\($0)/" + String(repeating: "x", count: 60) + "\n" }
+    // Written from a thread of its own, as the pipe holds far less; waited for before Ctrl-C, so that no write is
+    // left to meet a closed pipe (SIGPIPE would end the test process).
+    let written = DispatchSemaphore(value: 0)
+    Thread {
+      writer.write(Data(lines.joined().utf8))
+      written.signal()
+    }.start()
+    let deadline = Date().addingTimeInterval(600)
+    while Date() < deadline, written.wait(timeout: .now()) == .timedOut { try await Task.sleep(for: .milliseconds(50)) }
+    func spilled() -> Bool {
+      let folders = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+      return folders.contains { folder in
+        !((try? FileManager.default.contentsOfDirectory(atPath: temporary.appendingPathComponent(folder).path)) ?? [])
+          .isEmpty
+      }
+    }
+    while Date() < deadline, !spilled() { try await Task.sleep(for: .milliseconds(50)) }
+    #expect(spilled(), "the text went to a temporary folder")
+    #expect(process.isRunning, "still waiting for more lines")
+    process.interrupt()
+    process.waitUntilExit()
+    try? writer.close()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 130)
+    #expect(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("interrupted"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.path).isEmpty, "no folder left behind")
+  }
+
   @Test func noOpeningURLExitsOne() throws {
     let urls = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString).txt")
     try Data("https://elsewhere.test/a\n".utf8).write(to: urls)

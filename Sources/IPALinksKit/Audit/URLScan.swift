@@ -215,25 +215,46 @@ public struct URLScanSummary: Sendable {
 
   /// The URLs that open an app, grouped by app in the order apps first appear, each with the deciding rule.
   public static func text(_ lines: [URLScan.Line], style: TextStyle = TextStyle(useColor: false)) -> String {
-    var order: [String] = []
-    var byApp: [String: [(url: String, pointer: String)]] = [:]
+    let grouped = GroupedText()
     for line in lines {
-      for app in line.apps {
-        if byApp[app.appId] == nil { order.append(app.appId) }
-        byApp[app.appId, default: []].append((line.url, app.pointer))
-      }
+      for app in line.apps { grouped.append(hit(line.url, app.pointer, style: style), to: app.appId) }
     }
-    var out: [String] = []
-    for app in order {
-      let hits = byApp[app] ?? []
-      if !out.isEmpty { out.append("") }
-      out.append(style.bold(TerminalText.escape(app)) + "  (" + TerminalText.count(hits.count, "URL") + ")")
-      for hit in hits {
-        out += TerminalText.pack(
-          [TerminalText.escape(hit.url), TerminalText.escape(hit.pointer)], width: style.width, first: "  ",
-          rest: "      ")
-      }
+    var out = ""
+    grouped.write({ out += $0 }, header: { header($0, count: $1, style: style) }, separator: "\n")
+    return out
+  }
+
+  /// The line that heads an app's URLs in the text: `ST0REAPP42.com.example.store  (2 URLs)`.
+  public static func header(_ appID: String, count: Int, style: TextStyle) -> String {
+    style.bold(TerminalText.escape(appID)) + "  (" + TerminalText.count(count, "URL") + ")\n"
+  }
+
+  /// One URL under its app's header, with the rule that opens it, fitted to the width.
+  public static func hit(_ url: String, _ pointer: String, style: TextStyle) -> String {
+    TerminalText.pack(
+      [TerminalText.escape(url), TerminalText.escape(pointer)], width: style.width, first: "  ", rest: "      "
+    ).map { $0 + "\n" }.joined()
+  }
+
+  /// The `--format json` document a record at a time, so that a long list is never held whole: ``head``, each
+  /// ``record(_:)`` (the first bare, the others after `,\n`), then ``tail`` make the same text as
+  /// `JSONReporter.document(Document(urls:))`.
+  public enum JSONStream {
+    /// The document of no URL, whose `urls` array the records go in: `[`, an empty line, and its closing line.
+    private static let empty = JSONReporter.document(Document(urls: []))
+    private static let open = empty.lastIndex(of: "[")!
+
+    /// The document up to its `urls` array's first record.
+    public static let head = String(empty[...open]) + "\n"
+    /// The document after its `urls` array's last record.
+    public static let tail = "\n" + empty[empty.index(after: open)...].drop { $0 == "\n" }
+
+    /// One record as the document writes it, indented two levels (its array's closing line gives one).
+    public static func record(_ line: URLScan.Line) -> String {
+      let level = String(tail.dropFirst().prefix { $0 == " " })
+      return JSONReporter.render(line, pretty: true).split(separator: "\n", omittingEmptySubsequences: false).map {
+        $0.isEmpty ? "" : level + level + $0
+      }.joined(separator: "\n")
     }
-    return out.map { $0 + "\n" }.joined()
   }
 }

@@ -176,7 +176,8 @@ struct WhoClaimsCommand: AsyncParsableCommand {
   }
 
   /// `--urls`: lines decided in batches as they are read (``URLScan/decide(_:workers:_:_:)``), so the file is never
-  /// held whole; JSON Lines stream out, and the text keeps only the URLs that open an app.
+  /// held whole. JSON Lines and the JSON document stream out; the text, grouped by app, keeps the URLs that open an
+  /// app in memory up to a budget and in a temporary folder past it, which Ctrl-C removes too.
   func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
     guard let lines = LineReader(path: path) else {
       Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
@@ -184,10 +185,29 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     }
     let scan = URLScan(reports: reports)
     var summary = URLScanSummary()
-    var records: [URLScan.Line] = []
-    var opening: [URLScan.Line] = []
+    let grouped = GroupedText()
     let format = format
-    scan.decide(lines, workers: audit.jobs, { format == .jsonl ? (try? $0.get())?.jsonLine : nil }) { batch in
+    let interrupt = InterruptWatch {
+      grouped.discard()
+      switch format {
+      case .text: Terminal.warn("interrupted: nothing listed, as the URLs are listed by app once the list ends")
+      case .json: Terminal.warn("interrupted: the JSON document is cut short")
+      case .jsonl: Terminal.warn("interrupted: every URL decided so far is written")
+      }
+      _exit(130)
+    }
+    let style = Terminal.style
+    var records = 0
+    if format == .json { Terminal.write(URLScanSummary.JSONStream.head) }
+    let render: @Sendable (Result<URLScan.Line, URLScan.Problem>) -> String? = { result in
+      guard let line = try? result.get() else { return nil }
+      switch format {
+      case .jsonl: return line.jsonLine + "\n"
+      case .json: return URLScanSummary.JSONStream.record(line)
+      case .text: return nil
+      }
+    }
+    scan.decide(lines, workers: audit.jobs, render) { batch in
       var out = ""
       for (result, rendered) in batch {
         switch result {
@@ -200,9 +220,14 @@ struct WhoClaimsCommand: AsyncParsableCommand {
         case .success(let line):
           summary.add(line)
           switch format {
-          case .jsonl: out += (rendered ?? "") + "\n"
-          case .json: records.append(line)
-          case .text: if !line.apps.isEmpty { opening.append(line) }
+          case .jsonl: out += rendered ?? ""
+          case .json:
+            out += (records == 0 ? "" : ",\n") + (rendered ?? "")
+            records += 1
+          case .text:
+            for app in line.apps {
+              grouped.append(URLScanSummary.hit(line.url, app.pointer, style: style), to: app.appId)
+            }
           }
         }
       }
@@ -210,9 +235,13 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     }
     switch format {
     case .jsonl: break
-    case .json: Terminal.write(JSONReporter.document(URLScanSummary.Document(urls: records)) + "\n")
-    case .text: Terminal.write(URLScanSummary.text(opening, style: Terminal.style))
+    case .json: Terminal.write(URLScanSummary.JSONStream.tail + "\n")
+    case .text:
+      if let problem = grouped.problem { Terminal.warn(problem) }
+      grouped.write(
+        { Terminal.write($0) }, header: { URLScanSummary.header($0, count: $1, style: style) }, separator: "\n")
     }
+    interrupt.stop()
     if !audit.quiet { Terminal.warn(summary.line) }
     Foundation.exit(trouble ? 2 : summary.opening > 0 ? 0 : 1)
   }
