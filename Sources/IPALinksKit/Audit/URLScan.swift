@@ -236,25 +236,25 @@ public struct URLScanSummary: Sendable {
     ).map { $0 + "\n" }.joined()
   }
 
-  /// The `--format json` document a record at a time, so that a long list is never held whole: ``head``, each
-  /// ``record(_:)`` (the first bare, the others after `,\n`), then ``tail`` make the same text as
-  /// `JSONReporter.document(Document(urls:))`.
+  /// The `--format json` document a batch of records at a time, so that a long list is never held whole: ``head``,
+  /// each batch's ``records(_:)`` (the first bare, the others after `,\n`), then ``tail`` make the same text as
+  /// `JSONReporter.document(Document(urls:))`, since each batch is cut from such a document.
   public enum JSONStream {
-    /// The document of no URL, whose `urls` array the records go in: `[`, an empty line, and its closing line.
-    private static let empty = JSONReporter.document(Document(urls: []))
-    private static let open = empty.lastIndex(of: "[")!
-
     /// The document up to its `urls` array's first record.
     public static let head = String(empty[...open]) + "\n"
     /// The document after its `urls` array's last record.
     public static let tail = "\n" + empty[empty.index(after: open)...].drop { $0 == "\n" }
 
-    /// One record as the document writes it, indented two levels (its array's closing line gives one).
-    public static func record(_ line: URLScan.Line) -> String {
-      let level = String(tail.dropFirst().prefix { $0 == " " })
-      return JSONReporter.render(line, pretty: true).split(separator: "\n", omittingEmptySubsequences: false).map {
-        $0.isEmpty ? "" : level + level + $0
-      }.joined(separator: "\n")
+    /// The document of no URL: the `urls` array is its last `[`, then an empty line and the array's closing line.
+    private static let empty = JSONReporter.document(Document(urls: []))
+    private static let open = empty.lastIndex(of: "[")!
+
+    /// `lines` as the document writes them, indented as its array nests them and separated by `,\n`; one
+    /// encoding for the batch, as one per record took twice as long.
+    public static func records(_ lines: [URLScan.Line]) -> String {
+      guard !lines.isEmpty else { return "" }
+      let document = JSONReporter.document(Document(urls: lines))
+      return String(document.utf8.dropFirst(head.utf8.count).dropLast(tail.utf8.count))!
     }
   }
 }

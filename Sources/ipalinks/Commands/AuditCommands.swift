@@ -200,20 +200,24 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     var records = 0
     if format == .json { Terminal.write(URLScanSummary.JSONStream.head) }
     let render: @Sendable (Result<URLScan.Line, URLScan.Problem>) -> String? = { result in
-      guard let line = try? result.get() else { return nil }
-      switch format {
-      case .jsonl: return line.jsonLine + "\n"
-      case .json: return URLScanSummary.JSONStream.record(line)
-      case .text: return nil
-      }
+      format == .jsonl ? (try? result.get()).map { $0.jsonLine + "\n" } : nil
     }
     scan.decide(lines, workers: audit.jobs, render) { batch in
       var out = ""
+      // The JSON records since the last problem, written as one piece of the document.
+      var json: [URLScan.Line] = []
+      func flushJSON() {
+        guard !json.isEmpty else { return }
+        out += (records == 0 ? "" : ",\n") + URLScanSummary.JSONStream.records(json)
+        records += json.count
+        json.removeAll()
+      }
       for (result, rendered) in batch {
         switch result {
         case .failure(let problem):
           summary.skipped += 1
           // Standard output so far first, so a problem shows beside the URLs around it.
+          flushJSON()
           Terminal.write(out)
           out = ""
           Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
@@ -221,9 +225,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
           summary.add(line)
           switch format {
           case .jsonl: out += rendered ?? ""
-          case .json:
-            out += (records == 0 ? "" : ",\n") + (rendered ?? "")
-            records += 1
+          case .json: json.append(line)
           case .text:
             for app in line.apps {
               grouped.append(URLScanSummary.hit(line.url, app.pointer, style: style), to: app.appId)
@@ -231,6 +233,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
           }
         }
       }
+      flushJSON()
       Terminal.write(out)
     }
     switch format {

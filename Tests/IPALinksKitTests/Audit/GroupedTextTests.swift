@@ -4,7 +4,7 @@ import Testing
 @testable import IPALinksKit
 
 /// `who-claims --urls`'s text and JSON documents in bounded memory: grouped text past its budget goes to files that
-/// give back exactly what memory would have, and the JSON document written a record at a time is the encoder's.
+/// give back exactly what memory would have, and the JSON document written a batch at a time is the encoder's.
 @Suite struct GroupedTextTests {
   /// Random items under a few keys, some with characters of two to four bytes.
   static func items(_ count: Int) -> [(key: String, text: String)] {
@@ -70,7 +70,7 @@ import Testing
     #expect(grouped.count(of: "/etc/passwd") == 1)
   }
 
-  @Test func theJSONDocumentWrittenARecordAtATimeIsTheEncoders() {
+  @Test func theJSONDocumentWrittenABatchAtATimeIsTheEncoders() {
     let claim = URLScan.Claim(appId: "TEAM.app", pointer: "/applinks/details/0/components/1")
     let lines = [
       URLScan.Line(url: "https://a.example/1", apps: [claim], excludedBy: []),
@@ -78,7 +78,9 @@ import Testing
       URLScan.Line(url: "https://c.example/", apps: [], excludedBy: []),
     ]
     for count in 0...lines.count {
-      let records = lines.prefix(count).map(URLScanSummary.JSONStream.record).joined(separator: ",\n")
+      // In batches of one and of the rest, as the command writes them between problem lines.
+      let batches = [Array(lines.prefix(min(count, 1))), Array(lines.prefix(count).dropFirst())]
+      let records = batches.filter { !$0.isEmpty }.map(URLScanSummary.JSONStream.records).joined(separator: ",\n")
       #expect(
         URLScanSummary.JSONStream.head + records + URLScanSummary.JSONStream.tail
           == JSONReporter.document(URLScanSummary.Document(urls: Array(lines.prefix(count)))), "\(count) records")
