@@ -189,6 +189,8 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     let format = format
     let interrupt = InterruptWatch {
       grouped.discard()
+      // On a line of its own, past the `^C` the terminal echoed, as the batch's interrupt line is.
+      FileHandle.standardError.write(Data("\n".utf8))
       switch format {
       case .text: Terminal.warn("interrupted: nothing listed, as the URLs are listed by app once the list ends")
       case .json: Terminal.warn("interrupted: the JSON document is cut short")
