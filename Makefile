@@ -27,6 +27,9 @@ PREFIX ?= /usr/local
 # The build `make install` installs; `make test` checks the install with the debug build it already has.
 CONFIGURATION ?= release
 TEST_FILTER := awk -f scripts/test-filter.awk
+# `swift test` with a temporary directory of its own, removed after the run: the scratch folders of the tests and of
+# the binaries they run go there, not in /tmp.
+SWIFT_TEST := sh scripts/with-tmpdir.sh $(SWIFT) test
 
 .PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-batch bench-expansion bench-report report-demo samples clean
 
@@ -90,30 +93,30 @@ test: build lint
 	  rm -rf "$$root"; echo "make install: binary, man page and completions checked"
 	node --check Sources/IPALinksKit/Resources/ipalinks-guard.js
 	node --check Sources/IPALinksKit/Resources/ipalinks-report.js
-	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; $(SWIFT) test --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(SWIFT_TEST) --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them
 	@# would measure the starvation instead of the timeouts.
-	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT) test --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
+	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
 
 ## The whole suite under AddressSanitizer (its own build folder), then the concurrent suites under ThreadSanitizer.
 ## Leak checking is off: the Swift runtime and Foundation keep caches for the process's life, which LSan reports.
 test-asan: setup
-	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) $(SWIFT) test --sanitize=address \
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) $(SWIFT_TEST) --sanitize=address \
 	  --scratch-path .build-asan --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan \
+	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT_TEST) --sanitize=address --scratch-path .build-asan \
 	  --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) \
-	  $(SWIFT) test --sanitize=address --scratch-path .build-asan --skip-build --filter '$(ENGINE_SUITES)' 2>&1 \
+	  $(SWIFT_TEST) --sanitize=address --scratch-path .build-asan --skip-build --filter '$(ENGINE_SUITES)' 2>&1 \
 	  | $(TEST_FILTER)
 	$(MAKE) test-tsan
 
 test-tsan: setup
 	@# The fetcher's timing suite runs on its own here too: beside the other suites, its overlap test measured
 	@# their load (arrivals spread over 4.4 s against a 3.6 s bound in one CI run).
-	set -o pipefail; $(SANITIZED_ENV) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+	set -o pipefail; $(SANITIZED_ENV) TSAN_OPTIONS=halt_on_error=1 $(SWIFT_TEST) --sanitize=thread --scratch-path .build-tsan \
 	  --filter '$(TSAN_SUITES)' --skip '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; $(SANITIZED_ENV) TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+	set -o pipefail; $(SANITIZED_ENV) TSAN_OPTIONS=halt_on_error=1 $(SWIFT_TEST) --sanitize=thread --scratch-path .build-tsan \
 	  --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
 
 ## libFuzzer on every parser that reads untrusted bytes, FUZZ_SECONDS each (scripts/fuzz.sh; harnesses in Fuzz/).
