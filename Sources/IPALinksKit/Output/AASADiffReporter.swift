@@ -27,14 +27,18 @@ public enum AASADiffReporter {
     _ comparison: AASAComparison, old: String, new: String, apps: Int, style: TextStyle = TextStyle(useColor: false)
   ) -> String {
     let e = { (text: String) in TerminalText.escape(text) }
+    // File names can be long: the summary breaks between words to fit the width, never inside a name.
+    let summary = { (words: [String]) in TerminalText.pack(words, width: style.width, rest: "  ", separator: " ") }
     guard !comparison.equivalent else {
-      return "\(e(old)) and \(e(new)) behave the same for \(TerminalText.count(apps, "app"))\n"
+      return summary([e(old), "and", e(new), "behave the same for", TerminalText.count(apps, "app")]).map {
+        $0 + "\n"
+      }.joined()
     }
     var out: [String] = []
     for change in comparison.changes {
       out += style.behaviourChangeLines(change, heading: style.bold(e(change.appId)) + ": " + change.kind, indent: "")
     }
-    out.append(TerminalText.count(comparison.changes.count, "change") + " between \(e(old)) and \(e(new))")
+    out += summary([TerminalText.count(comparison.changes.count, "change"), "between", e(old), "and", e(new)])
     return out.map { $0 + "\n" }.joined()
   }
 }
