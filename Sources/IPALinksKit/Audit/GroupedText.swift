@@ -19,6 +19,8 @@ public final class GroupedText: @unchecked Sendable {
   private let budget: Int
   /// How much of a file is read at a time when it is given back.
   private let chunk: Int
+  /// Where the private folder is made.
+  private let parent: URL
   private var order: [String] = []
   private var groups: [String: Group] = [:]
   private var held = 0
@@ -28,13 +30,17 @@ public final class GroupedText: @unchecked Sendable {
   /// Why text could not be moved to disk, once; it then stays in memory.
   public private(set) var problem: String?
 
-  /// Groups text in memory up to `budget` bytes (by default 8 MiB), and on disk past it.
-  public convenience init(budget: Int = 8 << 20) { self.init(budget: budget, chunk: 1 << 20) }
+  /// Groups text in memory up to `budget` bytes (by default 8 MiB), and on disk past it, in a folder made in the
+  /// temporary directory (`TMPDIR`).
+  public convenience init(budget: Int = 8 << 20) {
+    self.init(budget: budget, chunk: 1 << 20, parent: FileManager.default.temporaryDirectory)
+  }
 
-  /// The same, reading files back `chunk` bytes at a time (tests make it small).
-  init(budget: Int, chunk: Int) {
+  /// The same, reading files back `chunk` bytes at a time and making the folder in `parent` (tests change both).
+  init(budget: Int, chunk: Int, parent: URL) {
     self.budget = budget
     self.chunk = max(chunk, 1)
+    self.parent = parent
   }
 
   /// How many items ``append(_:to:)`` filed under `key`.
@@ -124,7 +130,7 @@ public final class GroupedText: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     if let folder { return folder }
-    let made = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-\(UUID().uuidString)")
+    let made = parent.appendingPathComponent("ipalinks-\(UUID().uuidString)")
     do {
       try FileManager.default.createDirectory(
         at: made, withIntermediateDirectories: false,
@@ -132,7 +138,7 @@ public final class GroupedText: @unchecked Sendable {
           .posixPermissions: 0o700
         ])
     } catch {
-      problem = "cannot make a temporary folder in \(made.deletingLastPathComponent().path); keeping the text in memory"
+      problem = "cannot make a temporary folder in \(parent.path); keeping the text in memory"
       return nil
     }
     folder = made

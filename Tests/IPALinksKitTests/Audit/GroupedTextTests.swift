@@ -38,7 +38,7 @@ import Testing
   @Test func pastItsBudgetTextGoesToFilesAndComesBackTheSame() throws {
     let items = Self.items(2_000)
     // A budget of a few items, and files read back 7 bytes at a time, so characters are cut between reads.
-    let grouped = GroupedText(budget: 100, chunk: 7)
+    let grouped = GroupedText(budget: 100, chunk: 7, parent: FileManager.default.temporaryDirectory)
     for (key, text) in items { grouped.append(text, to: key) }
     let folder = try #require(grouped.folderForTests, "the text went to files")
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == Set(items.map(\.key)).count)
@@ -58,9 +58,22 @@ import Testing
     #expect(Self.written(grouped) == Self.expected(items))
   }
 
+  /// A temporary directory that cannot hold the folder: the text stays in memory, says so once, and is all there.
+  @Test func withNowhereToWriteTheTextStaysInMemory() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-folder-\(UUID().uuidString)")
+    try Data("x".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let items = Self.items(500)
+    let grouped = GroupedText(budget: 100, chunk: 1 << 20, parent: file)
+    for (key, text) in items { grouped.append(text, to: key) }
+    #expect(grouped.folderForTests == nil)
+    #expect(grouped.problem?.hasPrefix("cannot make a temporary folder in ") == true)
+    #expect(Self.written(grouped) == Self.expected(items))
+  }
+
   /// Keys are untrusted text (app IDs from inspected files): they never name a file.
   @Test func keysNeverNameFiles() throws {
-    let grouped = GroupedText(budget: 1, chunk: 1 << 20)
+    let grouped = GroupedText(budget: 1, chunk: 1 << 20, parent: FileManager.default.temporaryDirectory)
     let keys = ["../../escape", "/etc/passwd", "a\u{0}b", ""]
     for key in keys { grouped.append("x\n", to: key) }
     let folder = try #require(grouped.folderForTests)
