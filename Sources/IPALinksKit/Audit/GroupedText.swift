@@ -27,7 +27,7 @@ public final class GroupedText: @unchecked Sendable {
   /// Guards ``folder``, which ``discard()`` may read from another thread (a Ctrl-C handler).
   private let lock = NSLock()
   private var folder: URL?
-  /// Why text could not be moved to disk, once; it then stays in memory.
+  /// Why text could not be moved to disk (it then stays in memory), or read back once it was.
   public private(set) var problem: String?
 
   /// Groups text in memory up to `budget` bytes (by default 8 MiB), and on disk past it, in a folder made in the
@@ -70,7 +70,12 @@ public final class GroupedText: @unchecked Sendable {
     for (k, key) in order.enumerated() {
       guard let group = groups[key] else { continue }
       write((k > 0 ? separator : "") + header(key, group.items))
-      if group.spilled, let file = file(group.number), let handle = try? FileHandle(forReadingFrom: file) {
+      if group.spilled, let file = file(group.number) {
+        guard let handle = try? FileHandle(forReadingFrom: file) else {
+          problem = "cannot read back \(file.path): some of the text under \(key) is missing"
+          write(group.pending)
+          continue
+        }
         // A chunk ends in the middle of a character now and then: its bytes wait for the next.
         var carry = Data()
         while let chunk = try? handle.read(upToCount: chunk), !chunk.isEmpty {

@@ -242,9 +242,9 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .jsonl: break
     case .json: Terminal.write(URLScanSummary.JSONStream.tail + "\n")
     case .text:
-      if let problem = grouped.problem { Terminal.warn(problem) }
       grouped.write(
         { Terminal.write($0) }, header: { URLScanSummary.header($0, count: $1, style: style) }, separator: "\n")
+      if let problem = grouped.problem { Terminal.warn(problem) }
     }
     interrupt.stop()
     if !audit.quiet { Terminal.warn(summary.line) }

@@ -71,6 +71,17 @@ import Testing
     #expect(Self.written(grouped) == Self.expected(items))
   }
 
+  /// A file removed behind its back (a cleaner of the temporary directory, say) is reported, not silently lost.
+  @Test func aFileGoneBeforeItIsReadBackIsReported() throws {
+    let grouped = GroupedText(budget: 1, chunk: 1 << 20, parent: FileManager.default.temporaryDirectory)
+    grouped.append("first\n", to: "a")
+    grouped.append("second\n", to: "b")
+    let folder = try #require(grouped.folderForTests)
+    try FileManager.default.removeItem(at: folder.appendingPathComponent("0"))
+    #expect(Self.written(grouped) == "a 1\n--\nb 1\nsecond\n")
+    #expect(grouped.problem?.contains("some of the text under a is missing") == true)
+  }
+
   /// Keys are untrusted text (app IDs from inspected files): they never name a file.
   @Test func keysNeverNameFiles() throws {
     let grouped = GroupedText(budget: 1, chunk: 1 << 20, parent: FileManager.default.temporaryDirectory)
