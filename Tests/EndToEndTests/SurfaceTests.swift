@@ -39,10 +39,15 @@ struct SurfaceTests {
   /// CI checks out the repository under a deeper path than a developer does; a file name that leaves no room for
   /// the counts beside it moves them to a line of their own instead of overflowing.
   @Test func aLongFileNameKeepsTheValidationSummaryWithinEightyColumns() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "ipalinks-surface-\(UUID().uuidString.prefix(8))/a/folder/deep/enough")
+    // A path of 72 characters, whatever the temporary directory's own length (TMPDIR differs between machines and
+    // runs): padded up to it, or under /tmp when the temporary directory leaves no room.
+    var root = FileManager.default.temporaryDirectory
+    if root.path.count > 32 { root = URL(fileURLWithPath: "/tmp") }
+    let base = root.appendingPathComponent("ipalinks-surface-\(UUID().uuidString.prefix(8))")
+    let padding = 72 - base.path.count - "/a/shop.example.com.json".count
+    let folder = base.appendingPathComponent("a" + String(repeating: "b", count: max(padding, 0)))
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent().deletingLastPathComponent()) }
+    defer { try? FileManager.default.removeItem(at: base) }
     let file = folder.appendingPathComponent("shop.example.com.json")
     try FileManager.default.copyItem(atPath: CLI.sample("aasa/shop.example.com.json"), toPath: file.path)
     #expect(file.path.count < 80 && file.path.count + 36 > 80, "\(file.path) does not test the wrap")
