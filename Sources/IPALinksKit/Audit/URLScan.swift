@@ -215,25 +215,49 @@ public struct URLScanSummary: Sendable {
 
   /// The URLs that open an app, grouped by app in the order apps first appear, each with the deciding rule.
   public static func text(_ lines: [URLScan.Line], style: TextStyle = TextStyle(useColor: false)) -> String {
-    let grouped = GroupedText()
-    for line in lines {
-      for app in line.apps { grouped.append(hit(line.url, app.pointer, style: style), to: app.appId) }
-    }
+    let text = Text(style: style)
+    lines.forEach(text.add)
     var out = ""
-    grouped.write({ out += $0 }, header: { header($0, count: $1, style: style) }, separator: "\n")
+    text.write { out += $0 }
     return out
   }
 
-  /// The line that heads an app's URLs in the text: `ST0REAPP42.com.example.store  (2 URLs)`.
-  public static func header(_ appID: String, count: Int, style: TextStyle) -> String {
-    style.bold(TerminalText.escape(appID)) + "  (" + TerminalText.count(count, "URL") + ")\n"
-  }
+  /// The text a line at a time: the URLs that open an app, grouped by app in the order apps first appear, each with
+  /// the deciding rule, held in bounded memory (``GroupedText``) until ``write(_:)``.
+  public final class Text: Sendable {
+    private let grouped = GroupedText()
+    private let style: TextStyle
 
-  /// One URL under its app's header, with the rule that opens it, fitted to the width.
-  public static func hit(_ url: String, _ pointer: String, style: TextStyle) -> String {
-    TerminalText.pack(
-      [TerminalText.escape(url), TerminalText.escape(pointer)], width: style.width, first: "  ", rest: "      "
-    ).map { $0 + "\n" }.joined()
+    /// An empty text for `style`.
+    public init(style: TextStyle) { self.style = style }
+
+    /// Files the URL of `line` under each app it opens.
+    public func add(_ line: URLScan.Line) {
+      for app in line.apps { grouped.append(Self.hit(line.url, app.pointer, style: style), to: app.appId) }
+    }
+
+    /// Writes the text through `write`, app after app, then lets go of its temporary files.
+    public func write(_ write: (String) -> Void) {
+      grouped.write(write, header: { Self.header($0, count: $1, style: self.style) }, separator: "\n")
+    }
+
+    /// What went wrong with the temporary files, if anything (see ``GroupedText/problem``).
+    public var problem: String? { grouped.problem }
+
+    /// Removes the temporary files, from any thread: what Ctrl-C does before exiting.
+    public func discard() { grouped.discard() }
+
+    /// The line that heads an app's URLs: `ST0REAPP42.com.example.store  (2 URLs)`.
+    static func header(_ appID: String, count: Int, style: TextStyle) -> String {
+      style.bold(TerminalText.escape(appID)) + "  (" + TerminalText.count(count, "URL") + ")\n"
+    }
+
+    /// One URL under its app's header, with the rule that opens it, fitted to the width.
+    static func hit(_ url: String, _ pointer: String, style: TextStyle) -> String {
+      TerminalText.pack(
+        [TerminalText.escape(url), TerminalText.escape(pointer)], width: style.width, first: "  ", rest: "      "
+      ).map { $0 + "\n" }.joined()
+    }
   }
 
   /// The `--format json` document a batch of records at a time, so that a long list is never held whole: ``head``,

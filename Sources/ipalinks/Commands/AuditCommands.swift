@@ -185,10 +185,10 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     }
     let scan = URLScan(reports: reports)
     var summary = URLScanSummary()
-    let grouped = GroupedText()
     let format = format
+    let text = URLScanSummary.Text(style: Terminal.style)
     let interrupt = InterruptWatch {
-      grouped.discard()
+      text.discard()
       // On a line of its own, past the `^C` the terminal echoed, as the batch's interrupt line is.
       FileHandle.standardError.write(Data("\n".utf8))
       switch format {
@@ -198,7 +198,6 @@ struct WhoClaimsCommand: AsyncParsableCommand {
       }
       _exit(130)
     }
-    let style = Terminal.style
     var records = 0
     if format == .json { Terminal.write(URLScanSummary.JSONStream.head) }
     let render: @Sendable (Result<URLScan.Line, URLScan.Problem>) -> String? = { result in
@@ -228,10 +227,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
           switch format {
           case .jsonl: out += rendered ?? ""
           case .json: json.append(line)
-          case .text:
-            for app in line.apps {
-              grouped.append(URLScanSummary.hit(line.url, app.pointer, style: style), to: app.appId)
-            }
+          case .text: text.add(line)
           }
         }
       }
@@ -242,9 +238,8 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .jsonl: break
     case .json: Terminal.write(URLScanSummary.JSONStream.tail + "\n")
     case .text:
-      grouped.write(
-        { Terminal.write($0) }, header: { URLScanSummary.header($0, count: $1, style: style) }, separator: "\n")
-      if let problem = grouped.problem { Terminal.warn(problem) }
+      text.write { Terminal.write($0) }
+      if let problem = text.problem { Terminal.warn(problem) }
     }
     interrupt.stop()
     if !audit.quiet { Terminal.warn(summary.line) }
