@@ -43,11 +43,11 @@ public final class GroupedText: @unchecked Sendable {
     self.parent = parent
   }
 
-  /// How many items ``append(_:to:)`` filed under `key`.
-  public func count(of key: String) -> Int { groups[key]?.items ?? 0 }
+  /// How many items ``append(_:to:)`` filed under `key`: for tests.
+  func count(of key: String) -> Int { groups[key]?.items ?? 0 }
 
-  /// The keys, in the order they first came.
-  public var keys: [String] { order }
+  /// The keys, in the order they first came: for tests.
+  var keys: [String] { order }
 
   /// Files `text`, one item, under `key`.
   public func append(_ text: String, to key: String) {
@@ -109,17 +109,24 @@ public final class GroupedText: @unchecked Sendable {
     for key in order {
       guard var group = groups[key], !group.pending.isEmpty else { continue }
       let file = folder.appendingPathComponent("\(group.number)")
+      var opened: (handle: FileHandle, end: UInt64)? = nil
       do {
         if !FileManager.default.fileExists(atPath: file.path) {
           guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
           else { throw CocoaError(.fileWriteUnknown) }
         }
         let handle = try FileHandle(forWritingTo: file)
-        defer { try? handle.close() }
-        try handle.seekToEnd()
+        opened = (handle, try handle.seekToEnd())
         // The string's own bytes, not a copy of them.
         try group.pending.withUTF8 { try handle.write(contentsOf: UnsafeRawBufferPointer($0)) }
+        try handle.close()
       } catch {
+        // A write cut short (a full disk) is undone, since the text it held stays in memory and is given back from
+        // there.
+        if let opened {
+          try? opened.handle.truncate(atOffset: opened.end)
+          try? opened.handle.close()
+        }
         problem = "cannot write to \(folder.path) (\(error.localizedDescription)); keeping the text in memory"
         return
       }

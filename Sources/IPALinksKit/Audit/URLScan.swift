@@ -213,15 +213,6 @@ public struct URLScanSummary: Sendable {
     public init(urls: [URLScan.Line]) { self.urls = urls }
   }
 
-  /// The URLs that open an app, grouped by app in the order apps first appear, each with the deciding rule.
-  public static func text(_ lines: [URLScan.Line], style: TextStyle = TextStyle(useColor: false)) -> String {
-    let text = Text(style: style)
-    lines.forEach(text.add)
-    var out = ""
-    text.write { out += $0 }
-    return out
-  }
-
   /// The text a line at a time: the URLs that open an app, grouped by app in the order apps first appear, each with
   /// the deciding rule, held in bounded memory (``GroupedText``) until ``write(_:)``.
   public final class Text: Sendable {
