@@ -143,6 +143,8 @@ CSMAGIC_EMBEDDED_ENTITLEMENTS = 0xFADE7171
 CSMAGIC_EMBEDDED_DER_ENTITLEMENTS = 0xFADE7172
 CSMAGIC_BLOBWRAPPER = 0xFADE0B01
 
+CS_ADHOC = 0x2  # CodeDirectory flags: ad hoc signed (no certificate, no team identifier)
+
 CS_PAGE_SHIFT = 12
 CS_PAGE = 1 << CS_PAGE_SHIFT
 HASHES = {1: (hashlib.sha1, 20), 2: (hashlib.sha256, 32)}
@@ -164,10 +166,12 @@ class Sig:
     info_plist / code_resources: bytes hashed into special slots -1 / -3.
     exec_seg_flags: CS_EXECSEG_MAIN_BINARY (1) | CS_EXECSEG_ALLOW_UNSIGNED (0x10).
     extra_blobs: [(slot, blob bytes)] appended (e.g. a second slot-5 blob).
-    count_override: value written into the SuperBlob count field (bad fixtures)."""
+    count_override: value written into the SuperBlob count field (bad fixtures).
+    cd_flags: the CodeDirectory flags field, e.g. CS_ADHOC (0x2) for an ad hoc signature
+              (which also has no team identifier: pass team=None)."""
 
     def __init__(self, xml=None, der=None, info_plist=None, code_resources=None,
-                 exec_seg_flags=1, extra_blobs=(), count_override=None):
+                 exec_seg_flags=1, extra_blobs=(), count_override=None, cd_flags=0):
         self.xml = xml
         self.der = der
         self.info_plist = info_plist
@@ -175,11 +179,13 @@ class Sig:
         self.exec_seg_flags = exec_seg_flags
         self.extra_blobs = list(extra_blobs)
         self.count_override = count_override
+        self.cd_flags = cd_flags
 
 
 def code_directory(hash_type, ident, team, code_limit, hashes, special, exec_seg_limit,
-                   exec_seg_flags):
-    """CodeDirectory version 0x20400 (header 0x58 bytes, see cs_blobs.h)."""
+                   exec_seg_flags, flags=0):
+    """CodeDirectory version 0x20400 (header 0x58 bytes, see cs_blobs.h). team=None writes
+    teamOffset 0 (no team identifier, as in ad hoc signatures); flags e.g. CS_ADHOC."""
     hsize = HASHES[hash_type][1]
     hfun = HASHES[hash_type][0]
     nspecial = max([k for k, v in special.items() if v is not None] or [0])
@@ -191,7 +197,7 @@ def code_directory(hash_type, ident, team, code_limit, hashes, special, exec_seg
     length = hash_off + len(hashes) * hsize
     hdr = struct.pack(
         ">IIIIIIIIIBBBBIIIIQQQQ",
-        CSMAGIC_CODEDIRECTORY, length, 0x20400, 0,  # magic, length, version, flags
+        CSMAGIC_CODEDIRECTORY, length, 0x20400, flags,  # magic, length, version, flags
         hash_off, ident_off, nspecial, len(hashes), code_limit,
         hsize, hash_type, 0, CS_PAGE_SHIFT, 0,  # hashSize, hashType, platform, pageSize, spare2
         0, team_off,  # scatterOffset, teamOffset
@@ -216,7 +222,8 @@ def superblob(sig, ident, team, code_limit, hashes_by_type, exec_seg_limit):
     der = blob(CSMAGIC_EMBEDDED_DER_ENTITLEMENTS, sig.der) if sig.der is not None else None
     special = {1: sig.info_plist, 2: req, 3: sig.code_resources, 5: xml, 7: der}
     cds = {ht: code_directory(ht, ident, team, code_limit, hashes_by_type[ht], special,
-                              exec_seg_limit, sig.exec_seg_flags) for ht in (1, 2)}
+                              exec_seg_limit, sig.exec_seg_flags, sig.cd_flags)
+           for ht in (1, 2)}
     blobs = [(0, cds[1]), (2, req)]
     if xml is not None:
         blobs.append((5, xml))
@@ -360,10 +367,11 @@ def macho_layout(arch, ident, team, sig, text_size, encryption, code_len):
 
 
 def build_macho(arch, *, ident, team=None, sig=None, encryption=None, text_size=2 * SEG_PAGE,
-                code_len=0x400):
+                code_len=0x400, pre_sign=None):
     """A thin executable: header + load commands, __text filler (seeded), a small string
     table in __LINKEDIT, and (if sig) the SuperBlob at the 16-byte aligned end of
-    __LINKEDIT. Page hashes are real. Returns (bytes, cdhash or None)."""
+    __LINKEDIT. Page hashes are real. pre_sign(bytes) -> bytes may rewrite the executable
+    (same length) before its pages are hashed. Returns (bytes, cdhash or None)."""
     lay = macho_layout(arch, ident, team, sig, text_size, encryption, code_len)
     buf = bytearray(lay["file_len"])
     buf[0:len(lay["head"])] = lay["head"]
@@ -372,6 +380,10 @@ def build_macho(arch, *, ident, team=None, sig=None, encryption=None, text_size=
                                           b"\x1e\xff\x2f\xe1")  # ret / bx lr
     buf[lay["code_off"]:lay["code_off"] + code_len] = code
     buf[lay["linkedit_off"]:lay["linkedit_off"] + len(STRTAB)] = STRTAB
+    if pre_sign is not None:
+        patched = pre_sign(bytes(buf))
+        assert len(patched) == len(buf)
+        buf = bytearray(patched)
     cdhash = None
     if sig is not None:
         code_limit = lay["sig_off"]
@@ -666,7 +678,7 @@ class Bundle:
     def __init__(self, path, kind, bundle_id, team, exe, display, *, url_types=(),
                  info_extra=None, info_format="xml", ents=None, slices=(("arm64", "xml", "app16"),),
                  encryption=None, xcent=None, profile=None, extra_files=(), children=(),
-                 signed=True, cr_exclude=("SC_Info/",), simulator_ents=None):
+                 signed=True, cr_exclude=("SC_Info/",), simulator_ents=None, adhoc=False):
         self.path, self.kind, self.bundle_id, self.team = path, kind, bundle_id, team
         self.exe, self.display = exe, display
         self.url_types = list(url_types)
@@ -683,6 +695,10 @@ class Bundle:
         self.cr_exclude = cr_exclude
         # A simulator build: these entitlements go into the executable's __TEXT,__entitlements section.
         self.simulator_ents = simulator_ents
+        # An ad hoc signature: CodeDirectory flags CS_ADHOC and no team identifier. With
+        # simulator_ents, the signature's entitlements (`ents`, just get-task-allow as Xcode
+        # writes them) are not the effective ones: the section's are.
+        self.adhoc = adhoc
 
     def info(self):
         d = {
@@ -712,6 +728,8 @@ class Bundle:
         return [s for t in self.url_types for s in t.get("CFBundleURLSchemes", [])]
 
     def effective_ents(self):
+        if self.simulator_ents is not None and self.adhoc:
+            return self.simulator_ents
         if self.signed and self.ents is not None:
             return self.ents
         return self.simulator_ents or self.xcent or {}
@@ -748,10 +766,11 @@ class Bundle:
 
 
 def add_simulator_entitlements(exe, plist):
-    """A thin unsigned 64-bit executable turned into a simulator build's: an __entitlements
+    """A thin 64-bit executable turned into a simulator build's: an __entitlements
     section appended to __TEXT holding `plist` after the code, and LC_BUILD_VERSION's platform
     set to iOS Simulator (7). The load commands grow by one section (80 bytes), which the
-    space before __text has room for."""
+    space before __text has room for. A signed executable must get this before its pages
+    are hashed (build_macho's pre_sign)."""
     buf = bytearray(exe)
     magic, _, _, _, ncmds, sizeofcmds, _, _ = struct.unpack_from("<IiiIIIII", buf, 0)
     assert magic == 0xFEEDFACF, "simulator samples are thin 64-bit executables"
@@ -797,13 +816,16 @@ def build_executable(b, info_bytes, code_resources, *, text_size=2 * SEG_PAGE, s
             der = der_entitlements(ents, der_form) if der_form else None
             flags = 1 | (0x10 if ents.get("get-task-allow") else 0)
             sig = Sig(xml=xml, der=der, info_plist=info_bytes, code_resources=code_resources,
-                      exec_seg_flags=flags)
+                      exec_seg_flags=flags, cd_flags=CS_ADHOC if b.adhoc else 0)
             if sig_patch:
                 sig_patch(sig)
-        data, cdhash = build_macho(arch, ident=b.bundle_id, team=b.team, sig=sig,
-                                   encryption=b.encryption, text_size=text_size)
+        pre_sign = None
         if b.simulator_ents is not None:
-            data = add_simulator_entitlements(data, xml_plist(b.simulator_ents))
+            section = xml_plist(b.simulator_ents)
+            pre_sign = lambda exe, section=section: add_simulator_entitlements(exe, section)
+        data, cdhash = build_macho(arch, ident=b.bundle_id, team=None if b.adhoc else b.team,
+                                   sig=sig, encryption=b.encryption, text_size=text_size,
+                                   pre_sign=pre_sign)
         out.append((arch, data))
     if len(out) == 1:
         return out[0][1], cdhash
@@ -1091,8 +1113,29 @@ def sample_simulator():
         "LC_BUILD_VERSION names the iOS Simulator platform."]
 
 
+def sample_simulator_adhoc():
+    team, bid = "S1MADH0C42", "com.example.simadhoc"
+    ents = base_ents(team, bid, **{AD: ["applinks:adhoc.example.com",
+                                        "webcredentials:adhoc.example.com"],
+                                   "get-task-allow": True})
+    b = Bundle("Payload/SimulatorAdHoc.app", "app", bid, team, "SimulatorAdHoc",
+               "Ad-hoc Simulator Build",
+               url_types=[{"CFBundleURLName": bid, "CFBundleURLSchemes": ["simadhoc"]}],
+               info_extra={"CFBundleSupportedPlatforms": ["iPhoneSimulator"],
+                           "DTPlatformName": "iphonesimulator"},
+               ents={"get-task-allow": True}, adhoc=True, simulator_ents=ents)
+    return "SimulatorAdHoc.ipa", zip_bytes(bundle_entries(b), dirs=True), [b], [
+        "An ad hoc signed simulator build, as Xcode writes it: the code signature (CodeDirectory "
+        "flags CS_ADHOC 0x2, no team identifier) carries only get-task-allow, in an XML and a "
+        "DER blob; the real entitlements (application-identifier, team identifier, associated "
+        "domains) sit in the executable's __TEXT,__entitlements section, and LC_BUILD_VERSION "
+        "names the iOS Simulator platform.",
+        "The effective source is simulator-entitlements-section (team S1MADH0C42, distribution "
+        "simulator); the code-signature sources are still listed but not effective."]
+
+
 SAMPLES = [sample_xcent_only, sample_store, sample_fat, sample_nested, sample_profile,
-           sample_enterprise, sample_simulator]
+           sample_enterprise, sample_simulator, sample_simulator_adhoc]
 
 SAMPLE_README = """# Sample IPAs
 
@@ -1104,6 +1147,11 @@ Mach-O files with real page hashes; no signature is cryptographically valid.
 - **Simulator.ipa**: a simulator build (a zipped `.app`, as CI pipelines produce): no code
   signature; entitlements (`applinks:`/`webcredentials:sim.example.com`) come from the
   executable's `__TEXT,__entitlements` section, and `LC_BUILD_VERSION` names the simulator.
+- **SimulatorAdHoc.ipa**: an ad hoc signed simulator build, as Xcode writes one. The code
+  signature (CodeDirectory flag `CS_ADHOC`, no team identifier) carries only `get-task-allow`
+  in its XML and DER blobs; the real entitlements (team `S1MADH0C42`,
+  `applinks:`/`webcredentials:adhoc.example.com`) are in the `__TEXT,__entitlements` section,
+  which is the effective source. `LC_BUILD_VERSION` names the simulator.
 - **XcentOnly.ipa**: the unsigned case. The executable has no `LC_CODE_SIGNATURE`, so
   entitlements (associated domains `applinks:`/`webcredentials:xcent.example.com`) come
   only from `archived-expanded-entitlements.xcent`. XML `Info.plist` with two
