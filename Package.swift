@@ -22,6 +22,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
     .package(url: "https://github.com/apple/swift-certificates", from: "1.10.0"),
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    // Already built for SwiftNIO; the executable's Ctrl-C handler reads its pipe through an atomic.
+    .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
   ],
   targets: [
     .systemLibrary(
@@ -68,6 +70,7 @@ let package = Package(
       dependencies: [
         "IPALinksKit", "UniversalLinks",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Atomics", package: "swift-atomics"),
       ]
     ),
     // What the matcher benchmarks share: seeded randomness and timing.

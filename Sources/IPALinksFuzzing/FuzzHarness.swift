@@ -103,16 +103,16 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
   static func aasa(_ bytes: [UInt8]) {
     let (file, _) = AASAValidator.check(bytes)
     guard let file, let links = file.applinks else { return }
-    var apps: [BlocklistApp] = []
+    var apps: [LinkingApp] = []
     for appID in links.details.flatMap(\.appIDs).prefix(4) {
       _ = AASAValidator.appFindings(file, appID: appID)
       let rules = AppLinkRules(file: file, appID: appID)
       let matcher = AASAMatcher(rules: rules)
       for url in probeURLs { _ = matcher.verdict(for: url, domain: "example.com") }
       apps.append(
-        BlocklistApp(
+        LinkingApp(
           appID: appID, name: appID, input: "fuzz",
-          scopes: [BlockScope(host: "example.com", wildcard: false, rules: rules)]
+          scopes: [RuleScope(host: "example.com", wildcard: false, rules: rules)]
         ))
     }
     guard !apps.isEmpty else { return }

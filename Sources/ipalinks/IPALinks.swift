@@ -20,3 +20,18 @@ struct IPALinks: AsyncParsableCommand {
     ]
   )
 }
+
+/// A command that returns its exit status. Its `run()` turns the status into ArgumentParser's `ExitCode`: the
+/// command line's one way out (Ctrl-C's handler, in ``InterruptWatch``, is the only other).
+protocol StatusCommand: AsyncParsableCommand {
+  /// Does the work and says how it went: 0 for success, else the code docs/output.md lists.
+  func execute() async throws -> Int32
+}
+
+extension StatusCommand {
+  /// Runs ``execute()`` and exits with its status.
+  func run() async throws {
+    let status = try await execute()
+    if status != 0 { throw ExitCode(status) }
+  }
+}

@@ -1,44 +1,31 @@
+import Atomics
 import Foundation
 import IPALinksKit
 
-/// A one-line progress bar on stderr for batches: done/total, rate, ETA and the file being read.
-///
-/// Only made when stderr is a terminal, so logs and pipes never see carriage returns. Redraws are limited to ten
-/// a second so a fast batch is not slowed by its own progress output. The rate and ETA come from the last
-/// completions, not the whole run, so a slow start (the first AASA lookups) does not make the estimate wrong.
+/// A one-line progress bar on stderr for batches (``BatchProgress``), only made when stderr is a terminal, so logs
+/// and pipes never see carriage returns. Redraws are limited to ten a second so a fast batch is not slowed by its
+/// own progress output.
 final class ProgressBar {
-  let total: Int
-  let startedAt: Date
-  private(set) var done = 0
-  private var running: [String] = []
+  private var progress: BatchProgress
   private var lastDraw = Date.distantPast
   private var visible = false
-  /// When the last completions happened, for the rate.
-  private var recent: [Date] = []
-  private static let window = 32
 
-  init(total: Int, startedAt: Date) {
-    self.total = total
-    self.startedAt = startedAt
-  }
+  init(total: Int, startedAt: Date) { progress = BatchProgress(total: total, startedAt: startedAt) }
 
   func started(_ input: String) {
-    running.append(input)
+    progress.started(input)
     draw()
   }
 
   func finished(_ input: String) {
-    done += 1
-    recent.append(Date())
-    if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
-    if let index = running.firstIndex(of: input) { running.remove(at: index) }
-    draw(force: done == total)
+    progress.finished(input)
+    draw(force: progress.done == progress.total)
   }
 
   /// Erases the bar, before another line is printed or at the end.
   func clear() {
     guard visible else { return }
-    write("\r\u{1B}[2K")
+    FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
     visible = false
   }
 
@@ -46,41 +33,8 @@ final class ProgressBar {
     let now = Date()
     guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
     lastDraw = now
-    write(
-      "\r\u{1B}[2K"
-        + Self.line(done: done, total: total, rate: rate(now), current: running.last, width: Terminal.stderrWidth))
+    FileHandle.standardError.write(Data(("\r\u{1B}[2K" + progress.line(width: Terminal.stderrWidth, now: now)).utf8))
     visible = true
-  }
-
-  /// Completions per second over the last ones (from the start while there are few).
-  func rate(_ now: Date) -> Double {
-    guard let first = recent.first else { return 0 }
-    if recent.count < 4 {
-      let elapsed = now.timeIntervalSince(startedAt)
-      return elapsed > 0 ? Double(done) / elapsed : 0
-    }
-    let span = now.timeIntervalSince(first)
-    return span > 0 ? Double(recent.count - 1) / span : 0
-  }
-
-  /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to the terminal's width.
-  static func line(done: Int, total: Int, rate: Double, current: String?, width: Int) -> String {
-    let fraction = total == 0 ? 1 : Double(done) / Double(total)
-    let barWidth = 20
-    let filled = Int((fraction * Double(barWidth)).rounded(.down))
-    let eta = rate > 0 ? Int((Double(total - done) / rate).rounded()) : nil
-    var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
-    text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
-    text += " ETA " + (eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "-:--")
-    if let current {
-      // Terminal control characters in a file name must not reach the terminal.
-      text += "  " + TerminalText.escape(current.split(separator: "/").last.map(String.init) ?? current)
-    }
-    return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
-  }
-
-  private func write(_ text: String) {
-    FileHandle.standardError.write(Data(text.utf8))
   }
 }
 
@@ -116,11 +70,8 @@ final class BatchConsole: @unchecked Sendable {
       locked {
         bar?.clear()
         bar = nil
-        let line = "interrupted: \(done) of \(TerminalText.count(total, "input")) finished"
-        FileHandle.standardError.write(Data(("\nipalinks: " + line + "\n").utf8))
+        Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, "input")) finished")
       }
-      // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
-      _exit(130)
     }
   }
 
@@ -181,21 +132,21 @@ final class BatchConsole: @unchecked Sendable {
   }
 }
 
-/// The write end of the pipe that the SIGINT handler writes to.
-///
-/// A global, not a capture: a C signal handler cannot capture context.
-nonisolated(unsafe) private var interruptPipe: Int32 = -1
-
-/// Runs `onInterrupt` on a thread of its own when SIGINT arrives, until `stop()`.
+/// Runs `onInterrupt` on a thread of its own when SIGINT arrives, then exits with 130, until `stop()`: the one
+/// exit besides a command's status (``StatusCommand``), since the work in flight cannot be unwound.
 ///
 /// Why not a `DispatchSource`: it runs its handler on a global queue, which inspections busy on every core hold up,
 /// and on Linux SIGINT had to be ignored until the source was registered, asynchronously. Here the handler does the
-/// one thing that is safe in a handler, on whichever thread the kernel picks: it writes a byte to a pipe, which a
-/// thread of its own waits on.
-final class InterruptWatch: @unchecked Sendable {
+/// one thing that is safe in a handler, on whichever thread the kernel picks: it writes a byte to this watch's
+/// pipe, which a thread of its own waits on.
+final class InterruptWatch: Sendable {
+  /// The write end of the pipe of the watch in force, for the handler, which can capture nothing; an atomic load
+  /// is safe in a signal handler.
+  private static let current = ManagedAtomic<Int32>(-1)
   private let writeEnd: Int32
 
-  /// Installs the handler; `onInterrupt` runs on the watching thread and is expected not to return.
+  /// Installs the handler; `onInterrupt` runs on the watching thread, on a line of its own past the `^C` the
+  /// terminal echoed, and the process then exits.
   init(onInterrupt: @escaping @Sendable () -> Void) {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
@@ -203,7 +154,7 @@ final class InterruptWatch: @unchecked Sendable {
       return  // no pipe, no summary: Ctrl-C keeps its default meaning
     }
     writeEnd = ends[1]
-    interruptPipe = ends[1]
+    Self.current.store(ends[1], ordering: .sequentiallyConsistent)
     let readEnd = ends[0]
     let thread = Thread {
       // This thread takes SIGINT even if every other one blocks it (a mask inherited from whoever spawned us, or a
@@ -215,13 +166,17 @@ final class InterruptWatch: @unchecked Sendable {
       var byte: UInt8 = 1
       while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
       // 0 comes from the handler; 1 from stop().
-      if byte == 0 { onInterrupt() }
+      guard byte == 0 else { return }
+      FileHandle.standardError.write(Data("\n".utf8))
+      onInterrupt()
+      // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
+      _exit(130)
     }
     thread.start()
     signal(SIGINT) { _ in
       let saved = errno
       var byte: UInt8 = 0
-      _ = write(interruptPipe, &byte, 1)
+      _ = write(InterruptWatch.current.load(ordering: .sequentiallyConsistent), &byte, 1)
       errno = saved
     }
   }

@@ -1,10 +1,10 @@
 import Foundation
 import IPALinksKit
 
-/// Maps results to the documented exit codes.
-enum ExitStatus {
-  static func code(for status: InspectionReport.Status) -> Int32 {
-    switch status {
+extension InspectionReport.Status {
+  /// The documented exit code: 0 complete, 1 partial, 2 unreadable.
+  var exitCode: Int32 {
+    switch self {
     case .complete: 0
     case .partial: 1
     case .unreadable: 2
@@ -42,7 +42,7 @@ enum Terminal {
   /// included, is written as an escape. On a terminal, and only there, a long line is wrapped to its width with
   /// indented continuations (``TerminalText/wrapProblem(_:width:)``).
   static func warn(_ message: String) {
-    let safe = TextReporter(useColor: false).clean("ipalinks: " + message)
+    let safe = TerminalText.escape("ipalinks: " + message)
     let lines = isatty(STDERR_FILENO) == 1 ? TerminalText.wrapProblem(safe, width: stderrWidth) : [safe]
     FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
   }
@@ -52,23 +52,5 @@ enum Terminal {
     var size = winsize()
     let terminal = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
     return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
-  }
-}
-
-/// Standard input read whole, for the commands that take `-`.
-enum StandardInput {
-  /// The most `inspect -` reads: an IPA is read in memory, so the bound keeps memory bounded.
-  static let ipaLimit = 512 << 20
-
-  /// The bytes of standard input, or nil when there are more than `limit`.
-  static func read(limit: Int) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    let handle = FileHandle.standardInput
-    while true {
-      let chunk = handle.readData(ofLength: 1 << 20)
-      if chunk.isEmpty { return bytes }
-      bytes += chunk
-      if bytes.count > limit { return nil }
-    }
   }
 }

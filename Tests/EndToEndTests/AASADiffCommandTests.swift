@@ -50,4 +50,34 @@ struct AASADiffCommandTests {
     let bad = try CLI.run(["aasa", "diff", Self.old, folder.appendingPathComponent("missing.json").path])
     #expect(bad.status == 66)
   }
+
+  /// One `details` entry lists five apps and loses a rule: the text tells the change once, naming the five; the
+  /// JSON keeps a record per app.
+  @Test func aChangeSharedByFiveAppsIsToldOnce() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let apps = ["one", "two", "three", "four", "five"].map { "ABCDE12345.com.example." + $0 }
+    func file(_ components: String) throws -> String {
+      let url = folder.appendingPathComponent("\(UUID().uuidString).json")
+      let ids = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+      try Data(#"{"applinks": {"details": [{"appIDs": [\#(ids)], "components": [\#(components)]}]}}"#.utf8)
+        .write(to: url)
+      return url.path
+    }
+    let (old, new) = (try file(#"{"/": "/buy/*"}, {"/": "/help/*"}"#), try file(#"{"/": "/buy/*"}"#))
+    let text = try CLI.run(["aasa", "diff", old, new], environment: ["COLUMNS": "80"])
+    #expect(text.status == 1)
+    #expect(text.stdout.components(separatedBy: "rule removed").count == 2, "\(text.stdout)")
+    #expect(text.stdout.hasPrefix("rule removed for 5 apps: ABCDE12345.com.example.one,"), "\(text.stdout)")
+    #expect(apps.allSatisfy(text.stdout.contains), "\(text.stdout)")
+    #expect(text.stdout.contains("\n1 change between"), "\(text.stdout)")
+    // The heading fits 80 columns (the summary holds the temporary files' paths, which do not break).
+    let heading = text.stdout.split(separator: "\n").prefix { !$0.hasPrefix("  old") }
+    #expect(heading.count == 3 && heading.allSatisfy { $0.count <= 80 }, "\(text.stdout)")
+    let json = try CLI.run(["aasa", "diff", old, new, "--format", "json"])
+    let changes = try #require(json.json?["changes"] as? [[String: Any]])
+    #expect(changes.compactMap { $0["appId"] as? String } == apps)
+    #expect(changes.allSatisfy { $0["kind"] as? String == "rule removed" })
+  }
 }

@@ -50,10 +50,10 @@ struct AuditCommandTests {
     for i in 1...3 {
       let result = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--no-fetch", "--shard", "\(i)/3"])
       #expect(result.status == 0, "\(result.stderr)")
-      #expect(result.stderr.contains("(shard \(i)/3 of 7)"))
+      #expect(result.stderr.contains("(shard \(i)/3 of 8)"))
       seen += try lines(result.stdout).map { $0["input"] as! String }
     }
-    #expect(seen.count == 7 && Set(seen).count == 7)
+    #expect(seen.count == 8 && Set(seen).count == 8)
     let bad = try CLI.run(["inspect", CLI.samples.path, "--shard", "4/3"])
     #expect(bad.status == 64)
   }
@@ -111,12 +111,12 @@ struct AuditCommandTests {
         stdout: try FileHandle(forWritingTo: out))
       #expect(status == 0, "\(stderr)")
       #expect(stderr.contains("\r\u{1B}[2K["), "a bar redrawn in place")
-      #expect(stderr.contains("7/7 100%"))
+      #expect(stderr.contains("8/8 100%"))
       #expect(stderr.contains("/s ETA "))
       #expect(stderr.contains(".ipa"), "the current file")
-      #expect(stderr.contains("ipalinks: 7 inputs in "))
+      #expect(stderr.contains("ipalinks: 8 inputs in "))
       let stdout = try String(contentsOf: out, encoding: .utf8)
-      #expect(try lines(stdout).count == 7)
+      #expect(try lines(stdout).count == 8)
       #expect(!stdout.contains("\r"))
     }
 
@@ -130,14 +130,14 @@ struct AuditCommandTests {
       #expect(status == 0, "\(stderr)")
       let lines = stderr.split(separator: "\r\n").map(String.init)
       #expect(lines.count >= 2, "\(lines)")
-      #expect(lines.first?.hasPrefix("ipalinks: 7 inputs in ") == true, "\(lines)")
+      #expect(lines.first?.hasPrefix("ipalinks: 8 inputs in ") == true, "\(lines)")
       #expect(lines.allSatisfy { $0.count <= 60 }, "\(lines)")
       #expect(
         lines.dropFirst().allSatisfy { $0.hasPrefix("            ") && $0.dropFirst(12).first != " " }, "\(lines)")
       let piped = try CLI.run(arguments, environment: ["COLUMNS": "60"])
       let pipedLines = piped.stderr.split(separator: "\n").map(String.init)
       #expect(pipedLines.count == 1 && pipedLines[0].count > 60, "\(pipedLines)")
-      // Both say the same, word for word, past the first seven words (`ipalinks: 7 inputs in 0.0 s (…/s,`),
+      // Both say the same, word for word, past the first seven words (`ipalinks: 8 inputs in 0.0 s (…/s,`),
       // which hold the run's own time and rate.
       #expect(
         lines.joined(separator: " ").split(separator: " ").dropFirst(7)

@@ -43,19 +43,19 @@ struct BlocklistEngineTests {
     let gamma = "CCCCCCCCCC.com.example.gamma"
     let gammaFile = #"{"applinks": {"details": [{"appIDs": ["\#(gamma)"], "components": [{"/": "/gamma/*"}]}]}}"#
     return Blocklist(apps: [
-      BlocklistApp(
+      LinkingApp(
         appID: alpha, name: "Alpha", input: "alpha.ipa",
         scopes: [
-          BlockScope(host: "alpha.example", wildcard: false, rules: rules(alphaFile, alpha)),
-          BlockScope(host: "alpha.example", wildcard: true, rules: rules(wild, alpha)),
-          BlockScope(host: "deep.alpha.example", wildcard: true, rules: rules(deep, alpha)),
+          RuleScope(host: "alpha.example", wildcard: false, rules: rules(alphaFile, alpha)),
+          RuleScope(host: "alpha.example", wildcard: true, rules: rules(wild, alpha)),
+          RuleScope(host: "deep.alpha.example", wildcard: true, rules: rules(deep, alpha)),
         ]),
-      BlocklistApp(
+      LinkingApp(
         appID: gamma, name: "Gamma", input: "gamma.ipa",
-        scopes: [BlockScope(host: "alpha.example", wildcard: false, rules: rules(gammaFile, gamma))]),
-      BlocklistApp(
+        scopes: [RuleScope(host: "alpha.example", wildcard: false, rules: rules(gammaFile, gamma))]),
+      LinkingApp(
         appID: beta, name: "Beta", input: "beta.ipa",
-        scopes: [BlockScope(host: "beta.example", wildcard: false, rules: rules(betaFile, beta))]),
+        scopes: [RuleScope(host: "beta.example", wildcard: false, rules: rules(betaFile, beta))]),
     ])
   }()
 
@@ -132,10 +132,10 @@ struct BlocklistEngineTests {
         """)
     let beta = Self.blocklist.apps[2]
     let list = Blocklist(apps: [
-      BlocklistApp(
+      LinkingApp(
         appID: hostileID, name: "Hostile", input: "hostile.ipa",
         scopes: [
-          BlockScope(host: "hostile.example", wildcard: true, rules: AppLinkRules(file: hostile, appID: hostileID))
+          RuleScope(host: "hostile.example", wildcard: true, rules: AppLinkRules(file: hostile, appID: hostileID))
         ]
       ),
       beta,

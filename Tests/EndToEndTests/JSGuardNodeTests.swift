@@ -63,9 +63,9 @@ struct JSGuardNodeTests {
           ]}]}}
         """#)
     let blocklist = Blocklist(apps: [
-      BlocklistApp(
+      LinkingApp(
         appID: appID, name: "Unicode", input: "unicode.ipa",
-        scopes: [BlockScope(host: "unicode.example", wildcard: false, rules: AppLinkRules(file: file, appID: appID))])
+        scopes: [RuleScope(host: "unicode.example", wildcard: false, rules: AppLinkRules(file: file, appID: appID))])
     ])
     let paths = [
       "/ΣΑΣ/x", "/σας/x", "/σασ/x", "/%CE%A3%CE%91%CE%A3/x", "/ΣΑΣ", "/STRASSE/x", "/Straße/x", "/STRAẞE/x",
@@ -229,11 +229,11 @@ enum AppleExamples {
       "substitution.example": AASAFile(json: substitution), "query.example": AASAFile(json: query),
       "developer.apple.com": AASAFile(json: legacy), "all.apple.example": AASAFile(json: legacy),
     ]
-    func entry(_ appID: String, _ hosts: [String]) -> BlocklistApp {
-      BlocklistApp(
+    func entry(_ appID: String, _ hosts: [String]) -> LinkingApp {
+      LinkingApp(
         appID: appID, name: appID, input: "apple-docs",
         scopes: hosts.map {
-          BlockScope(host: $0, wildcard: false, rules: AppLinkRules(file: files[$0]!, appID: appID))
+          RuleScope(host: $0, wildcard: false, rules: AppLinkRules(file: files[$0]!, appID: appID))
         })
     }
     return Blocklist(apps: [

@@ -48,7 +48,7 @@ struct OutputEscapingTests {
 
   /// App `number` with payload `p` in its id, name and input, and in each rule's pattern, pointer and path, query,
   /// query item or fragment. Rules read decoded text, so a URL that spells the payload with `%XX` matches it.
-  static func app(_ number: Int, _ p: String) -> BlocklistApp {
+  static func app(_ number: Int, _ p: String) -> LinkingApp {
     let id = appID(number, p)
     func rule(
       _ index: Int, _ pointer: String, path: String, query: QueryPattern? = nil, fragment: String? = nil,
@@ -67,27 +67,27 @@ struct OutputEscapingTests {
       rule(4, "/qs", path: "/qs", query: .string(p)),
       rule(5, "/ci", path: "/ci/Aa" + p, caseSensitive: false),
     ]
-    return BlocklistApp(
+    return LinkingApp(
       appID: id, name: "App \(number) " + p, input: p + ".ipa",
       scopes: [
-        BlockScope(
+        RuleScope(
           host: "a\(number).example", wildcard: false,
           rules: AppLinkRules(appID: id, detailIndex: 0, rules: rules))
       ])
   }
 
-  static let hostApp: BlocklistApp = {
+  static let hostApp: LinkingApp = {
     let id = "TEAMHOSTS0.com.example.hosts"
     func rules(_ pointer: String) -> AppLinkRules {
       let reference = MatchedRule(
         detailIndex: 0, componentIndex: 0, kind: .component, pattern: "/*", exclude: false, pointer: pointer)
       return AppLinkRules(appID: id, detailIndex: 0, rules: [EffectiveRule(reference: reference, path: "/*")])
     }
-    return BlocklistApp(
+    return LinkingApp(
       appID: id, name: "Hosts " + hostileWildcard, input: hostileHost,
       scopes: [
-        BlockScope(host: hostileHost, wildcard: false, rules: rules("/host")),
-        BlockScope(host: hostileWildcard, wildcard: true, rules: rules("/wildcard")),
+        RuleScope(host: hostileHost, wildcard: false, rules: rules("/host")),
+        RuleScope(host: hostileWildcard, wildcard: true, rules: rules("/wildcard")),
       ])
   }()
 

@@ -68,7 +68,7 @@ struct RandomAASA {
   /// `worlds` worlds of apps and files as one blocklist (worlds use different hosts, so they never interact),
   /// with each domain's file as JSON text.
   mutating func blocklist(worlds: Int) -> (blocklist: Blocklist, files: [String: String]) {
-    var apps: [BlocklistApp] = []
+    var apps: [LinkingApp] = []
     var files: [String: String] = [:]
     for index in 0..<worlds {
       let world = world(index)
@@ -79,7 +79,7 @@ struct RandomAASA {
   }
 
   /// One world: its apps, and the file of each of its domains.
-  mutating func world(_ index: Int) -> (apps: [BlocklistApp], files: [String: String]) {
+  mutating func world(_ index: Int) -> (apps: [LinkingApp], files: [String: String]) {
     let base = "w\(index).example"
     let hosts = Array(random.shuffled([base, "shop." + base, "deep.shop." + base]).prefix(1 + random.below(3)))
     let appIDs = (0..<(2 + random.below(3))).map { k in
@@ -95,10 +95,10 @@ struct RandomAASA {
     let apps = appIDs.enumerated().map { k, appID in
       let entries = random.shuffled(hosts).prefix(1 + random.below(hosts.count))
       let scopes = entries.map { host in
-        BlockScope(
+        RuleScope(
           host: host, wildcard: random.chance(35), rules: AppLinkRules(file: parsed[host]!, appID: appID))
       }
-      return BlocklistApp(appID: appID, name: "App \(index).\(k)", input: "world\(index).ipa", scopes: scopes)
+      return LinkingApp(appID: appID, name: "App \(index).\(k)", input: "world\(index).ipa", scopes: scopes)
     }
     return (apps, files)
   }
@@ -263,7 +263,7 @@ struct RandomAASA {
     }
   }
 
-  private mutating func url(in scope: BlockScope, among scopes: [BlockScope]) -> String {
+  private mutating func url(in scope: RuleScope, among scopes: [RuleScope]) -> String {
     let variables = Dictionary(
       scope.rules.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { first, _ in first })
     var path: String
@@ -313,7 +313,7 @@ struct RandomAASA {
   }
 
   /// A host the entry covers, mostly; else the apex of a wildcard or a look-alike.
-  private mutating func host(for scope: BlockScope) -> String {
+  private mutating func host(for scope: RuleScope) -> String {
     var host: String
     switch random.below(40) {
     case 0: host = "x" + scope.host

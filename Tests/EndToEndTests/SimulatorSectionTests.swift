@@ -40,4 +40,29 @@ struct SimulatorSectionTests {
     let store = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "json"])
     #expect((store.json?["bundles"] as? [[String: Any]])?.first?["distribution"] as? String == "app-store")
   }
+
+  /// An ad-hoc-signed simulator build: the signature holds only `get-task-allow`, the section the app's real
+  /// entitlements. The section's are the app's (team, app ID, domains, and its rules from the AASA file); the
+  /// signature is still listed as a source, the build is a simulator build, and no disagreement is reported, as an
+  /// ad-hoc signature is expected to lack them.
+  @Test func anAdHocSignedSimulatorBuildIsReadFromItsSection() throws {
+    let run = try CLI.run(
+      [
+        "inspect", CLI.sample("SimulatorAdHoc.ipa"), "--aasa-dir", CLI.samples.appendingPathComponent("aasa").path,
+        "--format", "json",
+      ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let bundle = try #require((run.json?["bundles"] as? [[String: Any]])?.first, "\(run.stderr)")
+    #expect(bundle["teamId"] as? String == "S1MADH0C42")
+    #expect(bundle["appId"] as? String == "S1MADH0C42.com.example.simadhoc")
+    #expect(bundle["distribution"] as? String == "simulator")
+    let sources = try #require(bundle["entitlementSourceDetails"] as? [[String: Any]])
+    #expect(sources.first { $0["effective"] as? Bool == true }?["kind"] as? String == "simulator-entitlements-section")
+    #expect(sources.contains { $0["kind"] as? String == "code-signature" })
+    let domains = try #require(bundle["associatedDomains"] as? [[String: Any]])
+    let applinks = try #require(domains.first { $0["raw"] as? String == "applinks:adhoc.example.com" })
+    #expect((applinks["aasa"] as? [String: Any])?["appListed"] as? Bool == true)
+    #expect(((applinks["aasa"] as? [String: Any])?["rules"] as? [Any])?.count == 2)
+    #expect((bundle["diagnostics"] as? [[String: Any]])?.isEmpty == true, "\(bundle["diagnostics"] ?? "")")
+  }
 }

@@ -8,14 +8,14 @@ import UniversalLinks
 /// verdicts for every URL, on hand-picked rules and on random AASA files.
 struct RulesDocumentTests {
   static func blocklist(_ files: [(appID: String, host: String, wildcard: Bool, json: String)]) throws -> Blocklist {
-    var apps: [BlocklistApp] = []
+    var apps: [LinkingApp] = []
     for (index, file) in files.enumerated() {
       let rules = AppLinkRules(file: try AASAFile(json: file.json), appID: file.appID)
-      let scope = BlockScope(host: file.host, wildcard: file.wildcard, rules: rules)
+      let scope = RuleScope(host: file.host, wildcard: file.wildcard, rules: rules)
       if let last = apps.last, last.appID == file.appID {
         apps[apps.count - 1].scopes.append(scope)
       } else {
-        apps.append(BlocklistApp(appID: file.appID, name: "App \(index)", input: "app\(index).ipa", scopes: [scope]))
+        apps.append(LinkingApp(appID: file.appID, name: "App \(index)", input: "app\(index).ipa", scopes: [scope]))
       }
     }
     return Blocklist(apps: apps)

@@ -28,17 +28,13 @@ public enum AASAInput {
 
   /// Reads a file, or standard input for `-`, up to ``maximumBytes``.
   public static func read(_ path: String) throws(Failure) -> [UInt8] {
-    var bytes: [UInt8] = []
     do {
-      let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-      while bytes.count <= maximumBytes, let chunk = try handle.read(upToCount: 64 << 10), !chunk.isEmpty {
-        bytes += chunk
-      }
+      return Array(try WholeFile.read(path, limit: maximumBytes, chunk: 64 << 10))
+    } catch .unreadable(let reason) {
+      throw .unreadable(path: path, reason: reason)
     } catch {
-      throw .unreadable(path: path, reason: error.localizedDescription)
+      throw .tooLarge(path: path)
     }
-    guard bytes.count <= maximumBytes else { throw .tooLarge(path: path) }
-    return bytes
   }
 
   /// Reads and parses.

@@ -42,6 +42,46 @@ public struct BatchInspector: Sendable {
     }
   }
 
+  /// What a batch did: how many inputs its arguments named, which shard of them it inspected, and how many AASA
+  /// lookups it made.
+  public struct Outcome: Sendable {
+    /// Inputs the arguments named, before the shard was picked.
+    public var named = 0
+    /// Arguments that named nothing, such as a folder without an IPA.
+    public var problems = 0
+    /// Counts of the reports inspected.
+    public var summary = BatchSummary()
+    /// Distinct AASA requests fetched, and requests asked for counting repeats; nil when nothing was fetched.
+    public var lookups: (fetched: Int, requested: Int)?
+  }
+
+  /// The one batch pipeline every command shares: `arguments` collected (folders walked, sorted, see
+  /// ``BatchInputs``), the `shard` picked, each input inspected `jobs` at a time with one fetch per AASA host
+  /// (none without a `fetcher`), and each report handed to `finished` as soon as it is done. An argument that names
+  /// nothing goes to `problem`; `willInspect` gets the number of inputs in the shard before the first starts, when the
+  /// arguments named any.
+  public static func run(
+    _ arguments: [String], shard: Shard? = nil, jobs: Int, fetcher: AASAFetcher?, problem: (String) -> Void,
+    willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
+    finished: (InspectionReport) -> Void
+  ) async -> Outcome {
+    var outcome = Outcome()
+    let collected = BatchInputs.collect(arguments)
+    collected.problems.forEach(problem)
+    outcome.problems = collected.problems.count
+    outcome.named = collected.inputs.count
+    let selected = shard?.select(collected.inputs) ?? collected.inputs
+    guard !collected.inputs.isEmpty else { return outcome }
+    willInspect(selected.count)
+    let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
+    await BatchInspector(jobs: jobs, fetches: fetches).run(selected, started: started) { report in
+      outcome.summary.add(report)
+      finished(report)
+    }
+    if let fetches { outcome.lookups = (await fetches.fetched, await fetches.requested) }
+    return outcome
+  }
+
   /// One input: read on a thread of its own (libzip and the parsers block), then joined with its AASA files.
   public static func inspect(_ input: String, fetches: SharedAASAFetches?) async -> InspectionReport {
     let report = await withCheckedContinuation { continuation in

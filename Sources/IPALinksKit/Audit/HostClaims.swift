@@ -6,7 +6,7 @@ public struct HostClaims: Sendable, Encodable {
   /// One associated-domain entry that covers the host.
   public struct Entry: Sendable, Encodable {
     /// `applinks`, `webcredentials` and so on; only `applinks` entries decide which URLs open the app.
-    public var service: String
+    public var service: Service
     /// The entry exactly as the entitlement writes it, e.g. `applinks:*.example.com?mode=developer`.
     public var raw: String
     /// True for a `*.` entry, which covers subdomains of its host but not the host itself.
@@ -56,7 +56,7 @@ public struct HostClaims: Sendable, Encodable {
 
   /// Finds the claims on `query`: a host (`example.com`) or a URL (`https://example.com/path`), which also gives
   /// each app's verdict.
-  public init?(query: String, reports: [InspectionReport]) {
+  public init?(query: String, claims index: ClaimsIndex) {
     let parsed: UniversalLinkURL?
     if query.contains("://") {
       guard let u = UniversalLinkURL(string: query) else { return nil }
@@ -69,42 +69,32 @@ public struct HostClaims: Sendable, Encodable {
       url = nil
     }
     guard !host.isEmpty else { return nil }
-    let host = self.host
-    var claims: [Claim] = []
-    for report in reports {
-      for bundle in report.bundles {
-        let covering = bundle.associatedDomains.filter { Self.covers($0, host) }
-        guard !covering.isEmpty else { continue }
-        let deciding = Self.deciding(covering.filter { $0.service == "applinks" && $0.active })
-        let entries = covering.map { d in
-          Entry(
-            service: d.service, raw: d.raw, wildcard: d.wildcard, active: d.active, inactiveReason: d.inactiveReason,
-            status: d.aasa?.status.rawValue, appListed: d.aasa?.appListed,
-            decides: d.service == "applinks" ? d == deciding : nil)
-        }
-        let rules = deciding?.aasa?.appLinks
-        var claim = Claim(
-          input: report.input, path: bundle.path, name: bundle.name, bundleId: bundle.bundleId, appId: bundle.appId,
-          entries: entries, rules: rules?.rules ?? [])
-        if let parsed {
-          claim.verdict =
-            rules.map { AASAMatcher(rules: $0).verdict(for: parsed) } ?? MatchResult(verdict: .noMatch)
-        }
-        claims.append(claim)
+    claims = index.claims(on: host).map { found in
+      let bundle = index.apps[found.app].bundle
+      let entries = found.entries.map { position in
+        let d = bundle.associatedDomains[position]
+        return Entry(
+          service: d.service, raw: d.raw, wildcard: d.wildcard, active: d.active,
+          inactiveReason: d.inactiveReason?.message, status: d.aasa?.status.rawValue, appListed: d.aasa?.appListed,
+          decides: d.service == .applinks ? position == found.governing : nil)
       }
+      let rules = index.rules(found)
+      var claim = Claim(
+        input: index.inputs[index.apps[found.app].input].path, path: bundle.path, name: bundle.name,
+        bundleId: bundle.bundleId, appId: bundle.appId, entries: entries, rules: rules?.rules ?? [])
+      if let parsed {
+        claim.verdict = rules.map { AASAMatcher(rules: $0).verdict(for: parsed) } ?? MatchResult(verdict: .noMatch)
+      }
+      return claim
     }
     // Batches save reports in the order they finished; sorting keeps the answer the same from run to run.
-    self.claims = claims.enumerated().sorted { a, b in
+    .enumerated().sorted { a, b in
       (a.element.input, a.element.path, a.offset) < (b.element.input, b.element.path, b.offset)
     }.map(\.element)
   }
 
-  static func covers(_ d: AssociatedDomain, _ host: String) -> Bool {
-    d.wildcard ? host.hasSuffix("." + d.host) : d.host == host
-  }
-
-  /// Apple: an exact entry wins; among wildcards, the longer one.
-  static func deciding(_ entries: [AssociatedDomain]) -> AssociatedDomain? {
-    entries.first { !$0.wildcard } ?? entries.max { $0.host.count < $1.host.count }
+  /// The same from inspections.
+  public init?(query: String, reports: [InspectionReport]) {
+    self.init(query: query, claims: ClaimsIndex(reports: reports))
   }
 }

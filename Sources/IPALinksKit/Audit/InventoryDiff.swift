@@ -24,7 +24,7 @@ public struct InventoryDiff: Sendable, Encodable {
   /// An entitlement entry or scheme that one side has and the other does not.
   public struct Entry: Sendable, Equatable, Encodable {
     /// `applinks`, `webcredentials` and so on: one host under two services is two entries.
-    public var service: String
+    public var service: Service
     /// `host` or `*.host`, with `?mode=` when it has one.
     public var domain: String
   }
@@ -32,7 +32,7 @@ public struct InventoryDiff: Sendable, Encodable {
   /// What changed for one applinks (or other service) domain's AASA file, for this app.
   public struct DomainChange: Sendable, Equatable, Encodable {
     /// The entitlement service of the domain, usually `applinks`.
-    public var service: String
+    public var service: Service
     /// `host` or `*.host`, with `?mode=` when it has one, as in ``Entry/domain``.
     public var domain: String
     /// Fetch status (`ok`, `not-found`, …, `not-fetched`) when it changed.
@@ -135,7 +135,7 @@ public struct InventoryDiff: Sendable, Encodable {
 
   /// Compares `old` with `new`. Bundles are paired by bundle id (else by path inside the app); `urls` are decided
   /// on each side with the same matcher as `ipalinks match`, over every app of that side.
-  public init(old: [InspectionReport], new: [InspectionReport], urls: [String] = []) {
+  public init(old: ClaimsIndex, new: ClaimsIndex, urls: [String] = []) {
     let oldBundles = Self.keyed(old)
     let newBundles = Self.keyed(new)
     var changes: [BundleChange] = []
@@ -157,24 +157,27 @@ public struct InventoryDiff: Sendable, Encodable {
       if !change.isEmpty { changes.append(change) }
     }
     bundles = changes.sorted { ($0.key, $0.change.rawValue) < ($1.key, $1.change.rawValue) }
-    let (oldList, newList) = (Blocklist(reports: old), Blocklist(reports: new))
+    let (oldTable, newTable) = (old.table(), new.table())
     verdicts = urls.compactMap { url in
-      let (a, b) = (oldList.verdict(for: url), newList.verdict(for: url))
+      let (a, b) = (BlocklistVerdict(oldTable.decide(url)), BlocklistVerdict(newTable.decide(url)))
       return a == b ? nil : VerdictChange(url: url, old: a, new: b)
     }
     urlsCompared = urls.count
   }
 
-  typealias Located = (report: InspectionReport, bundle: BundleReport)
+  /// The same from inspections.
+  public init(old: [InspectionReport], new: [InspectionReport], urls: [String] = []) {
+    self.init(old: ClaimsIndex(reports: old), new: ClaimsIndex(reports: new), urls: urls)
+  }
+
+  typealias Located = (input: String, bundle: BundleReport)
 
   /// Bundles by key; the first of duplicates wins, so a saved batch with the same app twice still compares.
-  static func keyed(_ reports: [InspectionReport]) -> [String: Located] {
+  static func keyed(_ claims: ClaimsIndex) -> [String: Located] {
     var out: [String: Located] = [:]
-    for report in reports {
-      for bundle in report.bundles {
-        let key = bundle.bundleId ?? "path:" + innerPath(bundle.path)
-        if out[key] == nil { out[key] = (report, bundle) }
-      }
+    for app in claims.apps {
+      let key = app.bundle.bundleId ?? "path:" + innerPath(app.bundle.path)
+      if out[key] == nil { out[key] = (claims.inputs[app.input].path, app.bundle) }
     }
     return out
   }
@@ -189,16 +192,12 @@ public struct InventoryDiff: Sendable, Encodable {
   static func identity(_ located: Located) -> Identity {
     let b = located.bundle
     return Identity(
-      input: located.report.input, path: b.path, name: b.name, appId: b.appId, version: b.version, build: b.build)
-  }
-
-  static func label(_ d: AssociatedDomain) -> String {
-    (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
+      input: located.input, path: b.path, name: b.name, appId: b.appId, version: b.version, build: b.build)
   }
 
   /// A bundle's associated-domain entries.
   static func entries(_ b: BundleReport) -> [Entry] {
-    b.associatedDomains.map { Entry(service: $0.service, domain: label($0)) }
+    b.associatedDomains.map { Entry(service: $0.service, domain: $0.label) }
   }
 
   static func compare(key: String, _ a: Located, _ b: Located) -> BundleChange {
@@ -217,10 +216,7 @@ public struct InventoryDiff: Sendable, Encodable {
     change.schemesRemoved = x.urlSchemes.filter { !y.urlSchemes.contains($0) }
 
     for domain in y.associatedDomains {
-      guard
-        let before = x.associatedDomains.first(where: {
-          $0.service == domain.service && label($0) == label(domain)
-        })
+      guard let before = x.associatedDomains.first(where: { $0.service == domain.service && $0.label == domain.label })
       else { continue }
       if let d = compareDomain(before, domain, appID: y.appId) { change.domains.append(d) }
     }
@@ -228,7 +224,7 @@ public struct InventoryDiff: Sendable, Encodable {
   }
 
   static func compareDomain(_ a: AssociatedDomain, _ b: AssociatedDomain, appID: String?) -> DomainChange? {
-    var d = DomainChange(service: b.service, domain: label(b))
+    var d = DomainChange(service: b.service, domain: b.label)
     let (sa, sb) = (a.aasa?.status.rawValue ?? "not-fetched", b.aasa?.status.rawValue ?? "not-fetched")
     if sa != sb { (d.oldStatus, d.newStatus) = (sa, sb) }
     guard let x = a.aasa, let y = b.aasa, x.status.isDefinite, y.status.isDefinite else {
@@ -237,8 +233,7 @@ public struct InventoryDiff: Sendable, Encodable {
     }
     if x.appListed != y.appListed { (d.oldAppListed, d.newAppListed) = (x.appListed, y.appListed) }
     // A wildcard entry's file serves its subdomains, so the example URL is on one of them.
-    let host = b.wildcard ? "www." + b.host : b.host
-    d.changes = AASAComparison(old: x.appLinks, new: y.appLinks, host: host).changes.map { change in
+    d.changes = AASAComparison(old: x.appLinks, new: y.appLinks, host: b.pattern.exampleHost).changes.map { change in
       var change = change
       change.appId = appID ?? change.appId
       return change

@@ -51,21 +51,18 @@ public struct LoadedInventory: Sendable {
         loaded.unreadable += 1
       }
     }
-    let collected = BatchInputs.collect(paths.filter { !InventoryReader.looksLikeInventory($0) })
-    for line in collected.problems {
-      problem(line)
-      loaded.partial = true
-      loaded.unreadable += 1
-    }
-    if !collected.inputs.isEmpty {
-      willInspect(collected.inputs.count)
-      let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
-      await BatchInspector(jobs: jobs, fetches: fetches).run(collected.inputs, started: started) { report in
-        inspected(report)
-        if report.status != .complete { loaded.partial = true }
-        if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
-        add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
-      }
+    _ = await BatchInspector.run(
+      paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs, fetcher: fetcher,
+      problem: { line in
+        problem(line)
+        loaded.partial = true
+        loaded.unreadable += 1
+      }, willInspect: willInspect, started: started
+    ) { report in
+      inspected(report)
+      if report.status != .complete { loaded.partial = true }
+      if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
+      add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
     }
     loaded.reports = keyed.sorted { $0.key < $1.key }.map(\.report)
     return loaded

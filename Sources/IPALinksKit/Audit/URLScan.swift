@@ -83,10 +83,15 @@ public struct URLScan: Sendable {
 
   private let table: LinkRuntime.Table
 
-  /// Compiles the applinks rules of every bundle in `reports`. Domains whose AASA file is unknown are handled as
-  /// `uncovered` says (see ``Blocklist``).
+  /// Decides URLs with the claims model's runtime table. Domains whose AASA file is unknown are handled as
+  /// `uncovered` says (see ``ClaimsIndex/linkingApps(uncovered:)``).
+  public init(claims: ClaimsIndex, uncovered: UncoveredDomains = .skip) {
+    table = claims.table(uncovered: uncovered)
+  }
+
+  /// The same from inspections.
   public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
-    table = Blocklist(reports: reports, uncovered: uncovered).table()
+    self.init(claims: ClaimsIndex(reports: reports), uncovered: uncovered)
   }
 
   /// Decides one line of input (surrounding white space ignored); `number` names it in a problem.
@@ -270,6 +275,95 @@ public struct URLScanSummary: Sendable {
       guard !lines.isEmpty else { return "" }
       let document = JSONReporter.document(Document(urls: lines))
       return String(document.utf8.dropFirst(head.utf8.count).dropLast(tail.utf8.count))!
+    }
+  }
+}
+
+/// The output of `who-claims --urls` in one format, made batch by batch as ``URLScan/decide(_:workers:_:_:)`` hands
+/// the results over: JSON Lines and the JSON document stream out, and the text, grouped by app, waits in bounded
+/// memory (``URLScanSummary/Text``) until ``finish(_:)``. The caller only writes the pieces.
+public struct URLScanWriter: Sendable {
+  /// What to write next, in order: output, or a line that is not a URL, told on stderr beside the URLs around it.
+  public enum Piece: Sendable, Equatable {
+    /// Text for standard output.
+    case output(String)
+    /// A line that could not be decided.
+    case problem(URLScan.Problem)
+  }
+
+  /// The format written.
+  public let format: OutputFormat
+  /// The counts so far.
+  public private(set) var summary = URLScanSummary()
+  /// The text's URLs, grouped by app; shared with an interrupt handler, which discards them.
+  public let text: URLScanSummary.Text
+  private var records = 0
+
+  /// A writer of `format`; the text fits `style`.
+  public init(format: OutputFormat, style: TextStyle) {
+    self.format = format
+    text = URLScanSummary.Text(style: style)
+  }
+
+  /// What goes first: the JSON document's head.
+  public var head: String { format == .json ? URLScanSummary.JSONStream.head : "" }
+
+  /// What each decided line is rendered as on the thread that decided it: its JSON Lines record.
+  public var render: @Sendable (Result<URLScan.Line, URLScan.Problem>) -> String? {
+    let format = format
+    return { result in format == .jsonl ? (try? result.get()).map { $0.jsonLine + "\n" } : nil }
+  }
+
+  /// The pieces of one batch, counting its URLs.
+  public mutating func add(_ batch: [(result: Result<URLScan.Line, URLScan.Problem>, rendered: String?)]) -> [Piece] {
+    var pieces: [Piece] = []
+    var out = ""
+    // The JSON records since the last problem, written as one piece of the document.
+    var json: [URLScan.Line] = []
+    func flush() {
+      if !json.isEmpty {
+        out += (records == 0 ? "" : ",\n") + URLScanSummary.JSONStream.records(json)
+        records += json.count
+        json.removeAll()
+      }
+      if !out.isEmpty { pieces.append(.output(out)) }
+      out = ""
+    }
+    for (result, rendered) in batch {
+      switch result {
+      case .failure(let problem):
+        summary.skipped += 1
+        // Standard output so far first, so a problem shows beside the URLs around it.
+        flush()
+        pieces.append(.problem(problem))
+      case .success(let line):
+        summary.add(line)
+        switch format {
+        case .jsonl: out += rendered ?? ""
+        case .json: json.append(line)
+        case .text: text.add(line)
+        }
+      }
+    }
+    flush()
+    return pieces
+  }
+
+  /// Writes what goes last: the text grouped by app, or the JSON document's tail.
+  public func finish(_ write: (String) -> Void) {
+    switch format {
+    case .jsonl: break
+    case .json: write(URLScanSummary.JSONStream.tail + "\n")
+    case .text: text.write(write)
+    }
+  }
+
+  /// What an interrupted run has written, for the line Ctrl-C leaves on stderr.
+  public var interrupted: String {
+    switch format {
+    case .text: "interrupted: nothing listed, as the URLs are listed by app once the list ends"
+    case .json: "interrupted: the JSON document is cut short"
+    case .jsonl: "interrupted: every URL decided so far is written"
     }
   }
 }

@@ -50,7 +50,7 @@ public struct BlocklistRenderer: Sendable {
   /// need more than `maxRules` has its hosts blocked whole, so a big AASA file cannot take its app out of the list.
   public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
     var notes = blocklist.notes
-    var groups: [(app: BlocklistApp, rules: [ContentRule], resets: Bool)] = []
+    var groups: [(app: LinkingApp, rules: [ContentRule], resets: Bool)] = []
     let translator = URLFilterTranslator()
     for app in blocklist.apps {
       var rules: [ContentRule] = []
@@ -116,8 +116,8 @@ public struct BlocklistRenderer: Sendable {
     var pending = groups.filter(\.resets).map { group in
       (app: group.app, rules: group.rules, resetScopes: resetScopes(group.app, group.rules))
     }
-    var tail: [(app: BlocklistApp, rules: [ContentRule])] = []
-    var degraded: [(app: BlocklistApp, rules: [ContentRule])] = []
+    var tail: [(app: LinkingApp, rules: [ContentRule])] = []
+    var degraded: [(app: LinkingApp, rules: [ContentRule])] = []
     while !pending.isEmpty {
       let safe = pending.indices.first { i in
         pending.indices.allSatisfy { j in
@@ -163,7 +163,7 @@ public struct BlocklistRenderer: Sendable {
 
   /// The entries of an app whose rules include a reset: those with exceptions, and those more specific than an
   /// earlier entry.
-  private func resetScopes(_ app: BlocklistApp, _ rules: [ContentRule]) -> [BlockScope] {
+  private func resetScopes(_ app: LinkingApp, _ rules: [ContentRule]) -> [RuleScope] {
     app.scopes.filter { scope in
       scope.rules.rules.contains(where: \.exclude)
         || app.scopes.contains { $0.overlaps(scope) && Self.specificity($0) < Self.specificity(scope) }
@@ -171,7 +171,7 @@ public struct BlocklistRenderer: Sendable {
   }
 
   /// Wildcards before exact hosts, shorter before longer: the order entries go in, least specific first.
-  static func specificity(_ scope: BlockScope) -> (Int, Int) { (scope.wildcard ? 0 : 1, scope.host.count) }
+  static func specificity(_ scope: RuleScope) -> (Int, Int) { (scope.wildcard ? 0 : 1, scope.host.count) }
 
   /// A rule list as the JSON array `WKContentRuleListStore` compiles.
   public static func json(_ rules: [ContentRule]) -> String {

@@ -36,7 +36,7 @@ struct URLFilterTranslator {
   /// WebKit refuses a whole list over one non-ASCII pattern, and the URLs it matches carry hosts in printable ASCII
   /// (punycode), so a host character outside printable ASCII is written as its `%XX` escapes: the list compiles,
   /// and the entry matches no URL, as no host holds a `%`.
-  static func hostPrefix(_ scope: BlockScope) -> String {
+  static func hostPrefix(_ scope: RuleScope) -> String {
     var host = ""
     for c in scope.host.unicodeScalars {
       host +=
@@ -50,7 +50,7 @@ struct URLFilterTranslator {
   /// `pathLimit`: most filters the rule's path may expand to; the renderer raises it while the app's
   /// ``extraFiltersPerApp`` last.
   func translate(
-    _ rule: EffectiveRule, in scope: BlockScope, direction: Direction, pathLimit: Int = maxFiltersPerRule
+    _ rule: EffectiveRule, in scope: RuleScope, direction: Direction, pathLimit: Int = maxFiltersPerRule
   ) -> Translation {
     var out = Translation()
     let folded = !rule.caseSensitive

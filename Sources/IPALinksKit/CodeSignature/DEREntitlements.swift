@@ -38,7 +38,7 @@ public enum DEREntitlements {
   public static func decode(_ bytes: [UInt8]) throws(DEREntitlementsError) -> (value: [String: PlistValue], form: Form)
   {
     let root: ASN1Node
-    do { root = try DER.parse(bytes) } catch { throw .malformed(Self.explain(error)) }
+    do { root = try DER.parse(bytes) } catch { throw .malformed(Self.explain(error, bytes)) }
     if root.identifier == application16 {
       guard case .constructed(let children) = root.content else {
         throw .malformed("[APPLICATION 16] is not constructed")
@@ -58,16 +58,50 @@ public enum DEREntitlements {
     throw .malformed("unexpected outer tag \(root.identifier)")
   }
 
-  /// swift-asn1's errors print source locations; users need the reason in words.
-  static func explain(_ error: any Error) -> String {
+  /// swift-asn1's errors print source locations; users need the reason in words. Its error for nesting too deep
+  /// has no code of its own, so the depth is measured.
+  static func explain(_ error: any Error, _ bytes: [UInt8]) -> String {
     guard let asn1 = error as? ASN1Error else { return "\(error)" }
     switch asn1.code {
     case .truncatedASN1Field: return "a length runs past the end of the blob"
     case .unsupportedFieldLength: return "a length field is too large"
-    case .invalidASN1Object where "\(asn1)".contains("depth"):
+    case .invalidASN1Object where depth(of: bytes) > maximumDepth:
       return "nests deeper than \(maximumDepth) levels (swift-asn1's limit); refused"
     default: return "invalid DER (\(asn1.code))"
     }
+  }
+
+  /// How deep constructed values nest in `bytes`, the outermost value being at depth 1, as far as the encoding
+  /// can be followed: without recursion, so a hostile blob cannot exhaust the stack.
+  static func depth(of bytes: [UInt8]) -> Int {
+    var ends: [Int] = []  // where each enclosing constructed value ends
+    var deepest = 0
+    var at = 0
+    while at < bytes.count {
+      while let end = ends.last, at >= end { ends.removeLast() }
+      let constructed = bytes[at] & 0x20 != 0
+      at += 1
+      if bytes[at - 1] & 0x1F == 0x1F {  // a tag number in the bytes that follow
+        while at < bytes.count, bytes[at] & 0x80 != 0 { at += 1 }
+        at += 1
+      }
+      guard at < bytes.count else { break }
+      var length = Int(bytes[at])
+      at += 1
+      if length & 0x80 != 0 {
+        let count = length & 0x7F
+        guard count <= 4, at + count <= bytes.count else { break }
+        length = bytes[at..<at + count].reduce(0) { $0 << 8 | Int($1) }
+        at += count
+      }
+      deepest = max(deepest, ends.count + 1)
+      if constructed {
+        ends.append(at + length)
+      } else {
+        at += length
+      }
+    }
+    return deepest
   }
 
   private static func dictionary(_ node: ASN1Node) throws(DEREntitlementsError) -> [String: PlistValue] {

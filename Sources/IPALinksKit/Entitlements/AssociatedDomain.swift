@@ -1,43 +1,161 @@
-/// One entry of `com.apple.developer.associated-domains`, parsed and checked.
+import UniversalLinks
+
+/// Why iOS ignores an associated-domain entry: the entry is malformed, or it asks for a mode the build cannot use.
+/// Reports print ``message``; code decides from the case.
+public enum InactiveReason: Sendable, Hashable, CaseIterable {
+  /// No `service:` prefix.
+  case noService
+  /// Nothing after the service.
+  case noHost
+  /// An IP address, which cannot be an associated domain.
+  case ipAddress
+  /// A port, which entries cannot carry.
+  case port
+  /// A `/`, or a `*` anywhere but a leading `*.`.
+  case invalidCharacter
+  /// An empty label: a leading or trailing dot, or two dots in a row.
+  case emptyLabel
+  /// A wildcard over a bare top-level domain (`*.com`).
+  case wildcardOverTopLevelDomain
+  /// A host without a dot.
+  case noDot
+  /// `appclips:` with a wildcard.
+  case appclipsWildcard
+  /// `?mode=developer` in a build that is not development-signed (no `get-task-allow`): iOS ignores it, but the
+  /// file is still fetched, for the team that will use it.
+  case developerModeUnavailable
+
+  /// The reason in words, as reports print it.
+  public var message: String {
+    switch self {
+    case .noService: "no service prefix such as applinks:"
+    case .noHost: "no host"
+    case .ipAddress: "an IP address cannot be an associated domain"
+    case .port: "ports are not supported"
+    case .invalidCharacter: "host contains \"/\" or a misplaced \"*\""
+    case .emptyLabel: "host has an empty label"
+    case .wildcardOverTopLevelDomain: "a wildcard over a bare top-level domain"
+    case .noDot: "host has no dot"
+    case .appclipsWildcard: "appclips does not allow wildcards"
+    case .developerModeUnavailable: "developer mode works only in development-signed builds (get-task-allow)"
+    }
+  }
+}
+
+/// One entry of `com.apple.developer.associated-domains`, parsed and checked: the one type that knows what an entry
+/// covers, which entry iOS uses for a host, and which host's AASA file governs it.
 public struct AssociatedDomain: Sendable, Equatable, Codable {
   /// The entry exactly as the entitlement has it.
   public var raw: String
   /// `applinks`, `webcredentials`, `appclips`, `activitycontinuation`, or any other service kept as written.
-  public var service: String
+  public var service: Service
   /// Lowercased host without the `*.` wildcard prefix; its AASA is fetched from here.
   public var host: String
   /// `*.host`: matches subdomains, not the apex.
   public var wildcard: Bool
   /// `?mode=` values: `developer`, `managed`.
   public var modes: [String]
-  /// False when iOS will not honour the entry (invalid, or developer mode in a build that cannot use it).
-  public var active: Bool
-  /// Why iOS ignores the entry (the first problem found), for reports; nil while it is active. A developer-mode entry
-  /// inactive only for that reason still has its AASA file fetched.
-  public var inactiveReason: String?
+  /// Why iOS will not honour the entry (the first problem found); nil while it is active.
+  public var inactiveReason: InactiveReason?
   /// The domain's AASA file as fetched for this app; nil until the inventory is joined with the web.
   public var aasa: DomainAASA?
 
-  /// The services Apple documents; others are kept but flagged.
-  public static let knownServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
+  /// Creates an entry; ``parse(_:diagnostics:)`` makes them from what entitlements say.
+  public init(
+    raw: String, service: Service, host: String, wildcard: Bool, modes: [String] = [],
+    inactiveReason: InactiveReason? = nil
+  ) {
+    self.raw = raw
+    self.service = service
+    self.host = host
+    self.wildcard = wildcard
+    self.modes = modes
+    self.inactiveReason = inactiveReason
+  }
+
+  /// False when iOS will not honour the entry (invalid, or developer mode in a build that cannot use it).
+  public var active: Bool { inactiveReason == nil }
+
+  /// The host with or without the wildcard.
+  public var pattern: LinkRuntime.HostPattern { LinkRuntime.HostPattern(host: host, wildcard: wildcard) }
+
+  /// `host` or `*.host`, with `?mode=…` when the entry has modes: the entry without its service.
+  public var label: String { pattern.description + (modes.isEmpty ? "" : "?mode=" + modes.joined(separator: "+")) }
+
+  /// `service:label`, such as `applinks:*.example.com`: how findings name the entry.
+  public var name: String { "\(service):\(label)" }
+
+  /// Whether the entry covers a URL's host (lower-cased): see ``LinkRuntime/HostPattern/covers(_:)``.
+  public func covers(_ urlHost: String) -> Bool { pattern.covers(urlHost) }
+
+  /// Whether the entry can open URLs: an active `applinks` entry.
+  public var opensLinks: Bool { service == .applinks && active }
+
+  /// The AASA request that gets the entry's file: the host's (the apex for a wildcard), straight from the domain
+  /// for a developer-mode entry. Nil when no file is fetched for it: an undocumented service, no host, or an entry
+  /// iOS ignores for any reason but developer mode, whose file is still worth knowing.
+  public var request: AASARequest? {
+    guard service.isDocumented, !host.isEmpty, active || inactiveReason == .developerModeUnavailable else {
+      return nil
+    }
+    return AASARequest(host: host, developerMode: modes.contains("developer"))
+  }
+
+  /// Which of `entries` iOS uses for `host`'s universal links: among the active `applinks` entries, an exact entry
+  /// beats a wildcard and a longer wildcard a shorter one. An index into `entries`; nil when none covers the host.
+  public static func governing(_ entries: [AssociatedDomain], for host: String) -> Int? {
+    let candidates = entries.indices.filter { entries[$0].opensLinks }
+    return LinkRuntime.HostPattern.governing(candidates.map { entries[$0].pattern }, for: host).map { candidates[$0] }
+  }
+
+  private enum CodingKeys: String, CodingKey { case raw, service, host, wildcard, modes, active, inactiveReason, aasa }
+
+  /// Reads a saved entry. The reason it is inactive is read again from `raw`, as parsing gives it; an inactive
+  /// entry that parses cleanly was ruled out by its build, for developer mode.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    raw = try c.decode(String.self, forKey: .raw)
+    service = try c.decodeIfPresent(Service.self, forKey: .service) ?? Service("")
+    host = try c.decodeIfPresent(String.self, forKey: .host) ?? ""
+    wildcard = try c.decodeIfPresent(Bool.self, forKey: .wildcard) ?? false
+    modes = try c.decodeIfPresent([String].self, forKey: .modes) ?? []
+    aasa = try c.decodeIfPresent(DomainAASA.self, forKey: .aasa)
+    if try c.decodeIfPresent(Bool.self, forKey: .active) == false {
+      var ignored: [Diagnostic] = []
+      inactiveReason = Self.parse(raw, diagnostics: &ignored).inactiveReason ?? .developerModeUnavailable
+    }
+  }
+
+  /// Writes the entry as reports always have: `active`, and the reason in words.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(raw, forKey: .raw)
+    try c.encode(service, forKey: .service)
+    try c.encode(host, forKey: .host)
+    try c.encode(wildcard, forKey: .wildcard)
+    try c.encode(modes, forKey: .modes)
+    try c.encode(active, forKey: .active)
+    try c.encodeIfPresent(inactiveReason?.message, forKey: .inactiveReason)
+    try c.encodeIfPresent(aasa, forKey: .aasa)
+  }
+
   static let knownModes: Set<String> = ["developer", "managed"]
 
   /// Parses `raw`; problems go to `diagnostics`, and an entry iOS would reject comes back inactive.
   public static func parse(_ raw: String, diagnostics: inout [Diagnostic]) -> AssociatedDomain {
-    var d = AssociatedDomain(raw: raw, service: "", host: "", wildcard: false, modes: [], active: true)
-    func reject(_ code: DiagnosticCode, _ why: String) {
-      diagnostics.append(Diagnostic(.error, code, "associated domain \"\(raw)\": \(why)"))
-      d.active = false
-      if d.inactiveReason == nil { d.inactiveReason = why }
+    var d = AssociatedDomain(raw: raw, service: .other(""), host: "", wildcard: false)
+    func reject(_ reason: InactiveReason, _ code: DiagnosticCode) {
+      diagnostics.append(Diagnostic(.error, code, "associated domain \"\(raw)\": \(reason.message)"))
+      if d.inactiveReason == nil { d.inactiveReason = reason }
     }
     guard let colon = raw.firstIndex(of: ":") else {
-      reject(.domainNoService, "no service prefix such as applinks:")
+      reject(.noService, .domainNoService)
       d.host = raw.lowercased()
       return d
     }
-    d.service = String(raw[..<colon])
+    d.service = Service(String(raw[..<colon]))
     var rest = String(raw[raw.index(after: colon)...])
-    if !knownServices.contains(d.service) {
+    if !d.service.isDocumented {
       diagnostics.append(
         Diagnostic(
           .info, .domainUnknownService,
@@ -66,29 +184,24 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
       diagnostics.append(
         Diagnostic(.info, .domainUppercase, "associated domain \"\(raw)\": host is matched case-insensitively"))
     }
-    var host = rest.lowercased()
-    if host.hasPrefix("*.") {
-      d.wildcard = true
-      host.removeFirst(2)
-    }
-    d.host = host
+    let pattern = LinkRuntime.HostPattern(rest)
+    (d.host, d.wildcard) = (pattern.host, pattern.wildcard)
+    let host = pattern.host
     if host.isEmpty {
-      reject(.domainEmptyHost, "no host")
+      reject(.noHost, .domainEmptyHost)
     } else if host.hasPrefix("[") || isIPv4(host) {
-      reject(.domainIPAddress, "an IP address cannot be an associated domain")
+      reject(.ipAddress, .domainIPAddress)
     } else if host.contains(":") {
-      reject(.domainPort, "ports are not supported")
+      reject(.port, .domainPort)
     } else if host.contains("/") || host.contains("*") {
-      reject(.domainInvalidHost, "host contains \"/\" or a misplaced \"*\"")
+      reject(.invalidCharacter, .domainInvalidHost)
     } else if !host.contains(".") {
-      reject(
-        d.wildcard ? .domainBareTLD : .domainNoDot,
-        d.wildcard ? "a wildcard over a bare top-level domain" : "host has no dot")
+      d.wildcard ? reject(.wildcardOverTopLevelDomain, .domainBareTLD) : reject(.noDot, .domainNoDot)
     } else if host.hasPrefix(".") || host.hasSuffix(".") || host.contains("..") {
-      reject(.domainInvalidHost, "host has an empty label")
+      reject(.emptyLabel, .domainInvalidHost)
     }
-    if d.wildcard && d.service == "appclips" {
-      reject(.domainAppclipsWildcard, "appclips does not allow wildcards")
+    if d.wildcard && d.service == .appclips {
+      reject(.appclipsWildcard, .domainAppclipsWildcard)
     }
     if !host.allSatisfy(\.isASCII) {
       diagnostics.append(

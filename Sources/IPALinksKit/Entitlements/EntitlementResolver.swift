@@ -70,10 +70,12 @@ public struct EntitlementSource: Sendable, Equatable, Codable {
   private enum CodingKeys: String, CodingKey { case kind, detail, entitlements, effective }
 }
 
-/// Picks the effective entitlements among all sources and reports where sources disagree.
+/// The third stage of an inspection: picks the effective entitlements among all sources and reports where sources
+/// disagree.
 ///
-/// The code signature wins because it is what iOS enforces and the only source App Store builds carry; a simulator
-/// build's `__TEXT,__entitlements` section comes next, as what the simulator enforces.
+/// A simulator build's `__TEXT,__entitlements` section wins: it is what the simulator enforces, and such a build's
+/// signature is ad hoc, carrying `get-task-allow` at most. Otherwise the code signature wins, because it is what iOS
+/// enforces and the only source App Store builds carry.
 /// Within it, DER comes before XML (iOS 15 and later enforce the DER form), and arm64e/arm64 slices
 /// before older ones. The `.xcent` is a fallback hint and may be stale. The profile is an allow-list
 /// and never becomes effective.
@@ -99,8 +101,10 @@ public enum EntitlementResolver {
         guard a != b else { continue }
         let sameKind = other.kind == reference.kind
         // Xcode adds keys such as application-identifier at signing time, so a key the .xcent lacks is
-        // normal; a differing value, or associated domains on one side only, is worth a warning.
-        if !sameKind && (a == nil || b == nil) && key != associatedDomainsKey { continue }
+        // normal; a differing value, or associated domains on one side only, is worth a warning. A simulator
+        // build's ad-hoc signature carries only what the section leaves out, such as get-task-allow.
+        let adHoc = reference.kind == .simulatorSection && other.kind == .codeSignature
+        if !sameKind && (a == nil || b == nil) && (key != associatedDomainsKey || adHoc) { continue }
         diagnostics.append(
           Diagnostic(
             .warning, sameKind ? .entitlementsSignatureDisagreement : .entitlementsXcentDisagreement,
@@ -122,8 +126,7 @@ public enum EntitlementResolver {
 
   /// Lower is preferred.
   private static func rank(_ s: EntitlementSource) -> Int {
-    // A simulator build's section is what the simulator enforces; a device signature, when there is one, wins.
-    if s.kind == .simulatorSection { return 50 }
+    if s.kind == .simulatorSection { return -1 }
     guard s.kind == .codeSignature else { return 100 }
     let archRank =
       switch s.architecture {

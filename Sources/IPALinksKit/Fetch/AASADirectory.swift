@@ -1,13 +1,14 @@
 import Foundation
 
-/// `--aasa-dir`: AASA files read from a folder instead of the network, for air-gapped audits and the offline demo.
+/// `--aasa-dir`: AASA files read from folders instead of the network, for air-gapped audits and the offline demo.
 enum AASADirectory {
-  /// Reads `<directory>/<host>`, else `<directory>/<host>.json`. The host must already be validated, so the name
-  /// cannot climb out of the folder; the size cap applies as for downloads, and only regular files are read.
-  /// Messages name files as the user gave the folder (relative stays relative), so output does not depend on where
-  /// the command runs.
-  static func read(host: String, directory: URL, maximumBytes: Int) -> AASAFetchResult {
-    for name in [host, host + ".json"] {
+  /// Reads `<directory>/<host>`, else `<directory>/<host>.json`, from the first of `directories` that has either.
+  /// The host must already be validated, so the name cannot climb out of the folder; the size cap applies as for
+  /// downloads, and only regular files are read. Messages name files as the user gave the folder (relative stays
+  /// relative), so output does not depend on where the command runs.
+  static func read(host: String, directories: [URL], maximumBytes: Int) -> AASAFetchResult {
+    for name in directories.flatMap({ [($0, host), ($0, host + ".json")] }) {
+      let (directory, name) = name
       let file = directory.appendingPathComponent(name, isDirectory: false)
       let shown = file.relativePath
       var info = stat()
@@ -43,6 +44,6 @@ enum AASADirectory {
     }
     return AASAFetchResult(
       host: host, status: .notFound, source: .aasaDir,
-      message: "\(host): no \(host) or \(host).json in \(directory.relativePath)")
+      message: "\(host): no \(host) or \(host).json in \(directories.map(\.relativePath).joined(separator: ", "))")
   }
 }

@@ -30,8 +30,9 @@ public struct AASAFetchOptions: Sendable {
   public var cacheDirectory: URL?
   /// Use only the cache; nothing touches the network.
   public var offline: Bool
-  /// Read `<dir>/<host>` or `<dir>/<host>.json` instead of the network (air-gapped audits, demos).
-  public var aasaDirectory: URL?
+  /// Read `<dir>/<host>` or `<dir>/<host>.json` from the first of these folders that has it, instead of the
+  /// network (air-gapped audits, demos).
+  public var aasaDirectories: [URL]
   /// Devices abort past 128 KB, so a larger file is reported as `too-large` and never read further.
   public var maximumBytes: Int
   /// Tests turn this off: loading the system's roots dominates a debug build's CPU time, and the tests' servers are
@@ -48,7 +49,7 @@ public struct AASAFetchOptions: Sendable {
     connectTo: [ConnectToRule] = [],
     cacheDirectory: URL? = nil,
     offline: Bool = false,
-    aasaDirectory: URL? = nil,
+    aasaDirectories: [URL] = [],
     maximumBytes: Int = 131_072
   ) {
     self.source = source
@@ -59,7 +60,7 @@ public struct AASAFetchOptions: Sendable {
     self.connectTo = connectTo
     self.cacheDirectory = cacheDirectory
     self.offline = offline
-    self.aasaDirectory = aasaDirectory
+    self.aasaDirectories = aasaDirectories
     self.maximumBytes = maximumBytes
   }
 
@@ -71,6 +72,76 @@ public struct AASAFetchOptions: Sendable {
     }
     let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
     return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache/ipalinks", isDirectory: true)
+  }
+
+  /// The options the retrieval flags of the command line ask for, every flag checked: a bad timeout or concurrency,
+  /// a `--connect-to` rule, a missing folder, an unreadable CA file, contradicting cache flags. Every problem is
+  /// thrown at once, one line each, so a user fixes them in one go.
+  public init(
+    source: Source, offline: Bool, aasaDirectories: [String], timeout: Double, concurrency: Int, caFile: String?,
+    allowPrivate: Bool, connectTo: [String], noCache: Bool, cacheDirectory: String?, environment: [String: String]
+  ) throws(FlagProblems) {
+    var problems: [String] = []
+    self.init(source: source, allowPrivate: allowPrivate, offline: offline)
+    if timeout.isFinite && timeout > 0 && timeout <= 3600 {
+      self.timeout = .milliseconds(Int64((timeout * 1000).rounded(.up)))
+    } else {
+      problems.append("--timeout must be a number of seconds above 0 and at most 3600")
+    }
+    if (1...256).contains(concurrency) {
+      self.concurrency = concurrency
+    } else {
+      problems.append("--concurrency must be from 1 to 256")
+    }
+    for rule in connectTo {
+      do throws(AASAFetchError) {
+        self.connectTo.append(try ConnectToRule.parse(rule))
+      } catch {
+        guard case .invalidConnectTo(_, let reason) = error else { problems.append("--connect-to: \(error)"); continue }
+        problems.append("--connect-to \"\(rule)\": \(reason)")
+      }
+    }
+    if noCache && cacheDirectory != nil { problems.append("--no-cache and --cache-dir contradict each other") }
+    if noCache && offline {
+      problems.append("--offline reads only the cache, so it cannot be combined with --no-cache")
+    }
+    if !noCache { self.cacheDirectory = cacheDirectory.map(Self.folder) ?? Self.defaultCacheDirectory(environment) }
+    for directory in aasaDirectories {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
+        self.aasaDirectories.append(Self.folder(directory))
+      } else {
+        problems.append("--aasa-dir \(directory): no such folder")
+      }
+    }
+    if let caFile {
+      if let data = FileManager.default.contents(atPath: caFile), data.count <= 1 << 20,
+        let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----")
+      {
+        extraRootsPEM = [pem]
+      } else {
+        problems.append("--ca-file \(caFile): not a readable PEM file of certificates")
+      }
+    }
+    guard problems.isEmpty else { throw FlagProblems(lines: problems) }
+    do {
+      _ = try AASAFetcher(options: self)  // parses the CA file's certificates
+    } catch {
+      throw FlagProblems(lines: ["\(caFile.map { "--ca-file \($0): " } ?? "")\(error)"])
+    }
+  }
+
+  /// What is wrong with the retrieval flags, one line per problem.
+  public struct FlagProblems: Error, Sendable, CustomStringConvertible {
+    /// Each problem, naming its flag.
+    public var lines: [String]
+    /// The lines, one a line.
+    public var description: String { lines.joined(separator: "\n") }
+  }
+
+  /// A folder named on the command line, `~` expanded.
+  private static func folder(_ path: String) -> URL {
+    URL(fileURLWithPath: (path as NSString).expandingTildeInPath, isDirectory: true)
   }
 
   /// All problems at once, so a user fixes them in one go.

@@ -51,7 +51,7 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     case directRoot = "direct-root"
     /// The on-disk cache; ``AASAFetchResult/cachedFrom`` says which source filled it.
     case cache
-    /// A file from ``AASAFetchOptions/aasaDirectory``; no network was used.
+    /// A file from ``AASAFetchOptions/aasaDirectories``; no network was used.
     case aasaDir = "aasa-dir"
   }
 

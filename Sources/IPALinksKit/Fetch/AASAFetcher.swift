@@ -86,7 +86,7 @@ public final class AASAFetcher: Sendable {
 
   func fetchOne(_ request: AASARequest, session: FetchSession) async -> AASAFetchResult {
     guard let host = HostName.validated(request.host) else {
-      if options.aasaDirectory != nil {
+      if !options.aasaDirectories.isEmpty {
         return AASAFetchResult(
           host: request.host, status: .notFound, source: .aasaDir,
           message: "\(request.host): not a valid host name; refused to look it up in the AASA directory")
@@ -95,8 +95,8 @@ public final class AASAFetcher: Sendable {
         host: request.host, status: .dnsError, source: request.developerMode ? .directWellKnown : .cdn,
         message: "\(request.host): not a valid host name")
     }
-    if let directory = options.aasaDirectory {
-      return AASADirectory.read(host: host, directory: directory, maximumBytes: options.maximumBytes)
+    if !options.aasaDirectories.isEmpty {
+      return AASADirectory.read(host: host, directories: options.aasaDirectories, maximumBytes: options.maximumBytes)
     }
     if request.developerMode {
       return await retrieve(.direct, host: host, developerMode: true, session: session)
@@ -181,7 +181,9 @@ public final class AASAFetcher: Sendable {
 
   /// The URL hosts `request` will connect to: none offline, from a folder, or when the cache is fresh.
   func networkHosts(for request: AASARequest) -> [String] {
-    guard !options.offline, options.aasaDirectory == nil, let host = HostName.validated(request.host) else { return [] }
+    guard !options.offline, options.aasaDirectories.isEmpty, let host = HostName.validated(request.host) else {
+      return []
+    }
     let now = Date()
     return kinds(for: request).compactMap { kind in
       if cachedEntry(kind, host: host, developerMode: request.developerMode)?.isFresh(at: now) == true { return nil }

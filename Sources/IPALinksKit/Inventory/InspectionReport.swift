@@ -189,7 +189,7 @@ public struct BundleReport: Sendable, Codable {
     queriedURLSchemes = try c.decodeIfPresent([String].self, forKey: .queriedURLSchemes) ?? []
     diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
     for index in associatedDomains.indices where associatedDomains[index].aasa?.appLinks != nil {
-      if associatedDomains[index].service == "applinks" {
+      if associatedDomains[index].service == .applinks {
         associatedDomains[index].aasa?.appLinks?.appID = appId ?? ""
       } else {
         associatedDomains[index].aasa?.appLinks = nil

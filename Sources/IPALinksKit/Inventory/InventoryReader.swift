@@ -56,17 +56,12 @@ public enum InventoryReader {
   /// Reads a file; `-` is standard input. Reading stops one chunk past ``maximumBytes``, so a FIFO or `/dev/zero`
   /// cannot make it allocate more. JSON Lines are decoded on up to `workers` threads.
   public static func read(path: String, workers: Int = 1) throws(Failure) -> [InspectionReport] {
-    var data = Data()
+    let data: Data
     do {
-      let handle =
-        path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-      while data.count <= maximumBytes, let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        data += chunk
-      }
+      data = try WholeFile.read(path, limit: maximumBytes)
+    } catch .unreadable(let reason) {
+      throw Failure(description: "\(path): cannot read: \(reason)")
     } catch {
-      throw Failure(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
-    }
-    guard data.count <= maximumBytes else {
       throw Failure(description: "\(path): larger than the \(maximumBytes >> 20) MiB an inventory may have")
     }
     return try read(data, name: path, workers: workers)

@@ -34,6 +34,35 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   /// The host the file was taken from: the apex for a `*.` wildcard.
   public var servedBy: String { fetch.host }
 
+  /// What the file says for the app, as every consumer decides on it.
+  public enum Outcome: Sendable, Hashable {
+    /// Read, and it lists the app (with its rules, for applinks).
+    case listed
+    /// Read, and it does not list the app: nothing opens it.
+    case notListed
+    /// A definite failure iOS gets too (not found, a redirect, too large, invalid, a private address): nothing
+    /// opens the app through this file.
+    case failed(AASAFetchResult.Status)
+    /// No answer that settles it (a timeout, DNS, TLS, a connection or server error, offline, over our limits):
+    /// iOS may have the file, so what opens is unknown.
+    case unknown(AASAFetchResult.Status)
+
+    /// Whether the outcome settles what opens the app: anything but ``unknown(_:)``.
+    public var isDefinite: Bool {
+      if case .unknown = self { return false }
+      return true
+    }
+  }
+
+  /// The retrieval's status and whether the file lists the app, as one typed value.
+  public var outcome: Outcome {
+    switch status {
+    case .ok: appListed ? .listed : .notListed
+    case let status where status.isDefinite: .failed(status)
+    default: .unknown(status)
+    }
+  }
+
   private enum CodingKeys: String, CodingKey {
     case signed, appListed, rules, substitutionVariables, diagnostics, listedApps, sourceChanges
   }
@@ -71,12 +100,12 @@ public struct DomainAASA: Sendable, Equatable, Codable {
 
   /// What a retrieved file means for `appID` on `service`: parsed (PKCS#7 unwrapped), validated, `invalid-json`
   /// when it is not an AASA file, and this app's rules in order. Shared by the inventory and `ipalinks fetch`.
-  public static func evaluate(_ result: AASAFetchResult, service: String = "applinks", appID: String?) -> DomainAASA {
+  public static func evaluate(_ result: AASAFetchResult, service: Service = .applinks, appID: String?) -> DomainAASA {
     evaluate(ParsedAASA(result), service: service, appID: appID)
   }
 
   /// The same from a file parsed once: only the app's part (is it listed, its rules) is done here.
-  public static func evaluate(_ parsed: ParsedAASA, service: String = "applinks", appID: String?) -> DomainAASA {
+  public static func evaluate(_ parsed: ParsedAASA, service: Service = .applinks, appID: String?) -> DomainAASA {
     var aasa = DomainAASA(fetch: parsed.result)
     guard parsed.result.status == .ok, parsed.hadBody else { return aasa }
     aasa.diagnostics = parsed.fileDiagnostics
@@ -87,20 +116,20 @@ public struct DomainAASA: Sendable, Equatable, Codable {
         + (parsed.parseError ?? "unreadable")
       return aasa
     }
-    if service == "applinks", let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
-    if service == "applinks" {
+    if service == .applinks, let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
+    if service == .applinks {
       aasa.sourceChanges = parsed.sourceChanges.filter { appID == nil || $0.appId == appID }
     }
     aasa.signed = file.isSigned
     switch service {
-    case "applinks": aasa.listedApps = file.appLinksAppIDs
-    case "webcredentials": aasa.listedApps = file.webcredentials?.apps ?? []
-    case "appclips": aasa.listedApps = file.appclips?.apps ?? []
-    case "activitycontinuation": aasa.listedApps = file.activitycontinuation?.apps ?? []
-    default: break
+    case .applinks: aasa.listedApps = file.appLinksAppIDs
+    case .webcredentials: aasa.listedApps = file.webcredentials?.apps ?? []
+    case .appclips: aasa.listedApps = file.appclips?.apps ?? []
+    case .activitycontinuation: aasa.listedApps = file.activitycontinuation?.apps ?? []
+    case .other: break
     }
     guard let appID else { return aasa }
-    if service == "applinks" {
+    if service == .applinks {
       if file.applinks?.detail(for: appID) != nil {
         aasa.appListed = true
         aasa.appLinks = AppLinkRules(file: file, appID: appID)
@@ -163,9 +192,6 @@ public struct ParsedAASA: Sendable {
 
 /// Joins an inspection with the domains' AASA files: which requests to make, and what each answer means for the app.
 public enum UniversalLinkInventory {
-  /// Services whose domains have an AASA file worth fetching.
-  static let fetchedServices: Set<String> = ["applinks", "webcredentials", "appclips", "activitycontinuation"]
-
   /// One request per distinct host, apex for wildcards, direct for developer-mode entries.
   public static func requests(for report: InspectionReport) -> [AASARequest] { requests(for: [report]) }
 
@@ -174,17 +200,11 @@ public enum UniversalLinkInventory {
     var seen: Set<AASARequest> = []
     var out: [AASARequest] = []
     for bundle in reports.flatMap(\.bundles) {
-      for domain in bundle.associatedDomains where fetchable(domain) {
-        let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
-        if seen.insert(request).inserted { out.append(request) }
+      for request in bundle.associatedDomains.compactMap(\.request) where seen.insert(request).inserted {
+        out.append(request)
       }
     }
     return out
-  }
-
-  private static func fetchable(_ d: AssociatedDomain) -> Bool {
-    fetchedServices.contains(d.service) && !d.host.isEmpty
-      && (d.active || d.inactiveReason?.contains("developer") == true)
   }
 
   /// Attaches each result to the domains it serves and reports what could not be learned.
@@ -201,9 +221,7 @@ public enum UniversalLinkInventory {
       let appID = report.bundles[index].appId
       for d in report.bundles[index].associatedDomains.indices {
         let domain = report.bundles[index].associatedDomains[d]
-        guard fetchable(domain) else { continue }
-        let request = AASARequest(host: domain.host, developerMode: domain.modes.contains("developer"))
-        guard let result = results[request] else { continue }
+        guard let request = domain.request, let result = results[request] else { continue }
         let aasa = DomainAASA.evaluate(result, service: domain.service, appID: appID)
         report.bundles[index].associatedDomains[d].aasa = aasa
         if let finding = finding(for: aasa, domain: domain, appID: appID) {
@@ -214,20 +232,21 @@ public enum UniversalLinkInventory {
   }
 
   static func finding(for aasa: DomainAASA, domain: AssociatedDomain, appID: String?) -> Diagnostic? {
-    let name = "\(domain.service):\(domain.wildcard ? "*." : "")\(domain.host)"
+    let name = "\(domain.service):\(domain.pattern)"
     // Fetch messages start with the host; the domain name already says it.
     let hostPrefix = "\(aasa.servedBy): "
     let full = aasa.fetch.message
     let message = full.hasPrefix(hostPrefix) ? String(full.dropFirst(hostPrefix.count)) : full
-    switch aasa.status {
-    case .ok:
-      guard !aasa.appListed else { return nil }
+    switch aasa.outcome {
+    case .listed:
+      return nil
+    case .notListed:
       return Diagnostic(
         .warning, .aasaAppNotListed, "\(name): \(aasa.servedBy)'s AASA file does not list \(appID ?? "this app")")
-    case .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress:
-      return DiagnosticCode.aasa(aasa.status).map { Diagnostic(.warning, $0, "\(name): \(message)") }
-    case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit:
-      return DiagnosticCode.aasa(aasa.status).map { Diagnostic(.error, $0, "\(name): \(message)") }
+    case .failed(let status):
+      return DiagnosticCode.aasa(status).map { Diagnostic(.warning, $0, "\(name): \(message)") }
+    case .unknown(let status):
+      return DiagnosticCode.aasa(status).map { Diagnostic(.error, $0, "\(name): \(message)") }
     }
   }
 }

@@ -37,6 +37,11 @@ public struct MachOSlice: Sendable, Equatable {
   /// entitlements (an XML plist), since the simulator does not read them from the code signature. Not checked
   /// against the slice's size here; the reader does that and names a bad range.
   public var entitlementsSection: (offset: UInt64, size: UInt64)? = nil
+  /// The `platform` of `LC_BUILD_VERSION` (2 iOS, 7 iOS Simulator, …); nil when the slice has none.
+  public var platform: UInt32? = nil
+
+  /// Whether `LC_BUILD_VERSION` names a simulator: iOS, tvOS, watchOS or visionOS Simulator.
+  public var isSimulator: Bool { platform.map { [7, 8, 9, 12].contains($0) } ?? false }
 
   /// Creates a slice; a signature can then be read from any byte source, as the fuzz harness does.
   public init(
@@ -61,7 +66,7 @@ public struct MachOSlice: Sendable, Equatable {
       && a.is64Bit == b.is64Bit && a.codeSignature?.offset == b.codeSignature?.offset
       && a.codeSignature?.size == b.codeSignature?.size && a.cryptID == b.cryptID
       && a.entitlementsSection?.offset == b.entitlementsSection?.offset
-      && a.entitlementsSection?.size == b.entitlementsSection?.size
+      && a.entitlementsSection?.size == b.entitlementsSection?.size && a.platform == b.platform
   }
 }
 
@@ -79,6 +84,7 @@ public enum MachOFile {
   static let lcEncryptionInfo64: UInt32 = 0x2c
   static let lcSegment: UInt32 = 0x1
   static let lcSegment64: UInt32 = 0x19
+  static let lcBuildVersion: UInt32 = 0x32
 
   /// True when the first bytes are a thin or fat Mach-O magic (with the Java-class guard).
   public static func looksLikeMachO(_ head: [UInt8]) -> Bool {
@@ -178,6 +184,9 @@ public enum MachOFile {
           throw MachOError.malformed(file: source.name, what: "short LC_ENCRYPTION_INFO")
         }
         slice.cryptID = cryptid
+      case lcBuildVersion:
+        // Only a hint of where the entitlements are: a short command is passed over, not an error.
+        if cmdsize >= 12 { slice.platform = commands.u32(cursor + 8, bigEndian: bigEndian) }
       case lcSegment, lcSegment64:
         if let section = entitlementsSection(
           commands, at: cursor, size: Int(cmdsize), is64: cmd == lcSegment64,

@@ -21,7 +21,7 @@ public enum AASADiffReporter {
       Document(old: old, new: new, equivalent: comparison.equivalent, changes: comparison.changes)) + "\n"
   }
 
-  /// One block per change: the app and what changed, the rules involved on each side (by JSON pointer), and the
+  /// One block per change: the app (or every app a shared change is for) and what changed, the rules involved on each side (by JSON pointer), and the
   /// example URL with both verdicts; or one line saying the files behave the same.
   public static func text(
     _ comparison: AASAComparison, old: String, new: String, apps: Int, style: TextStyle = TextStyle(useColor: false)
@@ -35,10 +35,21 @@ public enum AASADiffReporter {
       }.joined()
     }
     var out: [String] = []
-    for change in comparison.changes {
-      out += style.behaviourChangeLines(change, heading: style.bold(e(change.appId)) + ": " + change.kind, indent: "")
+    // A change to a `details` entry that lists several apps is the same change for each: it is told once.
+    let shared = comparison.shared
+    for group in shared {
+      let kind = group.change.kind.rawValue
+      let apps = group.appIds.map(e)
+      // Plain, as packing counts the characters of colour codes too.
+      let heading =
+        apps.count == 1
+        ? [style.bold(apps[0]) + ": " + kind]
+        : TerminalText.pack(
+          [kind, "for", TerminalText.count(apps.count, "app") + ":"] + apps.dropLast().map { $0 + "," } + [apps.last!],
+          width: style.width, rest: "    ", separator: " ")
+      out += heading + style.behaviourChangeLines(group.change, heading: "", indent: "").dropFirst()
     }
-    out += summary([TerminalText.count(comparison.changes.count, "change"), "between", e(old), "and", e(new)])
+    out += summary([TerminalText.count(shared.count, "change"), "between", e(old), "and", e(new)])
     return out.map { $0 + "\n" }.joined()
   }
 }

@@ -44,18 +44,18 @@ public struct AuditTextReporter: Sendable {
       case .changed: out.append(style.bold(title))
       }
       for f in b.fields { out += lines("~ \(f.field): \(clean(f.old)) → \(clean(f.new))", indent: "  ") }
-      for e in b.domainsAdded { out += plus("\(clean(e.service)):\(clean(e.domain))", "  ") }
-      for e in b.domainsRemoved { out += minus("\(clean(e.service)):\(clean(e.domain))", "  ") }
+      for e in b.domainsAdded { out += plus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
+      for e in b.domainsRemoved { out += minus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
       for s in b.schemesAdded { out += plus("URL scheme \(clean(s))", "  ") }
       for s in b.schemesRemoved { out += minus("URL scheme \(clean(s))", "  ") }
       for d in b.domains {
-        out.append("  \(clean(d.service)):\(clean(d.domain))")
+        out.append("  \(clean(d.service.name)):\(clean(d.domain))")
         if let o = d.oldStatus, let n = d.newStatus { out.append("    ~ AASA \(o) → \(n)") }
         if !d.rulesCompared { out += lines("rules not compared: a side's AASA file is unknown", indent: "    ") }
         if let o = d.oldAppListed, let n = d.newAppListed {
           out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
         }
-        for c in d.changes { out += style.behaviourChangeLines(c, heading: "~ " + c.kind, indent: "    ") }
+        for c in d.changes { out += style.behaviourChangeLines(c, heading: "~ " + c.kind.rawValue, indent: "    ") }
       }
     }
     if !diff.verdicts.isEmpty {

@@ -95,7 +95,14 @@ public struct InspectReporter: Sendable {
 /// The AASA lookups that failed in a batch, once per host: a batch fetches each host once for all its inputs, so one
 /// failing host would otherwise be told once per input that claims it.
 public struct HostFailures: Sendable {
-  private var counts: [String: (status: String, inputs: Int, order: Int)] = [:]
+  /// One failed lookup: the host asked, where from, and how it failed.
+  private struct Lookup: Hashable {
+    var host: String
+    var source: AASAFetchResult.Source
+    var status: AASAFetchResult.Status
+  }
+
+  private var counts: [Lookup: (message: String, inputs: Int, order: Int)] = [:]
   private let errorsOnly: Bool
 
   /// An empty tally; `errorsOnly` keeps only lookups whose outcome is unknown (a timeout, a DNS or TLS error…),
@@ -104,14 +111,14 @@ public struct HostFailures: Sendable {
 
   /// Counts the failed lookups of one finished report.
   public mutating func add(_ report: InspectionReport) {
-    var seen = Set<String>()
+    var seen = Set<Lookup>()
     for bundle in report.bundles {
       for domain in bundle.associatedDomains {
-        guard let aasa = domain.aasa, aasa.status != .ok, !errorsOnly || !aasa.status.isDefinite,
-          seen.insert(aasa.fetch.message).inserted
-        else { continue }
-        let entry = counts[aasa.fetch.message] ?? (aasa.status.rawValue, 0, counts.count)
-        counts[aasa.fetch.message] = (entry.status, entry.inputs + 1, entry.order)
+        guard let aasa = domain.aasa, aasa.status != .ok, !errorsOnly || !aasa.status.isDefinite else { continue }
+        let lookup = Lookup(host: aasa.fetch.host, source: aasa.fetch.source, status: aasa.status)
+        guard seen.insert(lookup).inserted else { continue }
+        let entry = counts[lookup] ?? (aasa.fetch.message, 0, counts.count)
+        counts[lookup] = (entry.message, entry.inputs + 1, entry.order)
       }
     }
   }
@@ -124,21 +131,23 @@ public struct HostFailures: Sendable {
   /// the first of them are listed and one line counts the rest, so the summary stays short.
   public func lines(perStatus: Int = 5) -> [String] {
     let sorted = counts.sorted { $0.value.order < $1.value.order }
-    var shown: [String: Int] = [:]
-    var hidden: [String: Int] = [:]
-    var statuses: [String] = []
+    var shown: [AASAFetchResult.Status: Int] = [:]
+    var hidden: [AASAFetchResult.Status: Int] = [:]
+    var statuses: [AASAFetchResult.Status] = []
     var out: [String] = []
-    for (message, entry) in sorted {
-      if shown[entry.status] == nil { statuses.append(entry.status) }
-      if shown[entry.status, default: 0] < perStatus {
-        shown[entry.status, default: 0] += 1
-        out.append("\(message) (\(entry.status), \(TerminalText.count(entry.inputs, "input")))")
+    for (lookup, entry) in sorted {
+      if shown[lookup.status] == nil { statuses.append(lookup.status) }
+      if shown[lookup.status, default: 0] < perStatus {
+        shown[lookup.status, default: 0] += 1
+        out.append("\(entry.message) (\(lookup.status.rawValue), \(TerminalText.count(entry.inputs, "input")))")
       } else {
-        hidden[entry.status, default: 0] += 1
+        hidden[lookup.status, default: 0] += 1
       }
     }
     for status in statuses {
-      if let more = hidden[status] { out.append("and \(TerminalText.count(more, "more host")) with \(status)") }
+      if let more = hidden[status] {
+        out.append("and \(TerminalText.count(more, "more host")) with \(status.rawValue)")
+      }
     }
     return out
   }

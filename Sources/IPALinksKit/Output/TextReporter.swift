@@ -88,17 +88,22 @@ public struct TextReporter: Sendable {
   /// failed, and the rules in the order iOS tries them.
   private func domainLines(_ d: AssociatedDomain) -> [String] {
     let style = self.style
-    let host = (d.wildcard ? "*." : "") + d.host + (d.modes.isEmpty ? "" : "?mode=" + d.modes.joined(separator: "+"))
-    let name = "    " + style.bold(clean(d.service + ":" + host))
-    let nameWidth = 4 + d.service.count + 1 + clean(host).count
+    let name = "    " + style.bold(clean(d.service.name + ":" + d.label))
+    let nameWidth = 4 + d.service.name.count + 1 + clean(d.label).count
     var lines: [String] = []
     if let aasa = d.aasa {
-      let label = aasa.status == .ok ? (aasa.appListed ? "ok" : "app-not-listed") : aasa.status.rawValue
-      let status =
-        aasa.status == .ok && aasa.appListed
-        ? style.green(label) : (aasa.status == .notFound || aasa.status == .ok ? style.yellow(label) : style.red(label))
+      let label: String
+      let status: String
+      switch aasa.outcome {
+      case .listed: (label, status) = ("ok", style.green("ok"))
+      case .notListed: (label, status) = ("app-not-listed", style.yellow("app-not-listed"))
+      case .failed(.notFound): (label, status) = ("not-found", style.yellow("not-found"))
+      case .failed(let s), .unknown(let s): (label, status) = (s.rawValue, style.red(s.rawValue))
+      }
       var facts = [aasa.fetch.source.rawValue]
-      if d.service == "applinks" && aasa.appListed { facts.append(TerminalText.count(aasa.rules.count, "rule")) }
+      if d.service == .applinks && aasa.outcome == .listed {
+        facts.append(TerminalText.count(aasa.rules.count, "rule"))
+      }
       if aasa.servedBy != d.host || d.wildcard { facts.append("file from " + clean(aasa.servedBy)) }
       if aasa.signed { facts.append("signed") }
       let rest = facts.joined(separator: ", ")
@@ -123,7 +128,7 @@ public struct TextReporter: Sendable {
     }
     if !d.active {
       lines += TerminalText.wrap(
-        "inactive: " + clean(d.inactiveReason ?? ""), width: width, first: "      ", rest: "        "
+        "inactive: " + clean(d.inactiveReason?.message ?? ""), width: width, first: "      ", rest: "        "
       ).map(style.yellow)
     }
     return lines

@@ -84,7 +84,7 @@ public struct TextStyle: Sendable {
   /// its example URL and both verdicts.
   func sourceChangeLines(_ changes: [AASAComparison.Change], indent: String) -> [String] {
     changes.flatMap { change -> [String] in
-      var text = "the origin's file differs from the CDN's copy: \(change.kind)"
+      var text = "the origin's file differs from the CDN's copy: \(change.kind.rawValue)"
       if let pointer = (change.new.first ?? change.old.first) { text += " at " + TerminalText.escape(pointer) }
       if let url = change.example, let cdn = change.oldVerdict, let origin = change.newVerdict {
         text += "; e.g. \(TerminalText.escape(url)): CDN \(cdn.rawValue), origin \(origin.rawValue)"

@@ -8,11 +8,30 @@
 /// case and boundaries varied) and decided by both matchers, so an example is never claimed that does not differ.
 public struct AASAComparison: Sendable, Equatable, Codable {
   /// One difference in behaviour for one app.
-  public struct Change: Sendable, Equatable, Codable {
+  public struct Change: Sendable, Hashable, Codable {
+    /// What changed; the raw values are the words reports and JSON use.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+      /// The new file lists the app; the old one did not.
+      case appAdded = "app added"
+      /// The old file listed the app; the new one does not.
+      case appRemoved = "app removed"
+      /// A rule only the new file has.
+      case ruleAdded = "rule added"
+      /// A rule only the old file had.
+      case ruleRemoved = "rule removed"
+      /// A rule replaced in place by one that matches other URLs.
+      case ruleChanged = "rule changed"
+      /// Rules both files have, in an order that changes which one decides.
+      case rulesReordered = "rules reordered"
+
+      /// The words, as reports print them.
+      public var description: String { rawValue }
+    }
+
     /// The app the change is for.
     public var appId: String
-    /// What changed: `app added`, `app removed`, `rule added`, `rule removed`, `rule changed` or `rules reordered`.
-    public var kind: String
+    /// What changed.
+    public var kind: Kind
     /// Pointers of the rules involved in the old file. For `rules reordered`: the rule that decided with the old
     /// file, then the one that decides with the new file, as ``new`` lists them.
     public var old: [String]
@@ -26,10 +45,35 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     public var newVerdict: MatchResult.Verdict?
   }
 
+  /// One change that several apps share, as when one `details` entry lists them all: told once, with every app.
+  public struct SharedChange: Sendable, Equatable {
+    /// The change, as the first app has it.
+    public var change: Change
+    /// Every app the change is for, in the order they are listed.
+    public var appIds: [String]
+  }
+
   /// Every change, app by app in the order apps are listed (old file first).
   public var changes: [Change]
   /// Whether the files behave the same for every app compared.
   public var equivalent: Bool { changes.isEmpty }
+
+  /// The changes with those that differ only in their app told once, in the order first met.
+  public var shared: [SharedChange] {
+    var out: [SharedChange] = []
+    var positions: [Change: Int] = [:]
+    for change in changes {
+      var key = change
+      key.appId = ""
+      if let at = positions[key] {
+        out[at].appIds.append(change.appId)
+      } else {
+        positions[key] = out.count
+        out.append(SharedChange(change: change, appIds: [change.appId]))
+      }
+    }
+    return out
+  }
 
   /// Compares `old` and `new` for `appIDs`, or for every app either file's `applinks` lists; example URLs use
   /// `host`.
@@ -115,7 +159,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
           let (a, b) = (old.decide(url), new.decide(url))
           if a.verdict != b.verdict {
             return Change(
-              appId: appID, kind: "", old: [], new: [], example: url.absoluteString, oldVerdict: a.verdict,
+              appId: appID, kind: .ruleChanged, old: [], new: [], example: url.absoluteString, oldVerdict: a.verdict,
               newVerdict: b.verdict)
           }
         }
@@ -123,7 +167,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       }
       func oldRule(_ i: Int) -> LinkRuntime.Rule { old.rules[i] }
       func newRule(_ i: Int) -> LinkRuntime.Rule { new.rules[i] }
-      func sampledChange(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
+      func sampledChange(_ kind: Change.Kind, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
         let sample = example(from: oldIndices.map(oldRule) + newIndices.map(newRule))
         return Change(
           appId: appID, kind: kind, old: oldIndices.map { oldRule($0).pointer },
@@ -136,7 +180,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         let sample = example(from: listed.rules)
         return [
           Change(
-            appId: appID, kind: old.listed ? "app removed" : "app added", old: old.rules.map(\.pointer),
+            appId: appID, kind: old.listed ? .appRemoved : .appAdded, old: old.rules.map(\.pointer),
             new: new.rules.map(\.pointer), example: sample?.example, oldVerdict: sample?.oldVerdict,
             newVerdict: sample?.newVerdict)
         ]
@@ -159,7 +203,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       var added = newContent.indices.filter { !pairedNew[$0] }
       var out: [Change] = []
       var examplesLeft = Self.exampleBudget
-      func change(_ kind: String, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
+      func change(_ kind: Change.Kind, removing oldIndices: [Int], adding newIndices: [Int]) -> Change {
         // Past the budget, changes are still told but without a search for an example, so two hostile files
         // with thousands of edited rules cost rules × samples, not rules² × samples.
         guard examplesLeft > 0 else {
@@ -174,12 +218,12 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       for i in removed {
         if let j = added.firstIndex(of: i) {
           added.remove(at: j)
-          out.append(change("rule changed", removing: [i], adding: [i]))
+          out.append(change(.ruleChanged, removing: [i], adding: [i]))
         } else {
-          out.append(change("rule removed", removing: [i], adding: []))
+          out.append(change(.ruleRemoved, removing: [i], adding: []))
         }
       }
-      for j in added { out.append(change("rule added", removing: [], adding: [j])) }
+      for j in added { out.append(change(.ruleAdded, removing: [], adding: [j])) }
       // Rules both files have that keep their relative order cannot decide differently among themselves, so URLs
       // are sampled only from the rules off one longest run that kept it: the rules that moved.
       let kept = Self.longestIncreasing(common.map(\.new))
@@ -199,7 +243,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
           let differs = a.verdict != b.verdict
           out.append(
             Change(
-              appId: appID, kind: "rules reordered",
+              appId: appID, kind: .rulesReordered,
               old: involved.compactMap { rule in oldContent.firstIndex(of: rule).map { oldRule($0).pointer } },
               new: involved.compactMap { rule in newContent.firstIndex(of: rule).map { newRule($0).pointer } },
               example: differs ? url.absoluteString : nil, oldVerdict: differs ? a.verdict : nil,

@@ -18,44 +18,39 @@ extension LinkRuntime {
         self.scopes = scopes
       }
 
-      /// The entry that governs `host` (lower-cased): the exact one, else the longest wildcard entry covering a
-      /// subdomain. `*.example.com` covers `a.example.com`, not `example.com` itself.
+      /// The entry that governs `host` (lower-cased), as ``HostPattern/governing(_:for:)`` chooses.
       public func scope(for host: String) -> Scope? {
-        if let exact = scopes.first(where: { !$0.wildcard && $0.host == host }) { return exact }
-        return longestWildcard { host.hasSuffix("." + $0) }
+        HostPattern.governing(scopes.lazy.map(\.pattern), for: host).map { scopes[$0] }
       }
 
-      /// The entry that governs a subdomain of `host` that the app does not claim exactly: the longest wildcard
-      /// entry for `host` itself or one of its parent domains.
+      /// The entry that governs a subdomain of `host` that the app does not claim exactly.
       func scope(below host: String) -> Scope? {
-        longestWildcard { $0 == host || host.hasSuffix("." + $0) }
-      }
-
-      /// The wildcard entry with the longest host among those whose host `covers` accepts; the first on a tie.
-      private func longestWildcard(_ covers: (String) -> Bool) -> Scope? {
-        var best: Scope? = nil
-        for scope in scopes where scope.wildcard && covers(scope.host) {
-          if scope.host.utf8.count > best?.host.utf8.count ?? -1 { best = scope }
-        }
-        return best
+        HostPattern.governing(scopes.lazy.map(\.pattern), below: host).map { scopes[$0] }
       }
     }
 
     /// One entry: `example.com`, or `*.example.com` with ``wildcard`` set and ``host`` without the `*.`, with the
     /// rules of the domain's AASA file for the app.
     public struct Scope: Sendable {
-      /// The host, lower-cased, without `*.`.
-      public let host: String
-      /// Whether the entry is `*.host`.
-      public let wildcard: Bool
+      /// The entry's host, with or without the wildcard.
+      public let pattern: HostPattern
       /// The compiled rules.
       public let program: RuleProgram
 
+      /// The host, lower-cased, without `*.`.
+      public var host: String { pattern.host }
+      /// Whether the entry is `*.host`.
+      public var wildcard: Bool { pattern.wildcard }
+
+      /// Creates an entry.
+      public init(pattern: HostPattern, program: RuleProgram) {
+        self.pattern = pattern
+        self.program = program
+      }
+
       /// Creates an entry; `host` is lower-cased.
       public init(host: String, wildcard: Bool, program: RuleProgram) {
-        self.host = host.lowercased()
-        self.wildcard = wildcard
-        self.program = program
+        self.init(pattern: HostPattern(host: host, wildcard: wildcard), program: program)
       }
     }
 

@@ -13,7 +13,7 @@ struct AASACommand: ParsableCommand {
   )
 
   /// `ipalinks aasa validate FILE`: every problem at once, with stable codes, like a linter.
-  struct Validate: ParsableCommand {
+  struct Validate: StatusCommand {
     static let configuration = CommandConfiguration(
       abstract: "Report every problem in an AASA file, each with a stable code, a severity and a JSON pointer.",
       discussion: """
@@ -39,7 +39,7 @@ struct AASACommand: ParsableCommand {
     @Flag(help: "Fail on warnings too.")
     var strict = false
 
-    func run() throws {
+    func execute() throws -> Int32 {
       let diagnostics = AASAValidator.validate(try AASAInput.orExit { try AASAInput.read(file) }, appID: appID)
       switch format {
       case .json: Terminal.write(AASAValidationReporter.document(diagnostics, file: file))
@@ -47,12 +47,12 @@ struct AASACommand: ParsableCommand {
       case .text: Terminal.write(AASAValidationReporter.text(diagnostics, file: file, style: Terminal.style))
       }
       let failing = diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
-      if failing { throw ExitCode(1) }
+      return failing ? 1 : 0
     }
   }
 
   /// `ipalinks aasa show FILE`: the normalized rules, per app.
-  struct Show: ParsableCommand {
+  struct Show: StatusCommand {
     static let configuration = CommandConfiguration(
       abstract: "Print the rules of an AASA file per app, normalized (defaults merged, legacy forms converted).",
       discussion: """
@@ -69,19 +69,20 @@ struct AASACommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: DocumentFormat = .text
 
-    func run() throws {
+    func execute() throws -> Int32 {
       let aasa = try AASAInput.orExit { try AASAInput.load(file) }
       switch format {
       case .json: Terminal.write(JSONReporter.document(aasa) + "\n")
       case .text: Terminal.write(AASAShowReporter.text(aasa, name: file, style: Terminal.style))
       }
+      return 0
     }
   }
 }
 
 extension AASACommand {
   /// `ipalinks aasa diff OLD NEW`: which URLs behave differently, not which bytes changed.
-  struct Diff: ParsableCommand {
+  struct Diff: StatusCommand {
     static let configuration = CommandConfiguration(
       abstract: "Compare two AASA files by behaviour: per app, the rules that change a verdict, with an example URL.",
       discussion: """
@@ -112,7 +113,7 @@ extension AASACommand {
       if let problem = HostArgument.problem(domain) { throw ValidationError("--domain: " + problem) }
     }
 
-    func run() throws {
+    func execute() throws -> Int32 {
       let before = try AASAInput.orExit { try AASAInput.load(old) }
       let after = try AASAInput.orExit { try AASAInput.load(new) }
       let comparison = AASAComparison(
@@ -124,7 +125,7 @@ extension AASACommand {
         let apps = appIDs.isEmpty ? Set(listed).count : appIDs.count
         Terminal.write(AASADiffReporter.text(comparison, old: old, new: new, apps: apps, style: Terminal.style))
       }
-      if !comparison.equivalent { throw ExitCode(1) }
+      return comparison.equivalent ? 0 : 1
     }
   }
 }

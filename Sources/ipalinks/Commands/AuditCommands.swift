@@ -3,7 +3,7 @@ import Foundation
 import IPALinksKit
 
 /// `ipalinks diff`: what changed in the universal links between two versions of an app or two saved inventories.
-struct DiffCommand: AsyncParsableCommand {
+struct DiffCommand: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "diff",
     abstract: "Compare the universal links of two versions of an app, or of two saved inventories.",
@@ -25,15 +25,15 @@ struct DiffCommand: AsyncParsableCommand {
 
   @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
 
-  @OptionGroup var audit: AuditInputOptions
+  @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
-  func run() async throws {
+  func execute() async throws -> Int32 {
     var samples = url
     if let urls {
       guard let text = try? String(contentsOfFile: urls, encoding: .utf8) else {
         Terminal.warn("\(urls): cannot read the URL list")
-        throw ExitCode(2)
+        return 2
       }
       samples += InventoryDiff.urls(inList: text)
     }
@@ -42,9 +42,10 @@ struct DiffCommand: AsyncParsableCommand {
     // A side that gave nothing would make everything look added or removed.
     if before.reports.allSatisfy({ $0.bundles.isEmpty }) || after.reports.allSatisfy({ $0.bundles.isEmpty }) {
       Terminal.warn("nothing to compare: a side has no readable bundle")
-      throw ExitCode(2)
+      return 2
     }
-    let diff = InventoryDiff(old: before.reports, new: after.reports, urls: samples)
+    let diff = InventoryDiff(
+      old: ClaimsIndex(reports: before.reports), new: ClaimsIndex(reports: after.reports), urls: samples)
     switch format {
     case .json: Terminal.write(JSONReporter.document(diff) + "\n")
     case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(diff))
@@ -52,12 +53,12 @@ struct DiffCommand: AsyncParsableCommand {
     if before.partial || after.partial {
       Terminal.warn("warning: a side is partial; differences may come from what could not be read")
     }
-    throw ExitCode(diff.hasDifferences ? 1 : 0)
+    return diff.hasDifferences ? 1 : 0
   }
 }
 
 /// `ipalinks report`: one self-contained HTML page for people to look at.
-struct ReportCommand: AsyncParsableCommand {
+struct ReportCommand: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "report",
     abstract: "Write a self-contained HTML report of one or many apps.",
@@ -75,7 +76,7 @@ struct ReportCommand: AsyncParsableCommand {
   var output: String?
   @Option(help: "The page title.") var title = "ipalinks report"
 
-  @OptionGroup var audit: AuditInputOptions
+  @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
@@ -84,25 +85,25 @@ struct ReportCommand: AsyncParsableCommand {
     }
   }
 
-  func run() async throws {
+  func execute() async throws -> Int32 {
     let loaded = try await audit.load(inputs, fetch: fetch)
-    if loaded.reports.isEmpty { throw ExitCode(2) }
-    let html = HTMLReporter.render(loaded.reports, title: title)
+    if loaded.reports.isEmpty { return 2 }
+    let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title)
     if let output {
       do { try Data(html.utf8).write(to: URL(fileURLWithPath: output)) } catch {
         Terminal.warn("\(output): cannot write: \((error as NSError).localizedDescription)")
-        throw ExitCode(2)
+        return 2
       }
       if !audit.quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
     } else {
       Terminal.write(html)
     }
-    throw ExitCode(loaded.partial ? 1 : 0)
+    return loaded.partial ? 1 : 0
   }
 }
 
 /// `ipalinks who-claims`: which apps open links on a host, or which of many URLs open an app and which.
-struct WhoClaimsCommand: AsyncParsableCommand {
+struct WhoClaimsCommand: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "who-claims",
     abstract: "List the apps whose associated domains cover a host, directly or through a wildcard.",
@@ -135,7 +136,7 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     help: "Output format: text, json (one document), or jsonl (one object per app; with --urls, per URL).")
   var format: OutputFormat = .text
 
-  @OptionGroup var audit: AuditInputOptions
+  @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   /// What to inspect: with --urls, the first positional argument is an input too.
@@ -157,13 +158,14 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     }
   }
 
-  func run() async throws {
+  func execute() async throws -> Int32 {
     let loaded = try await audit.load(allInputs, inventories: inventories, fetch: fetch)
-    if loaded.reports.isEmpty { throw ExitCode(2) }
-    if let urls { try scan(urls, reports: loaded.reports, trouble: loaded.unreadable > 0) }
-    guard let host, let claims = HostClaims(query: host, reports: loaded.reports) else {
+    if loaded.reports.isEmpty { return 2 }
+    let index = ClaimsIndex(reports: loaded.reports)
+    if let urls { return scan(urls, claims: index, trouble: loaded.unreadable > 0) }
+    guard let host, let claims = HostClaims(query: host, claims: index) else {
       Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
-      throw ExitCode(64)
+      return 64
     }
     switch format {
     case .json: Terminal.write(JSONReporter.document(claims) + "\n")
@@ -171,78 +173,37 @@ struct WhoClaimsCommand: AsyncParsableCommand {
     case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(claims))
     }
     // Like grep: an input that could not be read is trouble, whatever the others said.
-    if loaded.unreadable > 0 { throw ExitCode(2) }
-    throw ExitCode(claims.claims.contains(where: \.isActive) ? 0 : 1)
+    if loaded.unreadable > 0 { return 2 }
+    return claims.claims.contains(where: \.isActive) ? 0 : 1
   }
 
   /// `--urls`: lines decided in batches as they are read (``URLScan/decide(_:workers:_:_:)``), so the file is never
-  /// held whole. JSON Lines and the JSON document stream out; the text, grouped by app, keeps the URLs that open an
-  /// app in memory up to a budget and in a temporary folder past it, which Ctrl-C removes too.
-  func scan(_ path: String, reports: [InspectionReport], trouble: Bool) throws -> Never {
+  /// held whole, and written as ``URLScanWriter`` makes them; Ctrl-C removes what the text kept on disk.
+  func scan(_ path: String, claims: ClaimsIndex, trouble: Bool) -> Int32 {
     guard let lines = LineReader(path: path) else {
       Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
-      Foundation.exit(2)
+      return 2
     }
-    let scan = URLScan(reports: reports)
-    var summary = URLScanSummary()
-    let format = format
-    let text = URLScanSummary.Text(style: Terminal.style)
+    var writer = URLScanWriter(format: format, style: Terminal.style)
+    let (text, interrupted) = (writer.text, writer.interrupted)
     let interrupt = InterruptWatch {
       text.discard()
-      // On a line of its own, past the `^C` the terminal echoed, as the batch's interrupt line is.
-      FileHandle.standardError.write(Data("\n".utf8))
-      switch format {
-      case .text: Terminal.warn("interrupted: nothing listed, as the URLs are listed by app once the list ends")
-      case .json: Terminal.warn("interrupted: the JSON document is cut short")
-      case .jsonl: Terminal.warn("interrupted: every URL decided so far is written")
-      }
-      _exit(130)
+      Terminal.warn(interrupted)
     }
-    var records = 0
-    if format == .json { Terminal.write(URLScanSummary.JSONStream.head) }
-    let render: @Sendable (Result<URLScan.Line, URLScan.Problem>) -> String? = { result in
-      format == .jsonl ? (try? result.get()).map { $0.jsonLine + "\n" } : nil
-    }
-    scan.decide(lines, workers: audit.jobs, render) { batch in
-      var out = ""
-      // The JSON records since the last problem, written as one piece of the document.
-      var json: [URLScan.Line] = []
-      func flushJSON() {
-        guard !json.isEmpty else { return }
-        out += (records == 0 ? "" : ",\n") + URLScanSummary.JSONStream.records(json)
-        records += json.count
-        json.removeAll()
-      }
-      for (result, rendered) in batch {
-        switch result {
-        case .failure(let problem):
-          summary.skipped += 1
-          // Standard output so far first, so a problem shows beside the URLs around it.
-          flushJSON()
-          Terminal.write(out)
-          out = ""
+    Terminal.write(writer.head)
+    URLScan(claims: claims).decide(lines, workers: audit.jobs, writer.render) { batch in
+      for piece in writer.add(batch) {
+        switch piece {
+        case .output(let text): Terminal.write(text)
+        case .problem(let problem):
           Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
-        case .success(let line):
-          summary.add(line)
-          switch format {
-          case .jsonl: out += rendered ?? ""
-          case .json: json.append(line)
-          case .text: text.add(line)
-          }
         }
       }
-      flushJSON()
-      Terminal.write(out)
     }
-    switch format {
-    case .jsonl: break
-    case .json: Terminal.write(URLScanSummary.JSONStream.tail + "\n")
-    case .text:
-      text.write { Terminal.write($0) }
-      if let problem = text.problem { Terminal.warn(problem) }
-    }
+    writer.finish(Terminal.write)
+    if let problem = writer.text.problem { Terminal.warn(problem) }
     interrupt.stop()
-    if !audit.quiet { Terminal.warn(summary.line) }
-    Foundation.exit(trouble ? 2 : summary.opening > 0 ? 0 : 1)
+    if !audit.quiet { Terminal.warn(writer.summary.line) }
+    return trouble ? 2 : writer.summary.opening > 0 ? 0 : 1
   }
 }

@@ -7,7 +7,7 @@ extension BlocklistFormat: ExpressibleByArgument {}
 
 /// `ipalinks blocklist`: the inventory of one or more apps as lists and guards that keep web views from opening
 /// those apps.
-struct BlocklistCommand: AsyncParsableCommand {
+struct BlocklistCommand: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "blocklist",
     abstract: "Turn apps' universal links into blocklists and guards for web views.",
@@ -59,7 +59,7 @@ struct BlocklistCommand: AsyncParsableCommand {
         + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
   var uncovered: UncoveredDomains = .skip
 
-  @OptionGroup var audit: AuditInputOptions
+  @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
@@ -67,16 +67,16 @@ struct BlocklistCommand: AsyncParsableCommand {
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
   }
 
-  func run() async throws {
+  func execute() async throws -> Int32 {
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(inputs, inventories: inventories, order: .asNamed, fetch: fetch)
-    if loaded.readable == 0 { throw ExitCode(2) }
-    let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
+    if loaded.readable == 0 { return 2 }
+    let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
     let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")
     if out.files.count > 1 && output == nil {
       Terminal.warn(
         "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
-      throw ExitCode(1)
+      return 1
     }
     if !audit.quiet { for note in out.notes { Terminal.warn(note.line) } }
     if let report { try Data(out.report(apps: blocklist.apps.count).utf8).write(to: URL(fileURLWithPath: report)) }
@@ -87,6 +87,6 @@ struct BlocklistCommand: AsyncParsableCommand {
         Terminal.write(file.text)
       }
     }
-    throw ExitCode(loaded.partial || out.notes.contains { $0.kind == .uncovered } ? 1 : 0)
+    return loaded.partial || out.notes.contains { $0.kind == .uncovered } ? 1 : 0
   }
 }

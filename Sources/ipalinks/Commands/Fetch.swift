@@ -4,7 +4,7 @@ import IPALinksKit
 import UniversalLinks
 
 /// `ipalinks fetch`: downloads and validates AASA files directly, like `swcutil dl`.
-struct Fetch: AsyncParsableCommand {
+struct Fetch: StatusCommand {
   static let configuration = CommandConfiguration(
     abstract: "Download and validate the apple-app-site-association files of some hosts.",
     discussion: """
@@ -33,7 +33,7 @@ struct Fetch: AsyncParsableCommand {
     for host in hosts { if let problem = HostArgument.problem(host) { throw ValidationError(problem) } }
   }
 
-  func run() async throws {
+  func execute() async throws -> Int32 {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     let results = try await fetch.makeFetcher().fetch(requests)
     let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
@@ -49,6 +49,6 @@ struct Fetch: AsyncParsableCommand {
     if format != .text || !Terminal.stdoutIsTerminal {
       for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
     }
-    throw ExitCode(failed ? 1 : 0)
+    return failed ? 1 : 0
   }
 }

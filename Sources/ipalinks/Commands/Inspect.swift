@@ -5,9 +5,9 @@ import IPALinksKit
 extension OutputFormat: ExpressibleByArgument {}
 extension DocumentFormat: ExpressibleByArgument {}
 
-/// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` (or ``BatchInspector`` for many inputs),
+/// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` (or its batch pipeline for many inputs),
 /// fetches the domains' AASA files, and prints a reporter's output.
-struct Inspect: AsyncParsableCommand {
+struct Inspect: StatusCommand {
   static let configuration = CommandConfiguration(
     abstract: "Report an app's entitlements, associated domains and URL schemes, with where each came from.",
     discussion: """
@@ -26,6 +26,9 @@ struct Inspect: AsyncParsableCommand {
       """
   )
 
+  /// The most `inspect -` reads: an IPA is read in memory, so the bound keeps memory bounded.
+  static let standardInputLimit = 512 << 20
+
   @Argument(
     help: "The .ipa files, .app folders, Mach-O files, entitlements plists or profiles; folders are walked for *.ipa.")
   var inputs: [String]
@@ -33,28 +36,13 @@ struct Inspect: AsyncParsableCommand {
   @Option(name: .shortAndLong, help: "Output format: text, json, or jsonl (one JSON object per input and line).")
   var format: InspectFormat = .text
 
-  @Flag(name: .customLong("no-fetch"), help: "Report the app only; do not look up the domains' AASA files.")
-  var noFetch = false
-
-  // Optional, so the help says "the number of CPU cores" rather than the count of the machine that built the page.
-  @Option(
-    name: .customLong("jobs"),
-    help: ArgumentHelp("How many inputs to inspect at once (default: the number of CPU cores).", valueName: "n"))
-  var requestedJobs: Int?
-  var jobs: Int { requestedJobs ?? ProcessInfo.processInfo.activeProcessorCount }
-
   @Option(
     help: ArgumentHelp(
       "Inspect only the i-th of n parts of the sorted inputs (1-based), for spreading a corpus over machines.",
       valueName: "i/n"))
   var shard: String?
 
-  @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
-  var noProgress = false
-
-  @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no summary.")
-  var quiet = false
-
+  @OptionGroup var batch: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
@@ -62,7 +50,6 @@ struct Inspect: AsyncParsableCommand {
     if inputs.contains("-") && inputs.count > 1 {
       throw ValidationError("'-' (an IPA on standard input) cannot be combined with other inputs")
     }
-    if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
     if let shard, Shard(parsing: shard) == nil {
       throw ValidationError("--shard \"\(shard)\" must be i/n with 1 ≤ i ≤ n, e.g. 2/8")
     }
@@ -76,20 +63,20 @@ struct Inspect: AsyncParsableCommand {
       && !BatchInputs.isAppFolder(inputs[0])
   }
 
-  func run() async throws {
-    if isBatch { try await runBatch() } else { try await runSingle(inputs[0]) }
+  func execute() async throws -> Int32 {
+    isBatch ? try await runBatch() : try await runSingle(inputs[0])
   }
 
-  func runSingle(_ input: String) async throws {
-    let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
+  func runSingle(_ input: String) async throws -> Int32 {
+    let fetches = batch.noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
     let report: InspectionReport
     if input == "-" {
-      guard let bytes = StandardInput.read(limit: StandardInput.ipaLimit) else {
+      guard let bytes = try? WholeFile.read("-", limit: Self.standardInputLimit) else {
         Terminal.warn(
-          "-: standard input is over \(StandardInput.ipaLimit >> 20) MiB; save the IPA to a file and inspect that")
-        throw ExitCode(2)
+          "-: standard input is over \(Self.standardInputLimit >> 20) MiB; save the IPA to a file and inspect that")
+        return 2
       }
-      report = await BatchInspector.inspect(ipaBytes: bytes, name: "-", fetches: fetches)
+      report = await BatchInspector.inspect(ipaBytes: Array(bytes), name: "-", fetches: fetches)
     } else {
       report = await BatchInspector.inspect(input, fetches: fetches)
     }
@@ -98,43 +85,28 @@ struct Inspect: AsyncParsableCommand {
     Terminal.write(reporter.single(report))
     // One failure is told once: the text report on a terminal already lists it.
     if format != .text || !Terminal.stdoutIsTerminal { InspectReporter.errorLines(report).forEach(Terminal.warn) }
-    throw ExitCode(ExitStatus.code(for: report.status))
+    return report.status.exitCode
   }
 
-  func runBatch() async throws {
+  func runBatch() async throws -> Int32 {
     let started = Date()
-    let console = BatchConsole(progress: !noProgress, quiet: quiet)
-    let collected = BatchInputs.collect(inputs)
-    collected.problems.forEach(console.problem)
-    let shard = self.shard.flatMap(Shard.init(parsing:))
-    let selected = shard?.select(collected.inputs) ?? collected.inputs
-    if collected.inputs.isEmpty {
-      console.problem("no inputs to inspect")
-      throw ExitCode(2)
-    }
-    let fetches = noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
     let style = Terminal.style
     var reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
-    var summary = BatchSummary()
-    console.output(reporter.begin())
-    console.begin(total: selected.count)
-    await BatchInspector(jobs: jobs, fetches: fetches).run(
-      selected, started: console.started,
-      finished: { report in
-        console.output(reporter.next(report))
-        summary.add(report)
-        console.finished(report)
-      })
-    console.output(reporter.end())
-    console.end()
-
-    var lookups: (Int, Int)?
-    if let fetches { lookups = (await fetches.fetched, await fetches.requested) }
-    console.say(
-      InspectReporter.summaryLine(
-        summary, shard: shard, of: collected.inputs.count, seconds: Date().timeIntervalSince(started), jobs: jobs,
-        lookups: lookups))
-    let status = collected.problems.isEmpty ? summary.exitStatus : max(summary.exitStatus, .partial)
-    throw ExitCode(ExitStatus.code(for: status))
+    let shard = self.shard.flatMap(Shard.init(parsing:))
+    let outcome = try await batch.inspect(
+      inputs, shard: shard, fetch: fetch, willInspect: { _ in reporter.begin() }, finished: { reporter.next($0) })
+    if outcome.named == 0 {
+      Terminal.warn("no inputs to inspect")
+      return 2
+    }
+    Terminal.write(reporter.end())
+    if !batch.quiet {
+      Terminal.warn(
+        InspectReporter.summaryLine(
+          outcome.summary, shard: shard, of: outcome.named, seconds: Date().timeIntervalSince(started),
+          jobs: batch.jobs, lookups: outcome.lookups))
+    }
+    let status = outcome.problems == 0 ? outcome.summary.exitStatus : max(outcome.summary.exitStatus, .partial)
+    return status.exitCode
   }
 }

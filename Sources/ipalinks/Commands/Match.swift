@@ -4,7 +4,7 @@ import IPALinksKit
 import UniversalLinks
 
 /// `ipalinks match`: the verdict iOS gives for each URL, and the rule that decided it.
-struct Match: ParsableCommand {
+struct Match: StatusCommand {
   static let configuration = CommandConfiguration(
     abstract: "Tell, for each URL, whether it opens the app and which AASA rule decided it.",
     discussion: """
@@ -43,7 +43,7 @@ struct Match: ParsableCommand {
     }
   }
 
-  func run() throws {
+  func execute() throws -> Int32 {
     let file = try AASAInput.orExit { try AASAInput.load(aasa) }
     let matcher = file.matcher(appID: appID)
     let reporter = MatchReporter(appID: appID, domain: domain)
@@ -68,6 +68,6 @@ struct Match: ParsableCommand {
       }
     }
     if format == .json { Terminal.write(reporter.document(results)) }
-    if !allMatch { throw ExitCode(1) }
+    return allMatch ? 0 : 1
   }
 }

@@ -18,8 +18,10 @@ struct FetchOptions: ParsableArguments {
 
   @Option(
     name: .customLong("aasa-dir"),
-    help: ArgumentHelp("Read <dir>/<host> or <dir>/<host>.json instead of the network.", valueName: "dir"))
-  var aasaDirectory: String?
+    help: ArgumentHelp(
+      "Read <dir>/<host> or <dir>/<host>.json instead of the network. Repeatable: the folders are searched in order.",
+      valueName: "dir"))
+  var aasaDirectories: [String] = []
 
   @Option(help: ArgumentHelp("Seconds allowed for each request: connect, TLS, headers and body.", valueName: "seconds"))
   var timeout: Double = 10
@@ -58,64 +60,14 @@ struct FetchOptions: ParsableArguments {
   /// The library options, or a `ValidationError` (exit 64) naming every bad flag.
   func makeFetchOptions(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AASAFetchOptions
   {
-    var problems: [String] = []
-    var options = AASAFetchOptions(source: source, offline: offline)
-
-    if timeout.isFinite && timeout > 0 && timeout <= 3600 {
-      options.timeout = .milliseconds(Int64((timeout * 1000).rounded(.up)))
-    } else {
-      problems.append("--timeout must be a number of seconds above 0 and at most 3600")
-    }
-    if (1...256).contains(concurrency) {
-      options.concurrency = concurrency
-    } else {
-      problems.append("--concurrency must be from 1 to 256")
-    }
-    for rule in connectTo {
-      do throws(AASAFetchError) {
-        options.connectTo.append(try ConnectToRule.parse(rule))
-      } catch {
-        if case .invalidConnectTo(_, let reason) = error {
-          problems.append("--connect-to \"\(rule)\": \(reason)")
-        } else {
-          problems.append("--connect-to: \(error)")
-        }
-      }
-    }
-    options.allowPrivate = allowPrivate
-
-    if noCache && cacheDirectory != nil { problems.append("--no-cache and --cache-dir contradict each other") }
-    if noCache && offline {
-      problems.append("--offline reads only the cache, so it cannot be combined with --no-cache")
-    }
-    if !noCache {
-      options.cacheDirectory = cacheDirectory.map(Self.url) ?? AASAFetchOptions.defaultCacheDirectory(environment)
-    }
-
-    if let aasaDirectory {
-      var isDirectory: ObjCBool = false
-      if FileManager.default.fileExists(atPath: aasaDirectory, isDirectory: &isDirectory), isDirectory.boolValue {
-        options.aasaDirectory = Self.url(aasaDirectory)
-      } else {
-        problems.append("--aasa-dir \(aasaDirectory): no such folder")
-      }
-    }
-    if let caFile {
-      if let data = FileManager.default.contents(atPath: caFile), data.count <= 1 << 20,
-        let pem = String(data: data, encoding: .utf8), pem.contains("-----BEGIN CERTIFICATE-----")
-      {
-        options.extraRootsPEM = [pem]
-      } else {
-        problems.append("--ca-file \(caFile): not a readable PEM file of certificates")
-      }
-    }
-    guard problems.isEmpty else { throw ValidationError(problems.joined(separator: "\n")) }
     do {
-      _ = try AASAFetcher(options: options)  // parses the CA file's certificates
+      return try AASAFetchOptions(
+        source: source, offline: offline, aasaDirectories: aasaDirectories, timeout: timeout,
+        concurrency: concurrency, caFile: caFile, allowPrivate: allowPrivate, connectTo: connectTo, noCache: noCache,
+        cacheDirectory: cacheDirectory, environment: environment)
     } catch {
-      throw ValidationError("\(caFile.map { "--ca-file \($0): " } ?? "")\(error)")
+      throw ValidationError(error.description)
     }
-    return options
   }
 
   /// A fetcher with these options; a bad option is a usage error.
@@ -125,9 +77,5 @@ struct FetchOptions: ParsableArguments {
     } catch let error as AASAFetchError {
       throw ValidationError("\(error)")
     }
-  }
-
-  private static func url(_ path: String) -> URL {
-    URL(fileURLWithPath: (path as NSString).expandingTildeInPath, isDirectory: true)
   }
 }

@@ -10,7 +10,7 @@ enum InspectedSamples {
 
   static func reports(_ names: [String]) async throws -> [InspectionReport] {
     var options = AASAFetchOptions()
-    options.aasaDirectory = Fixtures.samples.appendingPathComponent("aasa")
+    options.aasaDirectories = [Fixtures.samples.appendingPathComponent("aasa")]
     let fetches = SharedAASAFetches(fetcher: try AASAFetcher(options: options))
     var out: [InspectionReport] = []
     for name in names {

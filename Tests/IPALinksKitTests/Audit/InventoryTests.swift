@@ -86,7 +86,7 @@ import UniversalLinks
     new.bundles[0].version = "8.2"
     new.bundles[0].urlSchemes = ["storeapp", "storeapp-v2"]
     var diagnostics: [Diagnostic] = []
-    new.bundles[0].associatedDomains.removeAll { $0.service == "webcredentials" }
+    new.bundles[0].associatedDomains.removeAll { $0.service == .webcredentials }
     new.bundles[0].associatedDomains.append(
       AssociatedDomain.parse("applinks:new.example.com", diagnostics: &diagnostics))
     let shop = try #require(new.bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
@@ -107,13 +107,13 @@ import UniversalLinks
     #expect(diff.bundles.count == 1)
     #expect(change.key == "com.example.store" && change.change == .changed)
     #expect(change.fields == [InventoryDiff.FieldChange(field: "version", old: "1.2.3", new: "8.2")])
-    #expect(change.domainsAdded == [InventoryDiff.Entry(service: "applinks", domain: "new.example.com")])
-    #expect(change.domainsRemoved == [InventoryDiff.Entry(service: "webcredentials", domain: "example.com")])
+    #expect(change.domainsAdded == [InventoryDiff.Entry(service: .applinks, domain: "new.example.com")])
+    #expect(change.domainsRemoved == [InventoryDiff.Entry(service: .webcredentials, domain: "example.com")])
     #expect(change.schemesAdded == ["storeapp-v2"])
     #expect(change.schemesRemoved == ["fb1234567890"])
     let domain = try #require(change.domains.first { $0.domain == "shop.example.com" })
     // Compared by behaviour, as `aasa diff` compares files: each change with an example URL on the domain.
-    #expect(domain.changes.map(\.kind) == ["rule removed", "rules reordered"])
+    #expect(domain.changes.map(\.kind) == [.ruleRemoved, .rulesReordered])
     let removed = domain.changes[0]
     #expect(removed.appId == "ST0REAPP42.com.example.store")
     #expect(removed.new.isEmpty && removed.old.count == 1)
@@ -173,7 +173,7 @@ import UniversalLinks
     new.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
     let diff = InventoryDiff(old: [old], new: [new])
     let change = try #require(diff.bundles.first?.domains.first?.changes.first)
-    #expect(change.kind == "rule changed")
+    #expect(change.kind == .ruleChanged)
     #expect(change.oldVerdict == .match && change.newVerdict == .noMatch)
   }
 }
@@ -198,7 +198,7 @@ import UniversalLinks
     // The apex is not covered by *.example.com; only webcredentials and activitycontinuation name it.
     let apex = try #require(HostClaims(query: "example.com", reports: reports))
     #expect(apex.claims.count == 1)
-    #expect(apex.claims[0].entries.allSatisfy { $0.service != "applinks" })
+    #expect(apex.claims[0].entries.allSatisfy { $0.service != .applinks })
     #expect(apex.claims[0].rules.isEmpty)
 
     // A batch saves reports in the order they finished; the answer must not depend on it.

@@ -30,15 +30,15 @@ import UniversalLinks
     let plain = try! AASAFile(
       json: #"{"applinks": {"details": [{"appIDs": ["\#(plainID)"], "components": [{"/": "/plain/*"}]}]}}"#)
     return Blocklist(apps: [
-      BlocklistApp(
+      LinkingApp(
         appID: hostileID, name: "Hostile", input: "hostile.ipa",
         scopes: [
-          BlockScope(host: "hostile.example", wildcard: false, rules: AppLinkRules(file: hostile, appID: hostileID)),
-          BlockScope(host: "hostile.example", wildcard: true, rules: AppLinkRules(file: hostile, appID: hostileID)),
+          RuleScope(host: "hostile.example", wildcard: false, rules: AppLinkRules(file: hostile, appID: hostileID)),
+          RuleScope(host: "hostile.example", wildcard: true, rules: AppLinkRules(file: hostile, appID: hostileID)),
         ]),
-      BlocklistApp(
+      LinkingApp(
         appID: plainID, name: "Plain", input: "plain.ipa",
-        scopes: [BlockScope(host: "plain.example", wildcard: false, rules: AppLinkRules(file: plain, appID: plainID))]),
+        scopes: [RuleScope(host: "plain.example", wildcard: false, rules: AppLinkRules(file: plain, appID: plainID))]),
     ])
   }
 

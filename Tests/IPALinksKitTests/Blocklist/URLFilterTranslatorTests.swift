@@ -7,9 +7,9 @@ import UniversalLinks
 /// The regexes behind the WebKit list, for the cases where normalized and raw paths differ. The real engine
 /// checks the whole list in EndToEndTests; these pin the translation and its notes.
 @Suite struct URLFilterTranslatorTests {
-  static func scope(_ components: String, wildcard: Bool = false) -> BlockScope {
+  static func scope(_ components: String, wildcard: Bool = false) -> RuleScope {
     let json = #"{"applinks": {"details": [{"appIDs": ["T.app"], "components": [\#(components)]}]}}"#
-    return BlockScope(
+    return RuleScope(
       host: "h.example", wildcard: wildcard, rules: AppLinkRules(file: try! AASAFile(json: json), appID: "T.app"))
   }
 

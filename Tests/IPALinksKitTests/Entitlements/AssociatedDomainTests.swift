@@ -51,7 +51,7 @@ struct AssociatedDomainTests {
   @Test(arguments: cases) func parses(_ c: Case) {
     var diagnostics: [Diagnostic] = []
     let d = AssociatedDomain.parse(c.raw, diagnostics: &diagnostics)
-    #expect(d.service == c.service)
+    #expect(d.service.name == c.service)
     #expect(d.host == c.host)
     #expect(d.wildcard == c.wildcard)
     #expect(d.modes == c.modes)

@@ -22,7 +22,7 @@ struct AASADirectoryTests {
 
   static func fetch(_ host: String, from folder: URL) async throws -> AASAFetchResult {
     // No connect-to and no allowPrivate: any network attempt would fail loudly instead of reading the folder.
-    let fetcher = try AASAFetcher(options: AASAFetchOptions(source: .both, aasaDirectory: folder))
+    let fetcher = try AASAFetcher(options: AASAFetchOptions(source: .both, aasaDirectories: [folder]))
     let request = AASARequest(host: host)
     return try #require(await fetcher.fetch([request])[request])
   }

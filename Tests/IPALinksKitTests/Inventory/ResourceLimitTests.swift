@@ -92,12 +92,12 @@ struct ResourceLimitTests {
     #expect(aasa.status == .overLimit)
     #expect(!aasa.status.isDefinite)
     #expect(aasa.fetch.message.contains("AASA file refused: the file has 100001 patterns"))
-    let blocklist = Blocklist(
-      collecting: [
-        .init(
-          appID: "ABCDE12345.com.example.a", name: "A", input: "a.ipa",
-          domains: [.init(host: "big.example.com", wildcard: false, answer: (aasa.status, aasa.fetch.message, nil))])
-      ])
+    var ignored: [Diagnostic] = []
+    var bundle = BundleReport(path: "Payload/A.app", kind: .app)
+    (bundle.appId, bundle.name) = ("ABCDE12345.com.example.a", "A")
+    bundle.associatedDomains = [AssociatedDomain.parse("applinks:big.example.com", diagnostics: &ignored)]
+    bundle.associatedDomains[0].aasa = aasa
+    let blocklist = Blocklist(reports: [InspectionReport(input: "a.ipa", inputKind: .ipa, bundles: [bundle])])
     #expect(blocklist.apps.isEmpty)
     #expect(blocklist.notes.map(\.kind) == [.uncovered])
   }

@@ -175,15 +175,15 @@ struct BlocklistOutputTests {
   }
 
   @Test func listsSplitAtTheRuleBudgetAndTheReportCountsApps() throws {
-    func app(_ number: Int) -> BlocklistApp {
+    func app(_ number: Int) -> LinkingApp {
       let reference = MatchedRule(
         detailIndex: 0, componentIndex: 0, kind: .component, pattern: "/p", exclude: false,
         pointer: "/applinks/details/0/components/0")
       let rules = AppLinkRules(
         appID: "T.a\(number)", detailIndex: 0, rules: [EffectiveRule(reference: reference, path: "/p")])
-      return BlocklistApp(
+      return LinkingApp(
         appID: "T.a\(number)", name: "A", input: "a.ipa",
-        scopes: [BlockScope(host: "e\(number).com", wildcard: false, rules: rules)])
+        scopes: [RuleScope(host: "e\(number).com", wildcard: false, rules: rules)])
     }
     let blocklist = Blocklist(apps: (1...3).map(app))
     let split = BlocklistOutput(blocklist, format: .wkcontentrules, maxRules: 1, generator: "test")

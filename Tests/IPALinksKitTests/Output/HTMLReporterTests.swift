@@ -353,7 +353,7 @@ struct HTMLReporterTests {
     #expect(row.contains("Store Sample"), "\(row)")
     #expect(row.contains("via <code>*.example.com</code>"), "\(row)")
     #expect(row.contains("</code></td><td>2</td>"), "\(row)")
-    let model = ReportModel(reports)
+    let model = ReportModel(ClaimsIndex(reports: reports))
     let nested = try #require(model.hosts.first { $0.name == "nested.example.com" })
     #expect(nested.claims.map(\.via) == [nil, "*.example.com"])
     #expect(nested.listedClaimers == 1 && nested.entries.count == 1)

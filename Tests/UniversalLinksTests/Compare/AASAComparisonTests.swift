@@ -50,7 +50,7 @@ struct AASAComparisonTests {
     let comparison = AASAComparison(old: old, new: new)
     #expect(!comparison.equivalent)
     let change = try #require(comparison.changes.first)
-    #expect(change.kind == "rule changed")
+    #expect(change.kind == .ruleChanged)
     #expect(change.old == ["/applinks/details/0/components/0"])
     #expect(change.new == ["/applinks/details/0/components/0"])
     #expect(change.example != nil)
@@ -59,17 +59,17 @@ struct AASAComparisonTests {
 
   @Test func addedRemovedExcludedAndDefaultsAreChanges() throws {
     let old = Self.details(#""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}]"#)
-    let cases: [(AASAFile, String)] = [
-      (Self.details(#""components": [{"/": "/buy/*"}]"#), "rule removed"),
+    let cases: [(AASAFile, AASAComparison.Change.Kind)] = [
+      (Self.details(#""components": [{"/": "/buy/*"}]"#), .ruleRemoved),
       (
         Self.details(#""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}, {"/": "/sell/*"}]"#),
-        "rule added"
+        .ruleAdded
       ),
-      (Self.details(#""components": [{"/": "/buy/gift/*"}, {"/": "/buy/*"}]"#), "rule changed"),
+      (Self.details(#""components": [{"/": "/buy/gift/*"}, {"/": "/buy/*"}]"#), .ruleChanged),
       (
         Self.details(
           #""components": [{"/": "/buy/gift/*", "exclude": true}, {"/": "/buy/*"}]"#,
-          defaults: #""defaults": {"caseSensitive": false}, "#), "rule changed"
+          defaults: #""defaults": {"caseSensitive": false}, "#), .ruleChanged
       ),
     ]
     for (new, kind) in cases {
@@ -85,7 +85,7 @@ struct AASAComparisonTests {
     let new = Self.details(#""components": [{"/": "/buy/*"}, {"/": "/buy/gift/*", "exclude": true}]"#)
     let comparison = AASAComparison(old: old, new: new)
     let change = try #require(comparison.changes.first)
-    #expect(change.kind == "rules reordered")
+    #expect(change.kind == .rulesReordered)
     #expect(change.oldVerdict == .exclude && change.newVerdict == .match)
     // The exclusion decided in the old file, `/buy/*` decides in the new one: each named where it sits in each.
     #expect(change.old == ["/applinks/details/0/components/0", "/applinks/details/0/components/1"])
@@ -97,11 +97,11 @@ struct AASAComparisonTests {
     let old = Self.details(#""components": [{"/": "/buy/*"}]"#)
     let new = Self.details(#""components": [{"/": "/buy/*"}]"#, apps: [Self.app, Self.other])
     let comparison = AASAComparison(old: old, new: new)
-    #expect(comparison.changes.map(\.kind) == ["app added"])
+    #expect(comparison.changes.map(\.kind) == [.appAdded])
     #expect(comparison.changes.first?.appId == Self.other)
     #expect(comparison.changes.first?.newVerdict == .match)
     Self.expectHonestExamples(comparison, old, new)
-    #expect(AASAComparison(old: new, new: old).changes.map(\.kind) == ["app removed"])
+    #expect(AASAComparison(old: new, new: old).changes.map(\.kind) == [.appRemoved])
     // Only the app asked for.
     #expect(AASAComparison(old: old, new: new, appIDs: [Self.app]).equivalent)
   }
@@ -129,7 +129,7 @@ struct AASAComparisonTests {
     let edited = Self.details(#""components": [\#(rules(2_000, "b").joined(separator: ","))]"#)
     let comparison = AASAComparison(old: forward, new: edited)
     #expect(comparison.changes.count == 2_000)
-    #expect(comparison.changes.allSatisfy { $0.kind == "rule changed" })
+    #expect(comparison.changes.allSatisfy { $0.kind == .ruleChanged })
     #expect(comparison.changes.filter { $0.example != nil }.count == 1_000)
     Self.expectHonestExamples(comparison, forward, edited)
   }

@@ -30,7 +30,7 @@ extension HTMLReporter {
     html += "<span class=\"tag\">\(bundle.kind.rawValue)</span> \(HTML.code(bundle.bundleId ?? bundle.path)) "
     html += "<small>\(counts.joined(separator: " · "))</small></summary><noscript>"
     // One list of facts: identity, entitlement sources, URL schemes; then the domains table.
-    var rows = identity(bundle, input: app.report)
+    var rows = identity(bundle, input: app.input)
     rows.append(("Entitlements", entitlementSources(bundle)))
     rows.append(("URL schemes", chips(bundle.urlSchemes)))
     if !bundle.queriedURLSchemes.isEmpty {
@@ -42,7 +42,7 @@ extension HTMLReporter {
     return html + "</noscript></details>\n"
   }
 
-  private static func identity(_ b: BundleReport, input: InspectionReport) -> [(String, String)] {
+  private static func identity(_ b: BundleReport, input: ClaimsIndex.Input) -> [(String, String)] {
     var rows: [(String, String)] = []
     func add(_ label: String, _ value: String?, code: Bool = false) {
       guard let value, !value.isEmpty else { return }
@@ -50,7 +50,7 @@ extension HTMLReporter {
     }
     add("App ID", b.appId, code: true)
     add("Version", [b.version, b.build.map { "(\($0))" }].compactMap { $0 }.joined(separator: " "))
-    rows.append(("Input", "\(HTML.code(input.input)) <small>\(input.inputKind.rawValue)</small>"))
+    rows.append(("Input", "\(HTML.code(input.path)) <small>\(input.kind.rawValue)</small>"))
     // The main app's usual place goes without saying; an extension's or a clip's path tells what it belongs to.
     if b.path != "Payload/\(b.executable ?? "").app" { add("Bundle path", b.path, code: true) }
     if b.encrypted != false {
@@ -114,18 +114,18 @@ extension HTMLReporter {
     for d in b.associatedDomains {
       let outcome = ReportModel.Outcome(d.aasa)
       var entry = HTML.code(d.raw)
-      if let number = model.hostNumbers[(d.wildcard ? "*." : "") + d.host] {
+      if let number = model.hostNumbers[d.pattern.description] {
         entry = "<a href=\"#h-\(number)\">\(entry)</a>"
       }
       if !d.active {
         entry +=
-          " <span class=\"badge definite\">inactive</span> <span class=\"v\">\(HTML.text(d.inactiveReason ?? ""))</span>"
+          " <span class=\"badge definite\">inactive</span> <span class=\"v\">\(HTML.text(d.inactiveReason?.message ?? ""))</span>"
       }
       // One badge says it all: read and listing the app, read but not listing it, or the failure.
       var status = d.aasa?.status.rawValue ?? "not fetched"
-      if let a = d.aasa, a.status == .ok { status = a.appListed ? "ok, listed" : "not listed" }
+      if let a = d.aasa, a.status == .ok { status = a.outcome == .listed ? "ok, listed" : "not listed" }
       var rules = ""
-      if let a = d.aasa, d.service == "applinks", a.appListed {
+      if let a = d.aasa, d.service == .applinks, a.outcome == .listed {
         rules = String(a.rules.count)
         if a.appLinks?.exceedsDeviceSizeLimit == true { rules += " <span class=\"no\">(over 128 KB)</span>" }
       }

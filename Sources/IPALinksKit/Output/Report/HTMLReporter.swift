@@ -18,7 +18,12 @@ import UniversalLinks
 public enum HTMLReporter {
   /// `reports`: one or many inspected inputs (already joined with their AASA files). `title`: the page title.
   public static func render(_ reports: [InspectionReport], title: String = "ipalinks report") -> String {
-    let model = ReportModel(reports)
+    render(ClaimsIndex(reports: reports), title: title)
+  }
+
+  /// The page of the claims model.
+  public static func render(_ claims: ClaimsIndex, title: String = "ipalinks report") -> String {
+    let model = ReportModel(claims)
     var html = """
       <!doctype html>
       <html lang="en">
@@ -47,9 +52,8 @@ public enum HTMLReporter {
       // An input of one bundle that read cleanly needs no heading: the app's details name it.
       if app.reportNumber != reportNumber {
         reportNumber = app.reportNumber
-        let report = app.report
-        if report.bundles.count != 1 || !report.diagnostics.isEmpty {
-          html += inputHeader(report, number: reportNumber)
+        if app.inputBundles != 1 || !app.input.diagnostics.isEmpty {
+          html += inputHeader(app.input, bundles: app.inputBundles, number: reportNumber)
         }
       }
       if let bundle = app.bundle { html += appDetails(bundle, app: app, model: model) }
@@ -81,7 +85,7 @@ public enum HTMLReporter {
   typealias Outcome = ReportModel.Outcome
 
   /// The attributes the filters read: outcomes present, services present, and whether a host is shared.
-  static func filterAttributes(outcomes: [Outcome], services: [String], shared: Bool) -> String {
+  static func filterAttributes(outcomes: [Outcome], services: [Service], shared: Bool) -> String {
     let st = outcomes.map(\.cssClass).joined(separator: " ")
     let sv = Set(services.map(serviceKey)).sorted().joined(separator: " ")
     return " data-st=\"\(st)\" data-sv=\"\(sv)\"" + (shared ? " data-sh=\"1\"" : "")
@@ -89,8 +93,9 @@ public enum HTMLReporter {
 
   /// A service as the filter names it: a plain lower-case word as it is, anything else (a hostile entitlement can
   /// say anything before its colon) as `other`, so page data never shapes an attribute value.
-  static func serviceKey(_ service: String) -> String {
-    !service.isEmpty && service.utf8.allSatisfy { (0x61...0x7A).contains($0) } ? service : "other"
+  static func serviceKey(_ service: Service) -> String {
+    let name = service.name
+    return !name.isEmpty && name.utf8.allSatisfy { (0x61...0x7A).contains($0) } ? name : "other"
   }
 
   /// `data-h`: the hosts whose rules an app's search also reads; nothing when there are none.
@@ -228,7 +233,9 @@ public enum HTMLReporter {
         // Named, not identified: the bundle id and team are one click away, and the search finds them.
         var item = "<li><a href=\"#\(app.anchor)\">\(HTML.text(app.name))</a>"
         var notes: [String] = []
-        if claim.services != ["applinks"] { notes.append(HTML.text(claim.services.joined(separator: ", "))) }
+        if claim.services != [.applinks] {
+          notes.append(HTML.text(claim.services.map(\.name).joined(separator: ", ")))
+        }
         if let via = claim.via { notes.append("via \(HTML.code(via))") }
         if !notes.isEmpty { item += " <small>\(notes.joined(separator: " · "))</small>" }
         // Only where the file was read: a failed file is said once, in the AASA column.
@@ -257,7 +264,7 @@ public enum HTMLReporter {
       let listed = "\(host.listedClaimers) of \(direct)"
       html += host.listedClaimers < direct ? "<td class=\"no\">\(listed)" : "<td>\(listed)"
       // How many apps the file lists beyond the claimers here, per service: the competitors not in this report.
-      let counts = host.listed.map { "\($0.apps.count) for \(HTML.text($0.service))" }
+      let counts = host.listed.map { "\($0.apps.count) for \(HTML.text($0.service.name))" }
       if !counts.isEmpty && host.listed.map(\.apps.count).reduce(0, +) != host.listedClaimers {
         html += " <small>(file lists \(counts.joined(separator: ", ")))</small>"
       }
@@ -272,7 +279,7 @@ public enum HTMLReporter {
     let rules = host.entries.map(\.rules.rules.count).reduce(0, +)
     var summary =
       host.entries.isEmpty
-      ? (host.services.contains("applinks") ? "no rules for these apps" : "no applinks claim")
+      ? (host.services.contains(.applinks) ? "no rules for these apps" : "no applinks claim")
       : "\(TerminalText.count(rules, "rule")) in \(TerminalText.count(host.entries.count, "entry", "entries"))"
     if !host.overlaps.isEmpty { summary += ", \(TerminalText.count(host.overlaps.count, "overlap"))" }
     guard let aasa = host.aasa else { return "<small>\(summary)</small>" }
@@ -302,7 +309,7 @@ public enum HTMLReporter {
       let others = apps.filter { !claimerIDs.contains($0) }
       guard !others.isEmpty else { continue }
       html += "<details><summary>\(TerminalText.count(others.count, "other app id")) listed for "
-      html += "\(HTML.text(service))</summary>\(chips(others))</details>"
+      html += "\(HTML.text(service.name))</summary>\(chips(others))</details>"
     }
     if !aasa.diagnostics.isEmpty {
       html += "<ul class=\"diags\">"
@@ -424,7 +431,7 @@ public enum HTMLReporter {
 
       """
     for app in model.apps {
-      let status = app.report.status
+      let status = app.input.status
       html += "<tr" + filterAttributes(outcomes: app.outcomes, services: app.services, shared: app.sharesHost)
       html += hostsAttribute(app)
       html += "><td>\(app.number)</td><td><a href=\"#\(app.anchor)\">\(HTML.text(app.name))</a></td>"
@@ -437,13 +444,13 @@ public enum HTMLReporter {
     return html + "</tbody></table>\n</section>\n"
   }
 
-  private static func inputHeader(_ report: InspectionReport, number: Int) -> String {
-    let status = report.status
+  private static func inputHeader(_ input: ClaimsIndex.Input, bundles: Int, number: Int) -> String {
+    let status = input.status
     var html = "<h3 class=\"input\" id=\"input-\(number)\"><small>Input \(number)</small> "
-    html += "\(HTML.code(report.input)) <span class=\"tag\">\(report.inputKind.rawValue)</span> "
+    html += "\(HTML.code(input.path)) <span class=\"tag\">\(input.kind.rawValue)</span> "
     html += "<span class=\"badge st-\(status.rawValue)\">\(status.rawValue)</span></h3>\n"
-    if !report.diagnostics.isEmpty { html += diagnosticsList(report.diagnostics) }
-    if report.bundles.isEmpty { html += "<p class=\"muted\">No bundle could be read from this input.</p>\n" }
+    if !input.diagnostics.isEmpty { html += diagnosticsList(input.diagnostics) }
+    if bundles == 0 { html += "<p class=\"muted\">No bundle could be read from this input.</p>\n" }
     return html
   }
 

@@ -9,12 +9,13 @@ struct ReportModel {
     case ok, definite, unknown, notFetched
 
     init(_ aasa: DomainAASA?) {
-      guard let aasa else {
-        self = .notFetched
-        return
-      }
       // A file that was read but does not list the app is as definite an answer as a 404: nothing opens it.
-      self = aasa.status == .ok ? (aasa.appListed ? .ok : .definite) : aasa.status.isDefinite ? .definite : .unknown
+      switch aasa?.outcome {
+      case nil: self = .notFetched
+      case .listed: self = .ok
+      case .notListed, .failed: self = .definite
+      case .unknown: self = .unknown
+      }
     }
 
     /// The class the style sheet colours, and the value the status filter uses.
@@ -55,7 +56,10 @@ struct ReportModel {
     var number: Int
     /// 1-based input number; the anchor of an input nothing was read from is `input-<number>`.
     var reportNumber: Int
-    var report: InspectionReport
+    /// The input the bundle came from.
+    var input: ClaimsIndex.Input
+    /// How many bundles were read from the input.
+    var inputBundles: Int
     var bundle: BundleReport?
     /// Hosts (by number) whose file's rules apply to this app: its own entries, not a wildcard's coverage of a
     /// host another app names (there the wildcard's own file decides).
@@ -71,12 +75,12 @@ struct ReportModel {
     var domains: [AssociatedDomain] { bundle?.associatedDomains ?? [] }
     func count(_ outcome: Outcome) -> Int { domains.filter { Outcome($0.aasa) == outcome }.count }
     var failed: Int { count(.definite) + count(.unknown) }
-    var applinks: Int { domains.filter { $0.service == "applinks" }.count }
+    var applinks: Int { domains.filter { $0.service == .applinks }.count }
     var schemes: Int { bundle?.urlSchemes.count ?? 0 }
     /// The outcomes of the app's domains, for the status filter.
     var outcomes: [Outcome] { Array(Set(domains.map { Outcome($0.aasa) })).sorted() }
     /// The services of the app's domains, for the service filter.
-    var services: [String] { Array(Set(domains.map(\.service))).sorted() }
+    var services: [Service] { Array(Set(domains.map(\.service))).sorted() }
   }
 
   /// One app's claim on a host.
@@ -84,7 +88,7 @@ struct ReportModel {
     /// The claiming app's number.
     var app: Int
     /// Services the claim is made for (`applinks`, `webcredentials`, …).
-    var services: [String]
+    var services: [Service]
     /// The wildcard entry (`*.example.com`) when the app claims a named host through it.
     var via: String?
     /// The outcome of the claim's AASA result for this app.
@@ -112,12 +116,12 @@ struct ReportModel {
     /// Where the entries open the same URLs, and which entry wins.
     var overlaps: [RuleOverlap] = []
     /// Every app id the file lists for each service, once per service.
-    var listed: [(service: String, apps: [String])] = []
+    var listed: [(service: Service, apps: [String])] = []
 
     /// Claimers whose own entry names this host (not a wildcard above it).
     var direct: [Claim] { claims.filter { $0.via == nil } }
     var outcomes: [Outcome] { Array(Set(claims.map(\.outcome))).sorted() }
-    var services: [String] { Array(Set(claims.flatMap(\.services))).sorted() }
+    var services: [Service] { Array(Set(claims.flatMap(\.services))).sorted() }
     /// The colour of the host as a whole: the best file result among its direct claimers.
     var outcome: Outcome { direct.map(\.outcome).min() ?? claims.map(\.outcome).min() ?? .notFetched }
     var listedClaimers: Int { direct.filter { $0.outcome == .ok }.count }
@@ -134,75 +138,66 @@ struct ReportModel {
   var errors: Int
   var warnings: Int
 
-  init(_ reports: [InspectionReport]) {
+  init(_ index: ClaimsIndex) {
     var apps: [App] = []
-    for (index, report) in reports.enumerated() {
-      let bundles: [BundleReport?] = report.bundles.isEmpty ? [nil] : report.bundles
-      for bundle in bundles {
-        apps.append(App(number: apps.count + 1, reportNumber: index + 1, report: report, bundle: bundle))
+    var numbers: [Int] = []  // the app number of each of the index's apps, which are in input order
+    let byInput = Dictionary(grouping: index.apps.indices, by: { index.apps[$0].input })
+    for (position, input) in index.inputs.enumerated() {
+      let bundles = byInput[position] ?? []
+      func row(_ bundle: BundleReport?) -> App {
+        App(
+          number: apps.count + 1, reportNumber: position + 1, input: input, inputBundles: bundles.count,
+          bundle: bundle)
+      }
+      if bundles.isEmpty { apps.append(row(nil)) }
+      for app in bundles {
+        numbers.append(apps.count + 1)
+        apps.append(row(index.apps[app].bundle))
       }
     }
-    inputs = reports.count
-    bundles = reports.map(\.bundles.count).reduce(0, +)
-    let domains = reports.flatMap(\.bundles).flatMap(\.associatedDomains)
+    inputs = index.inputs.count
+    bundles = index.apps.count
+    let domains = index.apps.flatMap(\.bundle.associatedDomains)
     domainCounts = Dictionary(grouping: domains, by: { Outcome($0.aasa) }).mapValues(\.count)
-    let diagnostics = reports.flatMap { $0.diagnostics + $0.bundles.flatMap(\.diagnostics) }
+    let diagnostics = index.inputs.flatMap(\.diagnostics) + index.apps.flatMap(\.bundle.diagnostics)
     errors = diagnostics.filter { $0.severity == .error }.count
     warnings = diagnostics.filter { $0.severity == .warning }.count
-    hosts = Self.hosts(&apps)
+    hosts = Self.hosts(index, numbers: numbers, &apps)
     hostNumbers = Dictionary(hosts.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
     self.apps = apps
   }
 
-  /// Every claimed host, most claimers first. A wildcard entry also claims every named host below it that
-  /// another app claims directly (`*.example.com` covers `nested.example.com`, as `who-claims` finds), and the
-  /// wildcard is named.
-  private static func hosts(_ apps: inout [App]) -> [Host] {
-    var byName: [String: Host] = [:]
-    var order: [String] = []
-    var wildcards: [(app: Int, base: String, services: [String], outcome: Outcome)] = []
-    for app in apps {
-      var mine: [String: (services: [String], domains: [AssociatedDomain])] = [:]
-      var names: [String] = []
-      for d in app.domains where !d.host.isEmpty {
-        let name = (d.wildcard ? "*." : "") + d.host
-        if mine[name] == nil { names.append(name) }
-        if !(mine[name]?.services.contains(d.service) ?? false) {
-          mine[name, default: ([], [])].services.append(d.service)
-        }
-        mine[name, default: ([], [])].domains.append(d)
-      }
-      for name in names {
-        let claim = mine[name] ?? ([], [])
+  /// Every claimed host, most claimers first, from the claims model. A wildcard entry also claims every named host
+  /// below it that another app claims directly (`*.example.com` covers `nested.example.com`, as `who-claims`
+  /// finds), and the wildcard is named.
+  private static func hosts(_ index: ClaimsIndex, numbers: [Int], _ apps: inout [App]) -> [Host] {
+    var hosts: [Host] = index.hosts.map { claimed in
+      var host = Host(number: 0, name: claimed.pattern.description)
+      for claim in claimed.claims {
+        let domains = claim.entries.map { index.apps[claim.app].bundle.associatedDomains[$0] }
+        // A direct claim is made by the entries naming the host; one through a wildcard by the wildcard iOS uses.
+        let via = claim.direct ? nil : domains[claim.governing.flatMap(claim.entries.firstIndex) ?? 0].pattern
+        let own = domains.filter { $0.pattern == (via ?? claimed.pattern) }
+        var services: [Service] = []
+        for d in own where !services.contains(d.service) { services.append(d.service) }
         // The applinks entry decides the colour when there is one: it is the claim that opens URLs.
-        let deciding = claim.domains.first { $0.service == "applinks" } ?? claim.domains[0]
-        if byName[name] == nil {
-          byName[name] = Host(number: 0, name: name)
-          order.append(name)
-        }
-        byName[name]?.claims.append(Claim(app: app.number, services: claim.services, outcome: Outcome(deciding.aasa)))
-        add(claim.domains, of: app.number, to: &byName[name]!)
-        if name.hasPrefix("*.") {
-          wildcards.append((app.number, String(name.dropFirst(2)), claim.services, Outcome(deciding.aasa)))
-        }
+        let deciding = own.first { $0.service == .applinks } ?? own[0]
+        let number = numbers[claim.app]
+        host.claims.append(
+          Claim(app: number, services: services, via: via?.description, outcome: Outcome(deciding.aasa)))
+        if via == nil { add(own, of: number, to: &host) }
       }
+      // Apps naming the host first, then those whose wildcards cover it.
+      host.claims = host.claims.filter { $0.via == nil } + host.claims.filter { $0.via != nil }
+      return host
     }
-    for name in order where !name.hasPrefix("*.") {
-      for w in wildcards where name.hasSuffix("." + w.base) {
-        guard !(byName[name]?.claims ?? []).contains(where: { $0.app == w.app }) else { continue }
-        byName[name]?.claims.append(Claim(app: w.app, services: w.services, via: "*." + w.base, outcome: w.outcome))
-      }
-    }
-    var hosts = order.compactMap { byName[$0] }.sorted {
-      $0.claims.count != $1.claims.count ? $0.claims.count > $1.claims.count : $0.name < $1.name
-    }
+    hosts.sort { $0.claims.count != $1.claims.count ? $0.claims.count > $1.claims.count : $0.name < $1.name }
     for index in hosts.indices {
       hosts[index].number = index + 1
       hosts[index].entries.sort { $0.detailIndex < $1.detailIndex }
-      let example = hosts[index].name.hasPrefix("*.") ? "www." + hosts[index].name.dropFirst(2) : hosts[index].name
       hosts[index].overlaps = RuleOverlap.find(
         entries: Dictionary(hosts[index].entries.map { ($0.detailIndex, $0.rules) }, uniquingKeysWith: { a, _ in a }),
-        host: String(example), limit: 10)
+        host: LinkRuntime.HostPattern(hosts[index].name).exampleHost, limit: 10)
       for claim in hosts[index].claims {
         if claim.via == nil { apps[claim.app - 1].ruleHosts.append(hosts[index].number) }
         if hosts[index].claims.count > 1 { apps[claim.app - 1].sharesHost = true }
@@ -220,7 +215,7 @@ struct ReportModel {
       if !aasa.listedApps.isEmpty && !host.listed.contains(where: { $0.service == d.service }) {
         host.listed.append((d.service, aasa.listedApps))
       }
-      guard d.service == "applinks", aasa.appListed, let links = aasa.appLinks, let detail = links.detailIndex
+      guard d.service == .applinks, aasa.outcome == .listed, let links = aasa.appLinks, let detail = links.detailIndex
       else { continue }
       if let at = host.entries.firstIndex(where: { $0.detailIndex == detail }) {
         if !host.entries[at].apps.contains(app) { host.entries[at].apps.append(app) }

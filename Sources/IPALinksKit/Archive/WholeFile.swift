@@ -1,0 +1,29 @@
+import Foundation
+
+/// A file, or standard input for `-`, read whole up to a limit: how every small input is read (an AASA file, a
+/// saved inventory, an IPA on standard input), so an endless pipe or a huge file cannot make ipalinks allocate
+/// without bound.
+public enum WholeFile {
+  /// Why the bytes could not be had.
+  public enum Failure: Error, Sendable, Equatable {
+    /// The file could not be opened or read; the reason, in words.
+    case unreadable(String)
+    /// It holds more than the limit.
+    case tooLarge
+  }
+
+  /// The bytes of `path` (`-` for standard input). Reading stops one chunk past `limit`, so at most
+  /// `limit + chunk` bytes are ever held.
+  public static func read(_ path: String, limit: Int, chunk: Int = 1 << 20) throws(Failure) -> Data {
+    var data = Data()
+    do {
+      let handle =
+        path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      while data.count <= limit, let more = try handle.read(upToCount: chunk), !more.isEmpty { data += more }
+    } catch {
+      throw .unreadable((error as NSError).localizedDescription)
+    }
+    guard data.count <= limit else { throw .tooLarge }
+    return data
+  }
+}

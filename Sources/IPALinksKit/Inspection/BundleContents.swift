@@ -1,0 +1,200 @@
+import Foundation
+
+/// The second stage of an inspection: what a bundle's files say before anything is derived from them. Info.plist,
+/// the executable's slices and code signatures, the `.xcent` and the profile, with each entitlements blob a source
+/// of its own. A file that cannot be read becomes a finding, and the others are still read.
+struct BundleContents {
+  /// Cap for Info.plist, `.xcent` and profiles: real ones are kilobytes, a zip bomb is refused at this size.
+  static let maximumSmallFileSize = 8 << 20
+  /// The most a `__TEXT,__entitlements` section may hold; real ones are a few kilobytes.
+  static let maximumEntitlementsSection: UInt64 = 1 << 20
+
+  /// The report so far: what the files say directly, and the problems met reading them.
+  var bundle: BundleReport
+  /// Every entitlements blob found, none of them chosen yet.
+  var sources: [EntitlementSource] = []
+  /// Built for a simulator: a slice's `LC_BUILD_VERSION` names a simulator platform, or the executable keeps
+  /// entitlements in its `__TEXT,__entitlements` section.
+  var isSimulatorBuild = false
+
+  /// Reads a bundle found in a container.
+  init(_ located: BundleLocator.Located, in container: any FileContainer, paths: Set<String>) {
+    bundle = BundleReport(path: located.path, kind: located.kind)
+    let root = located.path + "/"
+    do {
+      let bytes = try container.contents(of: root + "Info.plist", limit: Self.maximumSmallFileSize)
+      readInfo(try PropertyList.decodeDictionary(bytes, file: root + "Info.plist"))
+    } catch {
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .infoPlistUnreadable))
+    }
+    let folderName = String(located.path.split(separator: "/").last ?? "")
+    let executable = bundle.executable ?? String(folderName.prefix { $0 != "." })
+    bundle.executable = executable
+    let executablePath = root + executable
+    if paths.contains(executablePath) {
+      do {
+        readExecutable(try container.byteSource(for: executablePath))
+      } catch {
+        bundle.diagnostics.append(Diagnostic(error, fallbackCode: .executableUnreadable))
+      }
+    } else {
+      bundle.diagnostics.append(
+        Diagnostic(.error, .executableMissing, "\(executablePath): executable not found in the bundle"))
+    }
+    let xcentPath = root + "archived-expanded-entitlements.xcent"
+    if paths.contains(xcentPath) {
+      do {
+        let bytes = try container.contents(of: xcentPath, limit: Self.maximumSmallFileSize)
+        let plist = try PropertyList.decodeDictionary(bytes, file: xcentPath)
+        sources.append(
+          EntitlementSource(kind: .xcent, detail: "archived-expanded-entitlements.xcent", entitlements: plist))
+      } catch {
+        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: .xcentUnreadable))
+      }
+    }
+    let profilePath = root + "embedded.mobileprovision"
+    if paths.contains(profilePath) {
+      do {
+        let bytes = try container.contents(of: profilePath, limit: Self.maximumSmallFileSize)
+        add(try ProvisioningProfile.parse(bytes, file: profilePath), detail: "embedded.mobileprovision")
+      } catch {
+        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: .profileUnreadable))
+      }
+    }
+  }
+
+  /// A bare executable, read for its code signature.
+  init(executable source: any ByteSource, path: String) {
+    bundle = BundleReport(path: path, kind: .file)
+    readExecutable(source)
+  }
+
+  /// A standalone provisioning profile.
+  init(profile: ProvisioningProfile, path: String) {
+    bundle = BundleReport(path: path, kind: .file)
+    add(profile, detail: "profile")
+  }
+
+  /// A standalone entitlements plist, such as an `.xcent` file.
+  init(entitlements: [String: PlistValue], path: String) {
+    bundle = BundleReport(path: path, kind: .file)
+    sources.append(
+      EntitlementSource(kind: .xcent, detail: URL(fileURLWithPath: path).lastPathComponent, entitlements: entitlements))
+  }
+
+  private mutating func add(_ profile: ProvisioningProfile, detail: String) {
+    bundle.provisioningProfile = profile
+    sources.append(EntitlementSource(kind: .provisioningProfile, detail: detail, entitlements: profile.entitlements))
+  }
+
+  private mutating func readInfo(_ info: [String: PlistValue]) {
+    bundle.bundleId = info["CFBundleIdentifier"]?.stringValue
+    bundle.name = info["CFBundleDisplayName"]?.stringValue ?? info["CFBundleName"]?.stringValue
+    bundle.version = info["CFBundleShortVersionString"]?.stringValue
+    bundle.build = info["CFBundleVersion"]?.stringValue
+    bundle.minimumOSVersion = info["MinimumOSVersion"]?.stringValue ?? info["LSMinimumSystemVersion"]?.stringValue
+    if let exe = info["CFBundleExecutable"]?.stringValue, !exe.isEmpty, !exe.contains("/"), exe != "..", exe != "." {
+      bundle.executable = exe
+    }
+    var schemes: [String] = []
+    for type in info["CFBundleURLTypes"]?.arrayValue ?? [] {
+      for scheme in type["CFBundleURLSchemes"]?.stringArray ?? [] where !schemes.contains(scheme) {
+        schemes.append(scheme)
+      }
+    }
+    bundle.urlSchemes = schemes
+    bundle.queriedURLSchemes = info["LSApplicationQueriesSchemes"]?.stringArray ?? []
+  }
+
+  /// Reads every slice's signature; a failure in one slice is reported and the others still count.
+  private mutating func readExecutable(_ source: any ByteSource) {
+    let slices: [MachOSlice]
+    do {
+      slices = try MachOFile.slices(of: source)
+    } catch {
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .machOUnreadable))
+      return
+    }
+    bundle.architectures = slices.map(\.architecture)
+    bundle.encrypted = slices.contains { ($0.cryptID ?? 0) != 0 }
+    isSimulatorBuild = slices.contains { $0.isSimulator || ($0.entitlementsSection?.size ?? 0) > 0 }
+    var directories: [CodeDirectory] = []
+    for slice in slices {
+      readSimulatorSection(source, slice: slice)
+      if let directory = readSignature(source, slice: slice) { directories.append(directory) }
+    }
+    // What the code signature says; the identity stage may find better in the entitlements.
+    bundle.signingIdentifier = directories.first?.identifier
+    bundle.teamId = directories.first?.teamID
+    if Set(directories.map(\.identifier)).count > 1 || Set(directories.map(\.teamID)).count > 1 {
+      bundle.diagnostics.append(
+        Diagnostic(
+          .warning, .signatureSliceDisagreement,
+          "\(source.name): slices are signed with different identifiers or teams"))
+    }
+  }
+
+  /// One slice's code signature: its DER and XML entitlements as sources; returns its chosen CodeDirectory.
+  private mutating func readSignature(_ source: any ByteSource, slice: MachOSlice) -> CodeDirectory? {
+    let arch = slice.architecture
+    let signature: CodeSignature?
+    do {
+      signature = try CodeSignatureReader.read(source, slice: slice)
+    } catch {
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .signatureUnreadable))
+      return nil
+    }
+    guard let signature else {
+      bundle.diagnostics.append(
+        Diagnostic(.info, .signatureUnsigned, "\(source.name): \(arch) slice has no code signature"))
+      return nil
+    }
+    for warning in signature.warnings {
+      bundle.diagnostics.append(Diagnostic(.warning, .signatureDuplicateBlob, "\(source.name) (\(arch)): \(warning)"))
+    }
+    if let der = signature.derEntitlements {
+      do {
+        let (value, form) = try DEREntitlements.decode(der)
+        sources.append(EntitlementSource(architecture: arch, form: .init(form), entitlements: value))
+      } catch {
+        bundle.diagnostics.append(Diagnostic(.error, error.code, "\(source.name) (\(arch)): \(error)"))
+      }
+    }
+    if let xml = signature.xmlEntitlements {
+      do {
+        let value = try PropertyList.decodeDictionary(xml, file: "\(source.name) (\(arch) entitlements blob)")
+        let form: EntitlementSource.Form = xml.starts(with: Array("bplist00".utf8)) ? .xmlBinaryPlist : .xml
+        sources.append(EntitlementSource(architecture: arch, form: form, entitlements: value))
+      } catch {
+        // Real apps sometimes carry a malformed XML blob; the DER blob, when present, still counts.
+        let severity: Diagnostic.Severity = signature.derEntitlements == nil ? .error : .warning
+        bundle.diagnostics.append(Diagnostic(error, severity: severity, fallbackCode: .signatureXMLMalformed))
+      }
+    }
+    return signature.bestCodeDirectory
+  }
+
+  /// A simulator build's entitlements, from the slice's `__TEXT,__entitlements` section, as a source of its own.
+  private mutating func readSimulatorSection(_ source: any ByteSource, slice: MachOSlice) {
+    guard let section = slice.entitlementsSection, section.size > 0 else { return }
+    let arch = slice.architecture
+    let name = "\(source.name) (\(arch) __TEXT,__entitlements)"
+    guard section.size <= Self.maximumEntitlementsSection, section.offset <= slice.size,
+      section.size <= slice.size - section.offset
+    else {
+      bundle.diagnostics.append(
+        Diagnostic(
+          .error, .machOEntitlementsSection,
+          "\(name): \(section.size) bytes at \(section.offset) lie outside the slice or over the 1 MiB limit"))
+      return
+    }
+    do {
+      let bytes = try source.read(at: slice.offset + section.offset, count: Int(section.size))
+      let value = try PropertyList.decodeDictionary(bytes, file: name)
+      sources.append(
+        EntitlementSource(kind: .simulatorSection, detail: "__TEXT,__entitlements, \(arch)", entitlements: value))
+    } catch {
+      bundle.diagnostics.append(Diagnostic(error, fallbackCode: .machOEntitlementsSection))
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// What a batch's progress bar shows: done out of total, the rate and time left, and the input being read.
+///
+/// The rate comes from the last completions, not the whole run, so a slow start (the first AASA lookups) does not
+/// make the estimate wrong. The command line draws ``line(width:now:)`` on a terminal.
+public struct BatchProgress: Sendable {
+  /// Inputs in the batch.
+  public let total: Int
+  /// When the batch began.
+  public let startedAt: Date
+  /// Inputs finished.
+  public private(set) var done = 0
+  private var running: [String] = []
+  /// When the last completions happened, for the rate.
+  private var recent: [Date] = []
+  private static let window = 32
+
+  /// A batch of `total` inputs that began at `startedAt`.
+  public init(total: Int, startedAt: Date) {
+    self.total = total
+    self.startedAt = startedAt
+  }
+
+  /// An input started.
+  public mutating func started(_ input: String) { running.append(input) }
+
+  /// An input finished at `now`.
+  public mutating func finished(_ input: String, at now: Date = Date()) {
+    done += 1
+    recent.append(now)
+    if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
+    if let index = running.firstIndex(of: input) { running.remove(at: index) }
+  }
+
+  /// Completions per second over the last ones (from the start while there are few).
+  public func rate(_ now: Date) -> Double {
+    guard let first = recent.first else { return 0 }
+    if recent.count < 4 {
+      let elapsed = now.timeIntervalSince(startedAt)
+      return elapsed > 0 ? Double(done) / elapsed : 0
+    }
+    let span = now.timeIntervalSince(first)
+    return span > 0 ? Double(recent.count - 1) / span : 0
+  }
+
+  /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`.
+  public func line(width: Int, now: Date = Date()) -> String {
+    let fraction = total == 0 ? 1 : Double(done) / Double(total)
+    let barWidth = 20
+    let filled = Int((fraction * Double(barWidth)).rounded(.down))
+    let rate = rate(now)
+    let eta = rate > 0 ? Int((Double(total - done) / rate).rounded()) : nil
+    var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
+    text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
+    text += " ETA " + (eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "-:--")
+    if let current = running.last {
+      // Terminal control characters in a file name must not reach the terminal.
+      text += "  " + TerminalText.escape(current.split(separator: "/").last.map(String.init) ?? current)
+    }
+    return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
+  }
+}

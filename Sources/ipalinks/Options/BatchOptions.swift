@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import IPALinksKit
+
+/// The options of every command that inspects inputs in a batch: `inspect`, `blocklist`, `diff`, `report` and
+/// `who-claims`.
+struct BatchOptions: ParsableArguments {
+  @Flag(name: .customLong("no-fetch"), help: "Report the apps only; do not look up the domains' AASA files.")
+  var noFetch = false
+
+  // Optional, so the help says "the number of CPU cores" rather than the count of the machine that built the page.
+  @Option(
+    name: .customLong("jobs"),
+    help: ArgumentHelp(
+      "How many inputs to inspect, and threads to use, at once (default: the number of CPU cores).", valueName: "n"))
+  var requestedJobs: Int?
+  var jobs: Int { requestedJobs ?? ProcessInfo.processInfo.activeProcessorCount }
+
+  @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
+  var noProgress = false
+
+  @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no summary, no notes.")
+  var quiet = false
+
+  func validate() throws {
+    if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
+  }
+
+  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetcher:problem:willInspect:started:finished:)``)
+  /// under a ``BatchConsole``: the progress bar, a problem line per input as it is found, each failing AASA host
+  /// once at the end, and Ctrl-C. What `willInspect` and `finished` return goes to standard output, with the bar out
+  /// of the way.
+  func inspect(
+    _ paths: [String], shard: Shard? = nil, fetch: FetchOptions, willInspect: (Int) -> String,
+    finished: (InspectionReport) -> String
+  ) async throws -> BatchInspector.Outcome {
+    let console = BatchConsole(progress: !noProgress, quiet: quiet)
+    let outcome = await BatchInspector.run(
+      paths, shard: shard, jobs: jobs, fetcher: noFetch ? nil : try fetch.makeFetcher(), problem: console.problem,
+      willInspect: {
+        console.output(willInspect($0))
+        console.begin(total: $0)
+      }, started: console.started
+    ) { report in
+      console.output(finished(report))
+      console.finished(report)
+    }
+    console.end()
+    return outcome
+  }
+
+  /// The library's ``LoadedInventory`` with these options, inspected as ``inspect(_:shard:fetch:willInspect:finished:)``
+  /// does.
+  func load(
+    _ paths: [String], inventories: [String] = [], order: LoadedInventory.Order = .byInput, fetch: FetchOptions
+  ) async throws -> LoadedInventory {
+    let fetcher = noFetch ? nil : try fetch.makeFetcher()
+    let console = BatchConsole(progress: !noProgress, quiet: quiet)
+    let loaded = await LoadedInventory.load(
+      paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,
+      willInspect: console.begin(total:), started: console.started, inspected: console.finished)
+    console.end()
+    return loaded
+  }
+}
