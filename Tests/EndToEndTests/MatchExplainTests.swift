@@ -33,4 +33,39 @@ struct MatchExplainTests {
     #expect((results.first?["explain"] as? [[String: Any]])?.count == 4)
     #expect((document.json?["generator"] as? String)?.hasPrefix("ipalinks ") == true)
   }
+
+  /// A later `details` entry that lists the app too is never used for it: the explanation says so, and names the
+  /// rule there that would have decided, the usual cause of "my rule is right but never matches".
+  @Test func aLaterEntryListingTheAppIsNamed() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("two-entries-\(UUID().uuidString).json")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try Data(
+      #"""
+      {"applinks": {"details": [
+        {"appIDs": ["ABCDE12345.com.example.app"], "components": [{"/": "/buy/*"}]},
+        {"appIDs": ["ABCDE12345.com.example.other", "ABCDE12345.com.example.app"], "components": [{"/": "/sell/*"}]}
+      ]}}
+      """#.utf8
+    ).write(to: file)
+    let base = ["match", "--explain", "--aasa", file.path, "--app-id", "ABCDE12345.com.example.app"]
+    let text = try CLI.run(base + ["https://example.com/sell/1"], environment: ["COLUMNS": "80"])
+    #expect(text.status == 1)
+    let note = text.stdout.components(separatedBy: "note: ").last ?? ""
+    let words = note.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      words == "/applinks/details/1 lists the app too, but iOS uses only the first entry that lists it "
+        + "(/applinks/details/0); there, /applinks/details/1/components/0 would match this URL", "\(text.stdout)")
+    let json = try CLI.run(base + ["--format", "jsonl", "https://example.com/buy/1"])
+    let line = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let ignored = try #require(line["ignoredEntries"] as? [[String: Any]])
+    #expect(ignored.map { $0["pointer"] as? String } == ["/applinks/details/1"])
+    #expect(ignored[0]["wouldDecide"] == nil, "/buy/1 is decided by no rule of the later entry")
+    // The other app, listed first only in the second entry, has no such note.
+    let other = try CLI.run(
+      [
+        "match", "--explain", "--aasa", file.path, "--app-id", "ABCDE12345.com.example.other",
+        "https://example.com/sell/1",
+      ])
+    #expect(other.status == 0 && !other.stdout.contains("note:"), "\(other.stdout)")
+  }
 }

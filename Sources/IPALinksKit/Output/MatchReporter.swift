@@ -29,6 +29,9 @@ public struct MatchReporter: Sendable {
     public var reason: String?
     /// With `--explain`: every rule tried, in order, with each key's outcome.
     public var explain: [MatchExplanation.Step]?
+    /// With `--explain`, when later `details` entries list the app too: each, with the rule that would decide the
+    /// URL there.
+    public var ignoredEntries: [MatchExplanation.IgnoredEntry]?
   }
 
   /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app; nil otherwise.
@@ -86,7 +89,7 @@ public struct MatchReporter: Sendable {
     Line(
       url: url, verdict: result.verdict.rawValue, appId: appID,
       domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue,
-      explain: explanation?.steps)
+      explain: explanation?.steps, ignoredEntries: explanation.flatMap { $0.ignored.isEmpty ? nil : $0.ignored })
   }
 
   /// One compact JSON object (``Line``) with a newline; with an explanation, its steps under `explain`.

@@ -106,8 +106,11 @@ public struct TextStyle: Sendable {
   }
 
   /// `/applinks/details/0/components` for the rule `/applinks/details/0/components/1`: the list its index is in.
-  static func listPointer(_ rule: MatchedRule) -> String {
-    rule.pointer.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+  static func listPointer(_ rule: MatchedRule) -> String { listPointer(of: rule.pointer) }
+
+  /// The pointer without its last token: the list a rule's pointer indexes.
+  static func listPointer(of pointer: String) -> String {
+    pointer.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
   }
 
   /// The rules of one app in one AASA file, as `aasa show` and `inspect` print them: a heading with the JSON

@@ -88,9 +88,22 @@ public struct AppLinkRules: Sendable, Equatable, Codable {
   /// The rules `file` gives `appID`: rule 1 (first detail), rule 3 (defaults key by key) and rule 11 (legacy
   /// paths take their flags from the defaults).
   public init(file: AASAFile, appID: String) {
+    self.init(file: file, appID: appID, detail: file.applinks?.detail(for: appID))
+  }
+
+  /// The rules of every `details` entry after the first that lists `appID`: entries iOS never uses for the app,
+  /// though they list it. A rule there is the usual cause of "my rule is right but never matches".
+  /// Each comes with the entry's JSON pointer.
+  public static func ignored(file: AASAFile, appID: String) -> [(pointer: String, rules: AppLinkRules)] {
+    let listing = (file.applinks?.details ?? []).filter { $0.appIDs.contains(appID) }
+    return listing.dropFirst().map { ($0.pointer, AppLinkRules(file: file, appID: appID, detail: $0)) }
+  }
+
+  /// The rules `detail` of `file` gives `appID`; none when `detail` is nil.
+  init(file: AASAFile, appID: String, detail: AppLinksDetail?) {
     self.appID = appID
     exceedsDeviceSizeLimit = file.exceedsDeviceSizeLimit
-    guard let links = file.applinks, let detail = links.detail(for: appID) else {
+    guard let links = file.applinks, let detail else {
       detailIndex = nil
       substitutionVariables = []
       rules = []

@@ -139,11 +139,18 @@ public struct AASAMatcher: Sendable {
   /// The compiled rules: the runtime core that generated guards embed too.
   let program: LinkRuntime.RuleProgram
   let fileTooLarge: Bool
+  /// The later `details` entries that also list the app, which iOS never uses for it; known when the matcher is
+  /// made from a file.
+  let ignoredEntries: [(pointer: String, rules: AppLinkRules)]
 
-  init(file: AASAFile, appID: String) { self.init(rules: AppLinkRules(file: file, appID: appID)) }
+  init(file: AASAFile, appID: String) {
+    self.init(rules: AppLinkRules(file: file, appID: appID), ignoring: AppLinkRules.ignored(file: file, appID: appID))
+  }
 
   /// Compiles a rule set, as taken from a file or from a saved inventory.
-  public init(rules ruleSet: AppLinkRules) {
+  public init(rules ruleSet: AppLinkRules) { self.init(rules: ruleSet, ignoring: []) }
+
+  private init(rules ruleSet: AppLinkRules, ignoring ignored: [(pointer: String, rules: AppLinkRules)]) {
     appID = ruleSet.appID
     fileTooLarge = ruleSet.exceedsDeviceSizeLimit
     detailIndex = ruleSet.detailIndex
@@ -151,6 +158,7 @@ public struct AASAMatcher: Sendable {
     effectiveRules = listed ? ruleSet.rules : []
     ruleReferences = effectiveRules.map(\.reference)
     program = LinkRuntime.RuleProgram(rules: listed ? ruleSet.runtimeRules(keepingNever: true) : [])
+    ignoredEntries = ignored
   }
 
   /// The verdict for a URL string. `domain` is the host the file was served for; the URL's host must equal it

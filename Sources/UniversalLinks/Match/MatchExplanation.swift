@@ -52,14 +52,28 @@ public struct MatchExplanation: Sendable, Equatable, Codable {
   /// When nothing matched: the index in ``steps`` of the closest rule: the fewest keys failed, then the most keys
   /// matched, then the earliest.
   public var closest: Int?
+  /// Later `details` entries that also list the app: iOS never uses them for it, whatever their rules say.
+  public var ignored: [IgnoredEntry] = []
+
+  /// A later `details` entry that lists the app too.
+  public struct IgnoredEntry: Sendable, Equatable, Codable {
+    /// The entry's JSON pointer.
+    public var pointer: String
+    /// The rule of the entry that would decide the URL if iOS used the entry; nil when none would.
+    public var wouldDecide: MatchedRule?
+  }
 }
 
 extension AASAMatcher {
   /// The verdict for `url` with the trace that leads to it.
   public func explain(_ url: UniversalLinkURL, domain: String? = nil) -> MatchExplanation {
     let result = verdict(for: url, domain: domain)
+    let ignored = ignoredEntries.map { entry in
+      MatchExplanation.IgnoredEntry(
+        pointer: entry.pointer, wouldDecide: AASAMatcher(rules: entry.rules).verdict(for: url, domain: domain).rule)
+    }
     guard result.reason == nil || result.reason == .noPatternMatched else {
-      return MatchExplanation(result: result, steps: [], closest: nil)
+      return MatchExplanation(result: result, steps: [], closest: nil, ignored: ignored)
     }
     let steps = program.trace(url).map { trace -> MatchExplanation.Step in
       let rule = effectiveRules[trace.index]
@@ -103,7 +117,7 @@ extension AASAMatcher {
       }
       closest = steps.indices.min { rank($0) < rank($1) }
     }
-    return MatchExplanation(result: result, steps: steps, closest: closest)
+    return MatchExplanation(result: result, steps: steps, closest: closest, ignored: ignored)
   }
 
   /// The verdict for the URL `string` with its trace; a string that is not a URL gets no steps.
