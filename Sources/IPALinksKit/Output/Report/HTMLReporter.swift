@@ -424,7 +424,7 @@ public enum HTMLReporter {
       <table class="sortable filterable" id="apps"><thead><tr>
       <th data-type="num" data-col="number">#</th><th data-col="name">Name</th><th data-col="bundle-id">Bundle ID</th>\
       <th data-col="team">Team</th><th data-col="kind">Kind</th><th data-col="status">Input</th>\
-      <th data-type="num" data-col="domains">Domains</th><th data-type="num" data-col="applinks">applinks</th>\
+      <th data-type="num" data-col="domains">Domains</th><th data-type="num" data-col="\(Service.applinks)">\(Service.applinks)</th>\
       <th data-type="num" data-col="ok">OK</th><th data-type="num" data-col="failed">Failed</th>\
       <th data-type="num" data-col="schemes">Schemes</th>
       </tr></thead><tbody>
