@@ -49,12 +49,15 @@ final class BatchConsole: @unchecked Sendable {
   private let lock = NSLock()
   private var bar: ProgressBar?
   private var failures: HostFailures
+  /// `-v`: every failing host, not the first few of each status.
+  private let verbose: Bool
   private var interrupt: InterruptWatch?
   private var total = 0
   private var done = 0
   private let startedAt = Date()
 
-  init(progress: Bool, quiet: Bool) {
+  init(progress: Bool, quiet: Bool, verbose: Bool = false) {
+    self.verbose = verbose
     showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
     self.quiet = quiet
     failures = HostFailures(errorsOnly: quiet)
@@ -114,7 +117,7 @@ final class BatchConsole: @unchecked Sendable {
       bar = nil
       if !failures.isEmpty {
         Terminal.warn("AASA lookups that failed, once per host:")
-        failures.lines().forEach { Terminal.warn("  " + $0) }
+        failures.lines(perStatus: verbose ? .max : 5).forEach { Terminal.warn("  " + $0) }
       }
     }
   }

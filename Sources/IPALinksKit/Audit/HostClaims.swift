@@ -47,15 +47,18 @@ public struct HostClaims: Sendable, Encodable {
     public var isActive: Bool { entries.contains(where: \.active) }
   }
 
-  /// Lower-cased host asked about.
+  /// Lower-cased host asked about, or a wildcard entry (`*.example.com`).
   public var host: String
+  /// For a wildcard: the hosts below it that entries in the inputs name, narrower wildcards included.
+  public var hostsBelow: [String]?
   /// The URL asked about, when a URL was given instead of a host.
   public var url: String?
   /// Every bundle with an entry covering the host, sorted by input and path so the answer is the same on every run.
   public var claims: [Claim]
 
-  /// Finds the claims on `query`: a host (`example.com`) or a URL (`https://example.com/path`), which also gives
-  /// each app's verdict.
+  /// Finds the claims on `query`: a host (`example.com`), a wildcard entry (`*.example.com`: the apps whose entries
+  /// are it or a wildcard over it, and the hosts below it that apps name), or a URL (`https://example.com/path`),
+  /// which also gives each app's verdict.
   public init?(query: String, claims index: ClaimsIndex) {
     let parsed: UniversalLinkURL?
     if query.contains("://") {
@@ -69,7 +72,10 @@ public struct HostClaims: Sendable, Encodable {
       url = nil
     }
     guard !host.isEmpty else { return nil }
-    claims = index.claims(on: host).map { found in
+    let pattern = LinkRuntime.HostPattern(host)
+    if pattern.wildcard { hostsBelow = index.hosts(below: pattern).map(\.description) }
+    let found = pattern.wildcard ? index.claims(belowWildcard: pattern.host) : index.claims(on: host)
+    claims = found.map { found in
       let bundle = index.apps[found.app].bundle
       let entries = found.entries.map { position in
         let d = bundle.associatedDomains[position]

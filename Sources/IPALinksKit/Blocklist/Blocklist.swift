@@ -94,7 +94,9 @@ public struct Blocklist: Sendable {
     self.init(
       apps: linking.apps,
       notes: linking.unknown.map { file in
-        let message = file.blocked ? "\(file.message); every URL of the host is blocked instead" : file.message
+        let message =
+          file.blocked
+          ? "\(file.message); every URL of the host is blocked instead" : "\(file.message); left out of the list"
         return BlocklistNote(.uncovered, appID: file.appID, host: file.pattern.description, message: message)
       })
   }

@@ -153,6 +153,29 @@ public struct ClaimsIndex: Sendable, Codable {
     }
   }
 
+  /// Every app whose wildcard entries cover the subdomains of `host`: `*.host` itself or a wildcard over a parent
+  /// domain, with the one iOS uses for a subdomain no entry names.
+  public func claims(belowWildcard host: String) -> [Claim] {
+    var found = wildcards[host] ?? []
+    var rest = Substring(host)
+    while let dot = rest.firstIndex(of: ".") {
+      rest = rest[rest.index(after: dot)...]
+      found += wildcards[String(rest)] ?? []
+    }
+    return claims(grouping: found) { entries in
+      let candidates = entries.indices.filter { entries[$0].opensLinks }
+      let governing = LinkRuntime.HostPattern.governing(candidates.map { entries[$0].pattern }, below: host)
+      return (governing.map { candidates[$0] }, true)
+    }
+  }
+
+  /// The hosts entries name below `pattern`'s host, narrower wildcards included, sorted: for `*.example.com`,
+  /// `shop.example.com` and `*.shop.example.com`, not `example.com`.
+  public func hosts(below pattern: LinkRuntime.HostPattern) -> [LinkRuntime.HostPattern] {
+    hosts.map(\.pattern).filter { $0 != pattern && $0.host.hasSuffix("." + pattern.host) }
+      .sorted { ($0.host, $0.wildcard ? 1 : 0) < ($1.host, $1.wildcard ? 1 : 0) }
+  }
+
   /// The apps whose entries are `pattern` itself.
   func claims(naming pattern: LinkRuntime.HostPattern) -> [Claim] {
     let named = (pattern.wildcard ? wildcards[pattern.host] : exact[pattern.host]) ?? []

@@ -23,9 +23,12 @@ enum HostName {
 /// fails later.
 public enum HostArgument {
   /// Why `text` is not a host name such as `shop.example.com`, or nil when it is one; `allowURL` accepts an
-  /// absolute URL too (its host is then checked).
-  public static func problem(_ text: String, allowURL: Bool = false) -> String? {
+  /// absolute URL too (its host is then checked), `allowWildcard` a wildcard entry (`*.example.com`).
+  public static func problem(_ text: String, allowURL: Bool = false, allowWildcard: Bool = false) -> String? {
     let shown = TerminalText.escape(text)
+    if allowWildcard && text.hasPrefix("*.") {
+      return problem(String(text.dropFirst(2))).map { _ in "'\(shown)' is not a wildcard entry such as *.example.com" }
+    }
     if let range = text.range(of: "://") {
       let rest = text[range.upperBound...]
       let host = String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != ":" })

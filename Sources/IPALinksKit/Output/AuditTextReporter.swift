@@ -99,6 +99,16 @@ public struct AuditTextReporter: Sendable {
           first: "  ", rest: "    ")
       }
     }
+    if let below = claims.hostsBelow {
+      out.append("")
+      out.append(
+        "\(TerminalText.count(below.count, "host")) below \(clean(claims.host)) that apps claim"
+          + (below.isEmpty ? "" : ":"))
+      let names = below.map(clean)
+      out += TerminalText.pack(
+        names.dropLast().map { $0 + "," } + names.suffix(1), width: style.width, first: "  ", rest: "  ",
+        separator: " ")
+    }
     return out.joined(separator: "\n") + "\n"
   }
 }

@@ -30,11 +30,16 @@ public struct BlocklistOutput: Sendable {
   public var files: [File]
   /// Approximations, left-out rules and uncovered domains.
   public var notes: [BlocklistNote]
+  /// What the files hold, counted for people: `16 rules` (WebKit rules, regexes, or the AASA rules a guard or a
+  /// pattern list carries), or `3 hosts`.
+  public var size: String
 
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   public init(_ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String) {
     let renderer = BlocklistRenderer(blocklist)
     notes = blocklist.notes
+    let aasaRules = blocklist.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.rules.rules.count } }
+    size = TerminalText.count(aasaRules, "rule")
     switch format {
     case .wkcontentrules:
       let (lists, listNotes) = renderer.contentRules(maxRules: maxRules)
@@ -42,13 +47,18 @@ public struct BlocklistOutput: Sendable {
       files = lists.enumerated().map { (index, list) in
         File(suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list))
       }
+      size = TerminalText.count(lists.reduce(0) { $0 + $1.count }, "rule")
     case .regex:
       let (text, listNotes) = renderer.regexes(maxRules: maxRules)
       notes = listNotes
       files = [File(suffix: "", text: text)]
+      size = TerminalText.count(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, "rule")
     case .swift: files = [File(suffix: "", text: renderer.swiftGuard(generator: generator))]
     case .js: files = [File(suffix: "", text: renderer.javaScriptGuard(generator: generator))]
-    case .domains: files = [File(suffix: "", text: renderer.domains())]
+    case .domains:
+      let hosts = renderer.domains()
+      files = [File(suffix: "", text: hosts)]
+      size = TerminalText.count(hosts.split(separator: "\n").count, "host")
     case .patterns: files = [File(suffix: "", text: renderer.patterns())]
     }
   }
@@ -61,14 +71,16 @@ public struct BlocklistOutput: Sendable {
     return base + suffix + (ext.isEmpty ? "" : "." + ext)
   }
 
-  /// The `--report` document: how many apps the list covers and every note, as JSON.
-  public func report(apps: Int) -> String {
-    JSONReporter.render(Report(apps: apps, notes: notes))
+  /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as
+  /// JSON.
+  public func report(apps: Int, failedLookups: [HostFailures.Lookup] = []) -> String {
+    JSONReporter.render(Report(apps: apps, notes: notes, failedLookups: failedLookups))
   }
 
   /// What `--report` holds.
   struct Report: Encodable {
     var apps: Int
     var notes: [BlocklistNote]
+    var failedLookups: [HostFailures.Lookup]
   }
 }

@@ -95,14 +95,30 @@ public struct InspectReporter: Sendable {
 /// The AASA lookups that failed in a batch, once per host: a batch fetches each host once for all its inputs, so one
 /// failing host would otherwise be told once per input that claims it.
 public struct HostFailures: Sendable {
-  /// One failed lookup: the host asked, where from, and how it failed.
-  private struct Lookup: Hashable {
+  /// One failed lookup: the host asked, where from, how it failed, and how many inputs it failed for.
+  public struct Lookup: Sendable, Hashable, Encodable {
+    /// The host whose file was asked for.
+    public var host: String
+    /// Where it was asked: the CDN, the domain, the cache, a folder.
+    public var source: AASAFetchResult.Source
+    /// How it failed.
+    public var status: AASAFetchResult.Status
+    /// The retrieval's message, naming the host.
+    public var message: String
+    /// Inputs whose apps claim the host.
+    public var inputs: Int
+  }
+
+  /// What tells two lookups apart.
+  private struct Key: Hashable {
     var host: String
     var source: AASAFetchResult.Source
     var status: AASAFetchResult.Status
   }
 
-  private var counts: [Lookup: (message: String, inputs: Int, order: Int)] = [:]
+  private var positions: [Key: Int] = [:]
+  /// Every failed lookup, in the order first seen.
+  public private(set) var lookups: [Lookup] = []
   private let errorsOnly: Bool
 
   /// An empty tally; `errorsOnly` keeps only lookups whose outcome is unknown (a timeout, a DNS or TLS error…),
@@ -111,42 +127,46 @@ public struct HostFailures: Sendable {
 
   /// Counts the failed lookups of one finished report.
   public mutating func add(_ report: InspectionReport) {
-    var seen = Set<Lookup>()
+    var seen = Set<Key>()
     for bundle in report.bundles {
       for domain in bundle.associatedDomains {
         guard let aasa = domain.aasa, aasa.status != .ok, !errorsOnly || !aasa.status.isDefinite else { continue }
-        let lookup = Lookup(host: aasa.fetch.host, source: aasa.fetch.source, status: aasa.status)
-        guard seen.insert(lookup).inserted else { continue }
-        let entry = counts[lookup] ?? (aasa.fetch.message, 0, counts.count)
-        counts[lookup] = (entry.message, entry.inputs + 1, entry.order)
+        let key = Key(host: aasa.fetch.host, source: aasa.fetch.source, status: aasa.status)
+        guard seen.insert(key).inserted else { continue }
+        if let at = positions[key] {
+          lookups[at].inputs += 1
+        } else {
+          positions[key] = lookups.count
+          lookups.append(
+            Lookup(host: key.host, source: key.source, status: key.status, message: aasa.fetch.message, inputs: 1))
+        }
       }
     }
   }
 
   /// Whether no lookup failed.
-  public var isEmpty: Bool { counts.isEmpty }
+  public var isEmpty: Bool { lookups.isEmpty }
 
   /// One line per failure, in the order first seen: `shop.example.com: cannot resolve …: no such host (dns-error,
   /// 204 inputs)`. When more than `perStatus` hosts failed the same way (every host, offline with an empty cache),
-  /// the first of them are listed and one line counts the rest, so the summary stays short.
+  /// the first of them are listed and one line counts the rest, naming `-v`, so the summary stays short.
   public func lines(perStatus: Int = 5) -> [String] {
-    let sorted = counts.sorted { $0.value.order < $1.value.order }
     var shown: [AASAFetchResult.Status: Int] = [:]
     var hidden: [AASAFetchResult.Status: Int] = [:]
     var statuses: [AASAFetchResult.Status] = []
     var out: [String] = []
-    for (lookup, entry) in sorted {
+    for lookup in lookups {
       if shown[lookup.status] == nil { statuses.append(lookup.status) }
       if shown[lookup.status, default: 0] < perStatus {
         shown[lookup.status, default: 0] += 1
-        out.append("\(entry.message) (\(lookup.status.rawValue), \(TerminalText.count(entry.inputs, "input")))")
+        out.append("\(lookup.message) (\(lookup.status.rawValue), \(TerminalText.count(lookup.inputs, "input")))")
       } else {
         hidden[lookup.status, default: 0] += 1
       }
     }
     for status in statuses {
       if let more = hidden[status] {
-        out.append("and \(TerminalText.count(more, "more host")) with \(status.rawValue)")
+        out.append("and \(TerminalText.count(more, "more host")) with \(status.rawValue) (-v lists every host)")
       }
     }
     return out

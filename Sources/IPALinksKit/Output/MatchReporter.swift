@@ -34,15 +34,28 @@ public struct MatchReporter: Sendable {
     public var ignoredEntries: [MatchExplanation.IgnoredEntry]?
   }
 
-  /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app; nil otherwise.
+  /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app (with the
+  /// listed app it was probably meant to be); nil otherwise.
   public func warning(_ file: AASAFile, name: String) -> String? {
     if file.exceedsDeviceSizeLimit {
       return "warning: \(name) is \(file.byteCount) bytes; devices refuse files over 128 KB, so no URL opens"
     }
     if file.applinks?.detail(for: appID) == nil {
-      return "warning: \(appID) is not listed in the applinks section of \(name)"
+      let guess = Self.likelyMeant(appID, among: file.appLinksAppIDs).map { "; did you mean \($0)?" } ?? ""
+      return "warning: \(appID) is not listed in the applinks section of \(name)\(guess)"
     }
     return nil
+  }
+
+  /// The listed app id `appID` was probably meant to be: one that differs only in case, or that has the team and
+  /// the bundle id the other way round (`com.example.app.ABCDE12345` for `ABCDE12345.com.example.app`).
+  public static func likelyMeant(_ appID: String, among listed: [String]) -> String? {
+    func swapped(_ id: String) -> String? {
+      guard let dot = id.lastIndex(of: ".") else { return nil }
+      return id[id.index(after: dot)...] + "." + id[..<dot]
+    }
+    let candidates = [appID.lowercased(), swapped(appID)?.lowercased()].compactMap { $0 }
+    return listed.first { candidates.contains($0.lowercased()) }
   }
 
   /// The verdict line, then, with an explanation, each rule tried (see ``ExplanationText``).

@@ -63,6 +63,8 @@ struct JSONSyntaxError: Error, Sendable, Equatable {
   var line: Int
   var column: Int
   var reason: String
+  /// Reading stopped at the end of the bytes: the document is cut short, whatever was expected there.
+  var atEnd: Bool
 }
 
 /// A strict RFC 8259 reader with bounded nesting: no comments, no trailing commas, UTF-8 only.
@@ -96,7 +98,8 @@ struct JSONReader {
       line += 1
       lineStart = i + 1
     }
-    return JSONSyntaxError(offset: offset, line: line, column: offset - lineStart + 1, reason: reason)
+    return JSONSyntaxError(
+      offset: offset, line: line, column: offset - lineStart + 1, reason: reason, atEnd: offset == bytes.count)
   }
 
   private mutating func skipWhitespace() {

@@ -5,6 +5,8 @@
 public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The bytes are not strict JSON.
   case invalidJSON(line: Int, column: Int, reason: String)
+  /// The JSON is cut short: the bytes end before the document does, as in a truncated download.
+  case endsEarly(line: Int, column: Int, reason: String)
   /// The JSON top level is not an object.
   case notAnObject(found: String)
   /// The bytes look like a PKCS#7 envelope but could not be unwrapped.
@@ -23,6 +25,9 @@ public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidJSON(let line, let column, let reason): "invalid JSON at line \(line), column \(column): \(reason)"
+    case .endsEarly(let line, let column, let reason):
+      "the file ends early, at line \(line), column \(column), before the JSON document does"
+        + (reason == "unexpected end of input" ? "" : " (\(reason))")
     case .notAnObject(let found): "the top level is \(found), not an object"
     case .invalidEnvelope(let error): "\(error)"
     case .inputTooLarge(let count): "input is \(count) bytes, over the \(Self.maximumInputSize)-byte reading limit"

@@ -34,6 +34,7 @@ struct Normalizer {
     }
     let root: JSONValue
     do { root = try JSONReader.parse(bytes) } catch {
+      if error.atEnd { throw .endsEarly(line: error.line, column: error.column, reason: error.reason) }
       throw .invalidJSON(line: error.line, column: error.column, reason: error.reason)
     }
     guard case .object(let members) = root else { throw .notAnObject(found: root.typeName) }

@@ -23,7 +23,7 @@ public enum AASAValidator {
     } catch {
       var out = normalizer.diagnostics
       switch error {
-      case .invalidJSON: out.append(AASADiagnostic(.invalidJSON, at: "", error.description))
+      case .invalidJSON, .endsEarly: out.append(AASADiagnostic(.invalidJSON, at: "", error.description))
       case .notAnObject: out.append(AASADiagnostic(.notAnObject, at: "", error.description))
       case .invalidEnvelope: out.append(AASADiagnostic(.invalidEnvelope, at: "", error.description))
       case .inputTooLarge:

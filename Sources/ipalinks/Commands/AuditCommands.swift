@@ -87,7 +87,7 @@ struct ReportCommand: StatusCommand {
 
   func execute() async throws -> Int32 {
     let loaded = try await audit.load(inputs, fetch: fetch)
-    if loaded.reports.isEmpty { return 2 }
+    if loaded.readable == 0 { return 2 }
     let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title)
     if let output {
       do { try Data(html.utf8).write(to: URL(fileURLWithPath: output)) } catch {
@@ -108,7 +108,8 @@ struct WhoClaimsCommand: StatusCommand {
     commandName: "who-claims",
     abstract: "List the apps whose associated domains cover a host, directly or through a wildcard.",
     discussion: """
-      HOST is a host name, or a URL to also get each app's verdict for it. Apps come from --inventory files \
+      HOST is a host name, a wildcard entry (*.example.com: the apps whose entries are it or a wider wildcard, and \
+      the hosts below it that apps claim), or a URL to also get each app's verdict for it. Apps come from --inventory files \
       (saved by `inspect --format json|jsonl`) and from INPUTs, which are inspected. For each app: the entries \
       that cover the host (all services), which applinks entry iOS uses for it, and that entry's rules in order.
 
@@ -121,7 +122,7 @@ struct WhoClaimsCommand: StatusCommand {
       trouble (an input could not be read; what was read is still answered); 64 usage error; 130 interrupted.
       """)
 
-  @Argument(help: "The host (example.com) or a URL (https://example.com/path); left out with --urls.")
+  @Argument(help: "The host (example.com), a wildcard (*.example.com) or a URL; left out with --urls.")
   var host: String?
   @Argument(help: "IPAs or folders to inspect as well.") var inputs: [String] = []
   @Option(
@@ -150,7 +151,9 @@ struct WhoClaimsCommand: StatusCommand {
           "'\(TerminalText.escape(host))' is a file, not a host: the host comes first (ipalinks who-claims HOST INPUT…)"
         )
       }
-      if let problem = HostArgument.problem(host, allowURL: true) { throw ValidationError(problem) }
+      if let problem = HostArgument.problem(host, allowURL: true, allowWildcard: true) {
+        throw ValidationError(problem)
+      }
     }
     if allInputs.isEmpty && inventories.isEmpty { throw ValidationError("Give --inventory or at least one input.") }
     if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {

@@ -78,8 +78,22 @@ struct BlocklistCommand: StatusCommand {
         "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
       return 1
     }
-    if !audit.quiet { for note in out.notes { Terminal.warn(note.line) } }
-    if let report { try Data(out.report(apps: blocklist.apps.count).utf8).write(to: URL(fileURLWithPath: report)) }
+    let uncovered = out.notes.filter { $0.kind == .uncovered }.count
+    if !audit.quiet {
+      for note in out.notes { Terminal.warn(note.line) }
+      if uncovered > 0 && self.uncovered == .skip {
+        Terminal.warn(
+          "\(TerminalText.count(uncovered, "domain")) left out of the list, as their AASA files are unknown: read "
+            + "the files with --aasa-dir DIR, or from the cache with --offline, or block their hosts whole with "
+            + "--uncovered block")
+      }
+    }
+    if let report {
+      var failures = HostFailures()
+      loaded.reports.forEach { failures.add($0) }
+      try Data(out.report(apps: blocklist.apps.count, failedLookups: failures.lookups).utf8)
+        .write(to: URL(fileURLWithPath: report))
+    }
     for file in out.files {
       if let output {
         try Data(file.text.utf8).write(to: URL(fileURLWithPath: BlocklistOutput.path(output, suffix: file.suffix)))
@@ -87,6 +101,11 @@ struct BlocklistCommand: StatusCommand {
         Terminal.write(file.text)
       }
     }
-    return loaded.partial || out.notes.contains { $0.kind == .uncovered } ? 1 : 0
+    if let output, !audit.quiet {
+      let more = out.files.count > 1 ? " and \(TerminalText.count(out.files.count - 1, "more file"))" : ""
+      Terminal.warn(
+        "wrote \(out.size) for \(TerminalText.count(blocklist.apps.count, "app")) to \(output)\(more)")
+    }
+    return loaded.partial || uncovered > 0 ? 1 : 0
   }
 }

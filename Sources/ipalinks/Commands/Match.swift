@@ -21,8 +21,10 @@ struct Match: StatusCommand {
   @Option(help: "The domain's apple-app-site-association file ('-' for standard input).")
   var aasa: String
 
-  @Option(name: .customLong("app-id"), help: "The app, as TEAMID.bundle.id.")
-  var appID: String
+  @Option(
+    name: .customLong("app-id"),
+    help: "The app, as TEAMID.bundle.id; it may be left out when the file lists one app in applinks.")
+  var appID: String?
 
   @Option(help: "The host the file was served for; each URL's host must equal it. Default: each URL's own host.")
   var domain: String?
@@ -45,6 +47,7 @@ struct Match: StatusCommand {
 
   func execute() throws -> Int32 {
     let file = try AASAInput.orExit { try AASAInput.load(aasa) }
+    guard let appID = self.appID ?? onlyApp(in: file) else { return ExitCode.validationFailure.rawValue }
     let matcher = file.matcher(appID: appID)
     let reporter = MatchReporter(appID: appID, domain: domain)
     if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
@@ -69,5 +72,24 @@ struct Match: StatusCommand {
     }
     if format == .json { Terminal.write(reporter.document(results)) }
     return allMatch ? 0 : 1
+  }
+
+  /// The app to decide for without `--app-id`: the one `applinks` lists, said on stderr; several, or none, are a
+  /// usage error that lists them (nil, once it is printed with `match`'s usage).
+  func onlyApp(in file: AASAFile) -> String? {
+    let listed = file.appLinksAppIDs
+    guard listed.count == 1 else {
+      // A usage error is printed as it is, and the ids come from the file: escaped here.
+      let ids = listed.map { TerminalText.escape($0) }.joined(separator: ", ")
+      let which = listed.isEmpty ? "lists no app" : "lists \(listed.count) apps (\(ids))"
+      let message = "\(TerminalText.escape(aasa)) \(which) in applinks; choose one with --app-id TEAMID.bundle.id"
+      // As ArgumentParser writes a usage error, with this command's usage line.
+      let usage = IPALinks.usageString(for: Self.self)
+      FileHandle.standardError.write(
+        Data("Error: \(message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8))
+      return nil
+    }
+    Terminal.warn("no --app-id: deciding for \(listed[0]), the one app \(aasa) lists in applinks")
+    return listed[0]
   }
 }

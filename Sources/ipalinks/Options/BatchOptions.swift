@@ -22,6 +22,12 @@ struct BatchOptions: ParsableArguments {
   @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no summary, no notes.")
   var quiet = false
 
+  @Flag(name: .shortAndLong, help: "List every AASA host that failed, not the first five of each status.")
+  var verbose = false
+
+  /// The console of a batch with these options.
+  var console: BatchConsole { BatchConsole(progress: !noProgress, quiet: quiet, verbose: verbose) }
+
   func validate() throws {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
@@ -34,7 +40,7 @@ struct BatchOptions: ParsableArguments {
     _ paths: [String], shard: Shard? = nil, fetch: FetchOptions, willInspect: (Int) -> String,
     finished: (InspectionReport) -> String
   ) async throws -> BatchInspector.Outcome {
-    let console = BatchConsole(progress: !noProgress, quiet: quiet)
+    let console = console
     let outcome = await BatchInspector.run(
       paths, shard: shard, jobs: jobs, fetcher: noFetch ? nil : try fetch.makeFetcher(), problem: console.problem,
       willInspect: {
@@ -55,7 +61,15 @@ struct BatchOptions: ParsableArguments {
     _ paths: [String], inventories: [String] = [], order: LoadedInventory.Order = .byInput, fetch: FetchOptions
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
-    let console = BatchConsole(progress: !noProgress, quiet: quiet)
+    let console = console
+    // A saved inventory carries the AASA files it was saved with: retrieval flags cannot change them.
+    let saved = paths.filter(InventoryReader.looksLikeInventory) + inventories
+    if !saved.isEmpty, !fetch.given.isEmpty {
+      let flags = fetch.given.joined(separator: ", ")
+      console.say(
+        "\(flags) \(fetch.given.count == 1 ? "does" : "do") not apply to \(saved.joined(separator: ", ")): a saved "
+          + "inventory keeps the AASA files it was saved with; inspect the apps again to fetch them anew")
+    }
     let loaded = await LoadedInventory.load(
       paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,
       willInspect: console.begin(total:), started: console.started, inspected: console.finished)
