@@ -68,4 +68,26 @@ struct MatchExplainTests {
       ])
     #expect(other.status == 0 && !other.stdout.contains("note:"), "\(other.stdout)")
   }
+
+  /// The path as written and as compared, a reason for every key that fails, and the closest rule: the one whose
+  /// path the URL follows furthest (`/p/$(digit)*` for `/p/x`, not the earlier `/buy/gift/*`).
+  @Test func failingKeysSayWhyAndTheClosestRuleIsTheOneThePathFollowsFurthest() throws {
+    let text = try CLI.run(
+      Self.arguments + ["--explain", "https://shop.example.com/p/x"], environment: ["COLUMNS": "80"])
+    let closest = try #require(text.stdout.split(separator: "\n").first { $0.contains("(closest)") })
+    #expect(closest.contains("/applinks/details/0/components/2"), "\(text.stdout)")
+    let flat = text.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      flat.contains(
+        #"✗ / /p/$(digit)* does not match "/p/x", compared as "/p/x/": a trailing / is implied; after "/p/" the "#
+          + #"pattern needs one of "0"–"9", not "x/""#), "\(text.stdout)")
+    let json = try CLI.run(Self.arguments + ["--explain", "--format", "jsonl", "https://shop.example.com/p/x"])
+    let line = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let keys = try #require(line["explain"] as? [[String: Any]]).flatMap { $0["keys"] as? [[String: Any]] ?? [] }
+    let failing = keys.filter { $0["matched"] as? Bool == false }
+    #expect(failing.count == 6 && failing.allSatisfy { ($0["reason"] as? String)?.isEmpty == false }, "\(failing)")
+    let path = try #require(keys.first { $0["key"] as? String == "/" })
+    #expect(path["written"] as? String == "/p/x" && path["value"] as? String == "/p/x/")
+    #expect(path["adjustments"] as? [String] == ["a trailing / is implied"])
+  }
 }

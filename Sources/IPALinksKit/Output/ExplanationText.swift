@@ -5,7 +5,7 @@ public enum ExplanationText {
   /// The indented lines that explain one verdict, escaped for a terminal.
   ///
   ///     /applinks/details/0/components/0  {"/": "/help/*", "?": {"articleNumber": "????"}}  (closest)
-  ///       ✓ /              /help/*  matches "/help/1/"
+  ///       ✓ /              /help/*  matches "/help/1", compared as "/help/1/" (a trailing / is implied)
   ///       ✗ ?articleNumber ????     does not match "481": needs exactly 4 characters, has 3
   public static func lines(_ explanation: MatchExplanation, style: TextStyle = TextStyle(useColor: false)) -> [String] {
     let e = { (text: String) in TerminalText.escape(text) }
@@ -24,9 +24,16 @@ public enum ExplanationText {
       let width = step.keys.map { e(name(of: $0)).count }.max() ?? 0
       for key in step.keys {
         let label = e(name(of: key)).padding(to: width)
-        let value = key.value.map { "\"\(e($0))\"" } ?? "\"\" (the URL has no such item)"
-        var verdict = key.matched ? "matches \(value)" : "does not match \(value)"
-        if let shortfall = key.shortfall { verdict += ": " + e(shortfall) }
+        var value = key.value.map { "\"\(e($0))\"" } ?? "\"\" (the URL has no such item)"
+        // The part as the URL writes it, when the rule compares another form of it, and why.
+        var why = key.reason ?? key.shortfall
+        if let written = key.written, let adjustments = key.adjustments, !adjustments.isEmpty {
+          value = "\"\(e(written))\", compared as \(value): \(adjustments.joined(separator: ", "))"
+          why = why.map { "; " + $0 }
+        } else {
+          why = why.map { ": " + $0 }
+        }
+        let verdict = (key.matched ? "matches \(value)" : "does not match \(value)") + (why.map(e) ?? "")
         var lines = TerminalText.pack(
           [label, e(key.pattern), verdict], width: style.width, first: "    ✓ ", rest: "        ")
         let mark = key.matched ? style.green("✓") : style.red("✗")

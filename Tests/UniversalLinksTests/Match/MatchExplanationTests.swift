@@ -21,12 +21,16 @@ struct MatchExplanationTests {
     #expect(step.pointer == "/applinks/details/0/components/0")
     #expect(step.failed == ["?"])
     #expect(step.keys.count == 2)
-    #expect(step.keys[0] == .init(key: "/", pattern: "/help/*", value: "/help/1/", matched: true))
+    #expect(
+      step.keys[0]
+        == .init(
+          key: "/", pattern: "/help/*", value: "/help/1/", matched: true, written: "/help/1",
+          adjustments: ["a trailing / is implied"]))
     #expect(
       step.keys[1]
         == .init(
           key: "?", item: "articleNumber", pattern: "????", value: "481", matched: false,
-          shortfall: "needs exactly 4 characters, has 3"))
+          shortfall: "needs exactly 4 characters, has 3", reason: "needs exactly 4 characters, has 3"))
     #expect(explanation.closest == 0)
   }
 
