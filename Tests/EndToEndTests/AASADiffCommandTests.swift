@@ -80,4 +80,22 @@ struct AASADiffCommandTests {
     #expect(changes.compactMap { $0["appId"] as? String } == apps)
     #expect(changes.allSatisfy { $0["kind"] as? String == "rule removed" })
   }
+
+  /// The text shows each rule as `aasa show` writes it, so a dropped `"#": "app"` is seen, and the example URLs are
+  /// on the host the files are named after, unless `--domain` says otherwise.
+  @Test func theTextShowsTheRulesAndTheHostTheFilesAreNamedAfter() throws {
+    let run = try CLI.run(["aasa", "diff", Self.old, Self.next], environment: ["COLUMNS": "80"])
+    #expect(run.status == 1)
+    #expect(
+      run.stdout.contains(
+        """
+          old  /applinks/details/0/components/3
+                 match    {"/": "/help/*", "#": "app", "caseSensitive": false}
+          new  /applinks/details/0/components/3
+                 match    {"/": "/help/*", "caseSensitive": false}
+          e.g. https://shop.example.com/help/  no-match → match
+        """), "\(run.stdout)")
+    let other = try CLI.run(["aasa", "diff", Self.old, Self.next, "--domain", "m.example.org"])
+    #expect(other.stdout.contains("e.g. https://m.example.org/help/"), "\(other.stdout)")
+  }
 }

@@ -37,6 +37,15 @@ public enum AASAInput {
     }
   }
 
+  /// The host a file is named after, as `--aasa-dir` names files (`shop.example.com.json` or `shop.example.com`);
+  /// nil when the name is not a host with a dot.
+  public static func host(namedBy path: String) -> String? {
+    var name = URL(fileURLWithPath: path).lastPathComponent.lowercased()
+    if name.hasSuffix(".json") { name.removeLast(5) }
+    guard path != "-", name.contains("."), HostArgument.problem(name) == nil else { return nil }
+    return name
+  }
+
   /// Reads and parses.
   public static func load(_ path: String) throws(Failure) -> AASAFile {
     let bytes = try read(path)

@@ -50,6 +50,20 @@ public struct InventoryDiff: Sendable, Encodable {
     /// what it matches is no change; a rule added, removed or changed, or a reordering that changes which rule
     /// decides, is one, with the pointers on both sides and an example URL on the domain whose verdict differs.
     public var changes: [AASAComparison.Change] = []
+    /// The rules the changes name, by JSON pointer, on each side, for text that shows them; not in the JSON, which
+    /// names rules by pointer.
+    public var rules: (old: [String: MatchedRule], new: [String: MatchedRule]) = ([:], [:])
+
+    private enum CodingKeys: String, CodingKey {
+      case service, domain, oldStatus, newStatus, oldAppListed, newAppListed, rulesCompared, changes
+    }
+
+    /// Compares everything but ``rules``, which follow from the sides.
+    public static func == (a: DomainChange, b: DomainChange) -> Bool {
+      (a.service, a.domain, a.oldStatus, a.newStatus) == (b.service, b.domain, b.oldStatus, b.newStatus)
+        && (a.oldAppListed, a.newAppListed, a.rulesCompared) == (b.oldAppListed, b.newAppListed, b.rulesCompared)
+        && a.changes == b.changes
+    }
   }
 
   /// One field that differs, such as `version` or `appId`.
@@ -233,6 +247,7 @@ public struct InventoryDiff: Sendable, Encodable {
     }
     if x.appListed != y.appListed { (d.oldAppListed, d.newAppListed) = (x.appListed, y.appListed) }
     // A wildcard entry's file serves its subdomains, so the example URL is on one of them.
+    d.rules = (TextStyle.rulesByPointer(x.appLinks), TextStyle.rulesByPointer(y.appLinks))
     d.changes = AASAComparison(old: x.appLinks, new: y.appLinks, host: b.pattern.exampleHost).changes.map { change in
       var change = change
       change.appId = appID ?? change.appId

@@ -21,10 +21,12 @@ public enum AASADiffReporter {
       Document(old: old, new: new, equivalent: comparison.equivalent, changes: comparison.changes)) + "\n"
   }
 
-  /// One block per change: the app (or every app a shared change is for) and what changed, the rules involved on each side (by JSON pointer), and the
+  /// One block per change: the app (or every app a shared change is for) and what changed, with each rule shown
+  /// (when `files` are given) as `aasa show` writes it, the rules involved on each side (by JSON pointer), and the
   /// example URL with both verdicts; or one line saying the files behave the same.
   public static func text(
-    _ comparison: AASAComparison, old: String, new: String, apps: Int, style: TextStyle = TextStyle(useColor: false)
+    _ comparison: AASAComparison, old: String, new: String, apps: Int, files: (old: AASAFile, new: AASAFile)? = nil,
+    style: TextStyle = TextStyle(useColor: false)
   ) -> String {
     let e = { (text: String) in TerminalText.escape(text) }
     // File names can be long: the summary breaks between words to fit the width, never inside a name.
@@ -47,7 +49,16 @@ public enum AASADiffReporter {
         : TerminalText.pack(
           [kind, "for", TerminalText.count(apps.count, "app") + ":"] + apps.dropLast().map { $0 + "," } + [apps.last!],
           width: style.width, rest: "    ", separator: " ")
-      out += heading + style.behaviourChangeLines(group.change, heading: "", indent: "").dropFirst()
+      // Each rule is shown as `aasa show` writes it, from the file it is in.
+      let rules = files.map { files in
+        (
+          TextStyle.rulesByPointer(AppLinkRules(file: files.old, appID: group.change.appId)),
+          TextStyle.rulesByPointer(AppLinkRules(file: files.new, appID: group.change.appId))
+        )
+      }
+      out +=
+        heading
+        + style.behaviourChangeLines(group.change, heading: "", indent: "", rules: rules ?? ([:], [:])).dropFirst()
     }
     out += summary([TerminalText.count(shared.count, "change"), "between", e(old), "and", e(new)])
     return out.map { $0 + "\n" }.joined()

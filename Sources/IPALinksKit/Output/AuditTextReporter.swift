@@ -55,7 +55,9 @@ public struct AuditTextReporter: Sendable {
         if let o = d.oldAppListed, let n = d.newAppListed {
           out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
         }
-        for c in d.changes { out += style.behaviourChangeLines(c, heading: "~ " + c.kind.rawValue, indent: "    ") }
+        for c in d.changes {
+          out += style.behaviourChangeLines(c, heading: "~ " + c.kind.rawValue, indent: "    ", rules: d.rules)
+        }
       }
     }
     if !diff.verdicts.isEmpty {

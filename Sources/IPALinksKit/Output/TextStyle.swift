@@ -58,19 +58,37 @@ public struct TextStyle: Sendable {
   }
 
   /// One behaviour change as `aasa diff` and `diff` print it: `heading`, the rules involved on each side by JSON
-  /// pointer, and the example URL with both verdicts (or that none was found), indented under the heading.
-  func behaviourChangeLines(_ change: AASAComparison.Change, heading: String, indent: String) -> [String] {
+  /// pointer, each followed by the rule as `aasa show` writes it when `rules` knows it (the old side's, then the
+  /// new side's), and the example URL with both verdicts (or that none was found), indented under the heading.
+  func behaviourChangeLines(
+    _ change: AASAComparison.Change, heading: String, indent: String,
+    rules: (old: [String: MatchedRule], new: [String: MatchedRule]) = ([:], [:])
+  ) -> [String] {
     let e = { (text: String) in TerminalText.escape(text) }
     let rest = indent + "       "
     var out = [indent + heading]
-    if !change.old.isEmpty {
-      out += TerminalText.wrap(
-        change.old.map(e).joined(separator: ", "), width: width, first: indent + "  old  ", rest: rest)
+    func side(_ label: String, _ pointers: [String], _ known: [String: MatchedRule]) {
+      guard !pointers.isEmpty else { return }
+      guard pointers.contains(where: { known[$0] != nil }) else {
+        out += TerminalText.wrap(
+          pointers.map(e).joined(separator: ", "), width: width, first: indent + "  \(label)  ", rest: rest)
+        return
+      }
+      for (index, pointer) in pointers.enumerated() {
+        out += TerminalText.wrap(
+          e(pointer), width: width, first: indent + (index == 0 ? "  \(label)  " : "       "), rest: rest)
+        if let rule = known[pointer] {
+          let lines = TerminalText.wrap(
+            e(rule.pattern), width: width, first: rest + "  " + "exclude  ", rest: rest + "  " + "         ")
+          var first = lines[0]
+          let at = first.index(first.startIndex, offsetBy: rest.count + 2)
+          first.replaceSubrange(at..<first.index(at, offsetBy: 7), with: ruleKind(exclude: rule.exclude))
+          out += [first] + lines.dropFirst()
+        }
+      }
     }
-    if !change.new.isEmpty {
-      out += TerminalText.wrap(
-        change.new.map(e).joined(separator: ", "), width: width, first: indent + "  new  ", rest: rest)
-    }
+    side("old", change.old, rules.old)
+    side("new", change.new, rules.new)
     if let url = change.example, let before = change.oldVerdict, let after = change.newVerdict {
       out += TerminalText.pack(
         [e(url), verdict(before) + " → " + verdict(after)], width: width, first: indent + "  e.g. ", rest: rest)
@@ -78,6 +96,11 @@ public struct TextStyle: Sendable {
       out.append(indent + "  no example URL found whose verdict differs")
     }
     return out
+  }
+
+  /// The rules of `rules` by JSON pointer, for ``behaviourChangeLines(_:heading:indent:rules:)``.
+  static func rulesByPointer(_ rules: AppLinkRules?) -> [String: MatchedRule] {
+    Dictionary((rules?.rules ?? []).map { ($0.reference.pointer, $0.reference) }, uniquingKeysWith: { a, _ in a })
   }
 
   /// With `--source both`: how the origin's file behaves differently from the CDN's copy, a line per change with

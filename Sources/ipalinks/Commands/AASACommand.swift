@@ -102,28 +102,34 @@ extension AASACommand {
     @Option(name: .customLong("app-id"), help: "Compare only this app (TEAMID.bundle.id). Repeatable.")
     var appIDs: [String] = []
 
-    @Option(help: "The host the files are served for, used in example URLs.")
-    var domain = "example.com"
+    @Option(
+      help: """
+        The host the files are served for, used in example URLs (default: the host a file is named after, as \
+        --aasa-dir names them, else example.com).
+        """)
+    var domain: String?
 
     @Option(name: .shortAndLong, help: "Output format: text or json.")
     var format: DocumentFormat = .text
 
     func validate() throws {
       if old == "-" && new == "-" { throw ValidationError("only one of OLD and NEW can be standard input") }
-      if let problem = HostArgument.problem(domain) { throw ValidationError("--domain: " + problem) }
+      if let domain, let problem = HostArgument.problem(domain) { throw ValidationError("--domain: " + problem) }
     }
 
     func execute() throws -> Int32 {
       let before = try AASAInput.orExit { try AASAInput.load(old) }
       let after = try AASAInput.orExit { try AASAInput.load(new) }
-      let comparison = AASAComparison(
-        old: before, new: after, appIDs: appIDs.isEmpty ? nil : appIDs, host: domain.lowercased())
+      let host = domain?.lowercased() ?? AASAInput.host(namedBy: new) ?? AASAInput.host(namedBy: old) ?? "example.com"
+      let comparison = AASAComparison(old: before, new: after, appIDs: appIDs.isEmpty ? nil : appIDs, host: host)
       switch format {
       case .json: Terminal.write(AASADiffReporter.json(comparison, old: old, new: new))
       case .text:
         let listed = [before, after].flatMap { $0.applinks?.details.flatMap(\.appIDs) ?? [] }
         let apps = appIDs.isEmpty ? Set(listed).count : appIDs.count
-        Terminal.write(AASADiffReporter.text(comparison, old: old, new: new, apps: apps, style: Terminal.style))
+        Terminal.write(
+          AASADiffReporter.text(
+            comparison, old: old, new: new, apps: apps, files: (before, after), style: Terminal.style))
       }
       return comparison.equivalent ? 0 : 1
     }
