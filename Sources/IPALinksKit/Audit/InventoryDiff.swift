@@ -110,7 +110,7 @@ public struct InventoryDiff: Sendable, Encodable {
     }
   }
 
-  /// A sample URL whose verdict differs between the versions.
+  /// A sample URL whose verdict, or whose deciding app or rule, differs between the versions.
   public struct VerdictChange: Sendable, Equatable, Encodable {
     /// The sample URL as given.
     public var url: String
@@ -118,6 +118,38 @@ public struct InventoryDiff: Sendable, Encodable {
     public var old: BlocklistVerdict
     /// The same over the new apps.
     public var new: BlocklistVerdict
+    /// Whether the verdict itself changed; false when it stays and only the deciding app or rule moved.
+    public var verdictChanged: Bool { old.verdict != new.verdict }
+
+    private enum CodingKeys: String, CodingKey { case url, old, new, verdictChanged }
+
+    /// Writes `verdictChanged` beside the sides, so a script need not compare them.
+    public func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(url, forKey: .url)
+      try c.encode(old, forKey: .old)
+      try c.encode(new, forKey: .new)
+      try c.encode(verdictChanged, forKey: .verdictChanged)
+    }
+  }
+
+  /// How one entry's AASA file behaves differently, told once for every app it affects: one edit to a shared
+  /// host's file is one change, not one per app.
+  public struct FileChange: Sendable, Equatable, Encodable {
+    /// The entries' service, usually `applinks`.
+    public var service: Service
+    /// `host` or `*.host`, with `?mode=` when it has one, as the entries write it.
+    public var domain: String
+    /// Each change, with the apps (by app id) it is for, in the order first met.
+    public var changes: [Shared]
+
+    /// One change and every app it is for.
+    public struct Shared: Sendable, Equatable, Encodable {
+      /// The change, as the first app has it (its `appId` is that app's).
+      public var change: AASAComparison.Change
+      /// Every app the change is for.
+      public var appIds: [String]
+    }
   }
 
   /// Bundles that differ, sorted by key so the same inputs always give the same output.
@@ -130,13 +162,42 @@ public struct InventoryDiff: Sendable, Encodable {
   /// Whether anything differs; `ipalinks diff` exits 1 when it does, like `diff`.
   public var hasDifferences: Bool { !bundles.isEmpty || !verdicts.isEmpty }
 
-  private enum CodingKeys: String, CodingKey { case differences, bundles, verdicts, urlsCompared }
+  /// The bundles' AASA rule changes, by entry: each entry's changes told once, with every app they affect.
+  public var files: [FileChange] {
+    var out: [FileChange] = []
+    for bundle in bundles {
+      for domain in bundle.domains where !domain.changes.isEmpty {
+        var at = out.firstIndex { $0.service == domain.service && $0.domain == domain.domain }
+        if at == nil {
+          out.append(FileChange(service: domain.service, domain: domain.domain, changes: []))
+          at = out.count - 1
+        }
+        for change in domain.changes {
+          var key = change
+          key.appId = ""
+          if let same = out[at!].changes.firstIndex(where: {
+            var k = $0.change; k.appId = ""; return k == key
+          }) {
+            if !out[at!].changes[same].appIds.contains(change.appId) {
+              out[at!].changes[same].appIds.append(change.appId)
+            }
+          } else {
+            out[at!].changes.append(FileChange.Shared(change: change, appIds: [change.appId]))
+          }
+        }
+      }
+    }
+    return out
+  }
+
+  private enum CodingKeys: String, CodingKey { case differences, bundles, files, verdicts, urlsCompared }
 
   /// Writes a `differences` flag before the lists, so a script can check one field.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(hasDifferences, forKey: .differences)
     try c.encode(bundles, forKey: .bundles)
+    try c.encode(files, forKey: .files)
     try c.encode(verdicts, forKey: .verdicts)
     try c.encode(urlsCompared, forKey: .urlsCompared)
   }

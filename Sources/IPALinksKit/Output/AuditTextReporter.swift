@@ -29,47 +29,104 @@ public struct AuditTextReporter: Sendable {
   }
 
   /// The text of `ipalinks diff`: bundles added and removed with the domains and schemes they bring or take, then per
-  /// changed bundle its fields, domains, schemes and rules, then the sample URLs whose verdict changed; "No
-  /// differences." first when nothing changed.
+  /// changed bundle its fields, domains, schemes and AASA statuses; then each entry's AASA file that behaves
+  /// differently, each change told once with the apps it affects; then the sample URLs whose verdict changed, and
+  /// those whose verdict stays while another app or rule decides; then a line of totals. "No differences." when
+  /// nothing changed.
   public func render(_ diff: InventoryDiff) -> String {
     var out: [String] = []
     let plus = { (s: String, indent: String) in self.lines("+ " + s, indent: indent).map { self.style.green($0) } }
     let minus = { (s: String, indent: String) in self.lines("- " + s, indent: indent).map { self.style.red($0) } }
     for b in diff.bundles {
+      var body: [String] = []
+      for f in b.fields { body += lines("~ \(f.field): \(clean(f.old)) → \(clean(f.new))", indent: "  ") }
+      for e in b.domainsAdded { body += plus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
+      for e in b.domainsRemoved { body += minus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
+      for s in b.schemesAdded { body += plus("URL scheme \(clean(s))", "  ") }
+      for s in b.schemesRemoved { body += minus("URL scheme \(clean(s))", "  ") }
+      for d in b.domains {
+        var facts: [String] = []
+        if let o = d.oldStatus, let n = d.newStatus { facts.append("    ~ AASA \(o) → \(n)") }
+        if !d.rulesCompared { facts += lines("rules not compared: a side's AASA file is unknown", indent: "    ") }
+        if let o = d.oldAppListed, let n = d.newAppListed {
+          facts.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
+        }
+        // Rule changes are told under their file, below, once for every app.
+        if !facts.isEmpty { body += ["  \(clean(d.service.name)):\(clean(d.domain))"] + facts }
+      }
       let who = b.new ?? b.old
       let title = clean(b.key) + (who?.name.map { " (\(clean($0)))" } ?? "")
       switch b.change {
       case .added: out += plus("bundle " + title + " in " + clean(b.new?.input), "")
       case .removed: out += minus("bundle " + title + " in " + clean(b.old?.input), "")
-      case .changed: out.append(style.bold(title))
+      case .changed: if !body.isEmpty { out.append(style.bold(title)) }
       }
-      for f in b.fields { out += lines("~ \(f.field): \(clean(f.old)) → \(clean(f.new))", indent: "  ") }
-      for e in b.domainsAdded { out += plus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
-      for e in b.domainsRemoved { out += minus("\(clean(e.service.name)):\(clean(e.domain))", "  ") }
-      for s in b.schemesAdded { out += plus("URL scheme \(clean(s))", "  ") }
-      for s in b.schemesRemoved { out += minus("URL scheme \(clean(s))", "  ") }
-      for d in b.domains {
-        out.append("  \(clean(d.service.name)):\(clean(d.domain))")
-        if let o = d.oldStatus, let n = d.newStatus { out.append("    ~ AASA \(o) → \(n)") }
-        if !d.rulesCompared { out += lines("rules not compared: a side's AASA file is unknown", indent: "    ") }
-        if let o = d.oldAppListed, let n = d.newAppListed {
-          out.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
-        }
-        for c in d.changes {
-          out += style.behaviourChangeLines(c, heading: "~ " + c.kind.rawValue, indent: "    ", rules: d.rules)
+      out += body
+    }
+    let files = diff.files
+    if !files.isEmpty {
+      out.append("AASA files that behave differently")
+      for file in files {
+        // The apps go in the heading when every change is theirs, else with each change.
+        let apps = Set(file.changes.map(\.appIds)).count == 1 ? file.changes[0].appIds : nil
+        out += forApps("\(clean(file.service.name)):\(clean(file.domain))", apps, indent: "  ")
+        for shared in file.changes {
+          let heading = forApps("~ " + shared.change.kind.rawValue, apps == nil ? shared.appIds : nil, indent: "    ")
+          let rules = diff.bundles.lazy.flatMap(\.domains).first { $0.changes.contains(shared.change) }?.rules
+          out +=
+            heading
+            + style.behaviourChangeLines(shared.change, heading: "", indent: "    ", rules: rules ?? ([:], [:]))
+            .dropFirst()
         }
       }
     }
-    if !diff.verdicts.isEmpty {
-      out.append("URLs that changed verdict (\(diff.verdicts.count) of \(diff.urlsCompared))")
-      for v in diff.verdicts {
-        out += lines("~ \(clean(v.url)): \(clean(Self.describe(v.old))) → \(clean(Self.describe(v.new)))", indent: "  ")
-      }
+    let changed = diff.verdicts.filter(\.verdictChanged)
+    let moved = diff.verdicts.filter { !$0.verdictChanged }
+    if !changed.isEmpty {
+      out.append("URLs that changed verdict (\(changed.count) of \(diff.urlsCompared))")
+      for v in changed { out += verdictLines(v) }
     } else if diff.urlsCompared > 0 {
       out.append("No sample URL changed verdict (\(diff.urlsCompared) compared).")
     }
-    if !diff.hasDifferences { out.insert("No differences.", at: 0) }
+    if !moved.isEmpty {
+      out.append("URLs with the same verdict, decided by another app or rule (\(moved.count) of \(diff.urlsCompared))")
+      for v in moved { out += verdictLines(v) }
+    }
+    if !diff.hasDifferences {
+      out.insert("No differences.", at: 0)
+    } else {
+      var totals = [
+        TerminalText.count(diff.bundles.count, "bundle") + (diff.bundles.count == 1 ? " differs" : " differ")
+      ]
+      if !files.isEmpty {
+        totals.append(
+          TerminalText.count(files.count, "AASA file") + " behave" + (files.count == 1 ? "s" : "") + " differently")
+      }
+      if diff.urlsCompared > 0 {
+        totals.append("\(changed.count) of \(TerminalText.count(diff.urlsCompared, "URL")) changed verdict")
+      }
+      out += TerminalText.pack(
+        totals.dropLast().map { $0 + ";" } + totals.suffix(1), width: style.width, rest: "  ", separator: " ")
+    }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// `heading`, then `for APP` or `for N apps: A, B, …` when `apps` are given, fitted to the width.
+  private func forApps(_ heading: String, _ apps: [String]?, indent: String) -> [String] {
+    guard let apps, !apps.isEmpty else { return [indent + heading] }
+    let names = apps.map(clean)
+    let words =
+      names.count == 1
+      ? [heading + ",", "for", names[0]]
+      : [heading + ",", "for", TerminalText.count(names.count, "app") + ":"] + names.dropLast().map { $0 + "," }
+        + names.suffix(1)
+    return TerminalText.pack(words, width: style.width, first: indent, rest: indent + "    ", separator: " ")
+  }
+
+  /// A URL, then its old decision and, on a line of its own, `→` and its new one.
+  private func verdictLines(_ v: InventoryDiff.VerdictChange) -> [String] {
+    lines("~ " + clean(v.url), indent: "  ") + lines(clean(Self.describe(v.old)), indent: "      ")
+      + lines("→ " + clean(Self.describe(v.new)), indent: "    ")
   }
 
   /// The text of `ipalinks who-claims`: how many apps claim the host, then per app its entries, its rules in the

@@ -72,6 +72,73 @@ import UniversalLinks
 }
 
 @Suite struct InventoryDiffTests {
+  /// Three apps share shop.example.com's file, and one edit removes a rule from it: the change is told once, under
+  /// the file, naming the three, and a URL whose verdict stays while another rule decides is told apart.
+  @Test func aSharedFilesChangeIsToldOnceWithTheAppsItAffects() async throws {
+    let store = try await InspectedSamples.report("Store.ipa")
+    func apps(_ edit: (inout AppLinkRules) -> Void) throws -> [InspectionReport] {
+      try (1...3).map { number in
+        var report = store
+        report.input = "app\(number).ipa"
+        report.bundles[0].bundleId = "com.example.app\(number)"
+        report.bundles[0].appId = "ST0REAPP42.com.example.app\(number)"
+        let shop = try #require(report.bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
+        var rules = try #require(report.bundles[0].associatedDomains[shop].aasa?.appLinks)
+        rules.appID = "ST0REAPP42.com.example.app\(number)"
+        edit(&rules)
+        report.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
+        return report
+      }
+    }
+    let old = try apps { _ in }
+    // /buy/gift/* is dropped, so /buy/gift/card opens the apps; /buy/1 is still a match, by the same rule.
+    let new = try apps { $0.rules.removeFirst() }
+    let diff = InventoryDiff(
+      old: old, new: new, urls: ["https://shop.example.com/buy/gift/card", "https://shop.example.com/buy/1"])
+    #expect(diff.bundles.count == 3)
+    let files = diff.files
+    #expect(files.count == 1 && files[0].domain == "shop.example.com")
+    #expect(files[0].changes.count == 1)
+    #expect(files[0].changes[0].appIds == (1...3).map { "ST0REAPP42.com.example.app\($0)" })
+    let text = AuditTextReporter(useColor: false, width: 80).render(diff)
+    #expect(text.components(separatedBy: "~ rule removed").count == 2, "\(text)")
+    #expect(text.contains("applinks:shop.example.com, for 3 apps: ST0REAPP42.com.example.app1,"), "\(text)")
+    // The bundles' own sections hold nothing else, so they are not printed.
+    #expect(!text.contains("com.example.app1 (Store Sample)"), "\(text)")
+    #expect(text.hasSuffix("3 bundles differ; 1 AASA file behaves differently; 1 of 2 URLs changed verdict\n"))
+    #expect(text.contains("URLs that changed verdict (1 of 2)\n  ~ https://shop.example.com/buy/gift/card\n"))
+    #expect(text.contains("\n    → match ST0REAPP42.com.example.app1 /applinks/details/0/components/1"), "\(text)")
+    #expect(!text.contains("URLs with the same verdict"))
+  }
+
+  /// A URL whose verdict stays but whose deciding rule moves is told apart from one whose verdict changed.
+  @Test func aRuleThatMovesIsNotAChangedVerdict() async throws {
+    let old = try await InspectedSamples.report("Store.ipa")
+    var new = old
+    let shop = try #require(new.bundles[0].associatedDomains.firstIndex { $0.host == "shop.example.com" })
+    var rules = try #require(new.bundles[0].associatedDomains[shop].aasa?.appLinks)
+    // Another rule, listed first, now opens /buy/1.
+    var first = rules.rules[1]
+    first.reference = MatchedRule(
+      detailIndex: 0, componentIndex: 9, kind: .component, pattern: #"{"/": "/buy/1"}"#, exclude: false,
+      pointer: "/applinks/details/0/components/9")
+    first.path = "/buy/1"
+    rules.rules.insert(first, at: 0)
+    new.bundles[0].associatedDomains[shop].aasa?.appLinks = rules
+    let diff = InventoryDiff(old: [old], new: [new], urls: ["https://shop.example.com/buy/1"])
+    #expect(diff.verdicts.count == 1 && !diff.verdicts[0].verdictChanged)
+    let text = AuditTextReporter(useColor: false, width: 80).render(diff)
+    #expect(text.contains("No sample URL changed verdict (1 compared)."), "\(text)")
+    #expect(
+      text.contains(
+        """
+        URLs with the same verdict, decided by another app or rule (1 of 1)
+          ~ https://shop.example.com/buy/1
+              match ST0REAPP42.com.example.store /applinks/details/0/components/1
+            → match ST0REAPP42.com.example.store /applinks/details/0/components/9
+        """), "\(text)")
+  }
+
   @Test func identicalInventoriesHaveNoDifferences() async throws {
     let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
     let diff = InventoryDiff(old: reports, new: reports, urls: ["https://shop.example.com/buy/1"])
