@@ -90,4 +90,25 @@ struct MatchExplainTests {
     #expect(path["written"] as? String == "/p/x" && path["value"] as? String == "/p/x/")
     #expect(path["adjustments"] as? [String] == ["a trailing / is implied"])
   }
+
+  /// When the deciding rule shadows a later rule that matches the URL too, the explanation names it.
+  @Test func aShadowedRuleIsNamedUnderAURLBothMatch() throws {
+    let run = try CLI.run(
+      [
+        "match", "--explain", "--aasa", CLI.sample("aasa/next/shop.example.com.json"), "--app-id",
+        "ST0REAPP42.com.example.store", "https://shop.example.com/buy/gift/card",
+      ], environment: ["COLUMNS": "80"])
+    #expect(run.status == 0)
+    let words = run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    #expect(
+      words.contains(
+        #"note: the deciding rule shadows /applinks/details/0/components/1 {"/": "/buy/gift/*", "exclude": true, "#
+          + #""caseSensitive": false}, which matches this URL too but never decides (shadowed-rule)"#), "\(run.stdout)")
+    let other = try CLI.run(
+      [
+        "match", "--explain", "--aasa", CLI.sample("aasa/next/shop.example.com.json"), "--app-id",
+        "ST0REAPP42.com.example.store", "https://shop.example.com/buy/1",
+      ])
+    #expect(!other.stdout.contains("shadows"), "/buy/1 is not matched by the gift-card rule")
+  }
 }

@@ -47,15 +47,22 @@ public enum ExplanationText {
   /// A line for each later `details` entry that lists the app too, which iOS never uses for it: with the rule that
   /// would decide the URL there, since a rule there is why a rule that looks right never matches.
   static func ignored(_ explanation: MatchExplanation, _ style: TextStyle) -> [String] {
-    let first = explanation.steps.first.map { TextStyle.listPointer(of: TextStyle.listPointer(of: $0.pointer)) }
-    return explanation.ignored.flatMap { entry -> [String] in
-      var text = "note: \(TerminalText.escape(entry.pointer)) lists the app too, but iOS uses only the first entry "
-      text += "that lists it" + (first.map { " (\(TerminalText.escape($0)))" } ?? "")
-      if let rule = entry.wouldDecide {
-        text += "; there, \(TerminalText.escape(rule.pointer)) would \(rule.exclude ? "exclude" : "match") this URL"
-      }
+    let shadowed = explanation.shadowed.flatMap { rule -> [String] in
+      let text =
+        "note: the deciding rule shadows \(TerminalText.escape(rule.pointer)) \(TerminalText.escape(rule.pattern)), "
+        + "which matches this URL too but never decides (shadowed-rule)"
       return TerminalText.wrap(text, width: style.width, first: "  ", rest: "    ").map(style.yellow)
     }
+    let first = explanation.steps.first.map { TextStyle.listPointer(of: TextStyle.listPointer(of: $0.pointer)) }
+    return shadowed
+      + explanation.ignored.flatMap { entry -> [String] in
+        var text = "note: \(TerminalText.escape(entry.pointer)) lists the app too, but iOS uses only the first entry "
+        text += "that lists it" + (first.map { " (\(TerminalText.escape($0)))" } ?? "")
+        if let rule = entry.wouldDecide {
+          text += "; there, \(TerminalText.escape(rule.pointer)) would \(rule.exclude ? "exclude" : "match") this URL"
+        }
+        return TerminalText.wrap(text, width: style.width, first: "  ", rest: "    ").map(style.yellow)
+      }
   }
 
   /// Why the verdict did not come from the rules, when that is so.

@@ -32,6 +32,8 @@ public struct MatchReporter: Sendable {
     /// With `--explain`, when later `details` entries list the app too: each, with the rule that would decide the
     /// URL there.
     public var ignoredEntries: [MatchExplanation.IgnoredEntry]?
+    /// With `--explain`: later rules that match the URL too but that the deciding rule shadows.
+    public var shadowedRules: [MatchedRule]?
   }
 
   /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app (with the
@@ -102,7 +104,8 @@ public struct MatchReporter: Sendable {
     Line(
       url: url, verdict: result.verdict.rawValue, appId: appID,
       domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", rule: result.rule, reason: result.reason?.rawValue,
-      explain: explanation?.steps, ignoredEntries: explanation.flatMap { $0.ignored.isEmpty ? nil : $0.ignored })
+      explain: explanation?.steps, ignoredEntries: explanation.flatMap { $0.ignored.isEmpty ? nil : $0.ignored },
+      shadowedRules: explanation.flatMap { $0.shadowed.isEmpty ? nil : $0.shadowed })
   }
 
   /// One compact JSON object (``Line``) with a newline; with an explanation, its steps under `explain`.

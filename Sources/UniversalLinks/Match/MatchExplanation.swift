@@ -66,6 +66,9 @@ public struct MatchExplanation: Sendable, Equatable, Codable {
   public var closest: Int?
   /// Later `details` entries that also list the app: iOS never uses them for it, whatever their rules say.
   public var ignored: [IgnoredEntry] = []
+  /// Later rules that match the URL too, but that the deciding rule shadows: it decides every URL they match, so
+  /// they never decide (`shadowed-rule`).
+  public var shadowed: [MatchedRule] = []
 
   /// A later `details` entry that lists the app too.
   public struct IgnoredEntry: Sendable, Equatable, Codable {
@@ -151,7 +154,15 @@ extension AASAMatcher {
       }
       closest = steps.indices.min { rank($0) < rank($1) }
     }
-    return MatchExplanation(result: result, steps: steps, closest: closest, ignored: ignored)
+    var explanation = MatchExplanation(result: result, steps: steps, closest: closest, ignored: ignored)
+    if result.rule != nil, let decider = steps.indices.last {
+      var checker = RuleShadowing(program.rules)
+      explanation.shadowed = program.rules.indices.dropFirst(decider + 1).filter { later in
+        LinkRuntime.RuleProgram(rules: [program.rules[later]]).firstMatch(url) != nil
+          && checker.shadows(decider, later)
+      }.map { ruleReferences[$0] }
+    }
+    return explanation
   }
 
   /// How the URL's part as written became the value the rule compares, one phrase per change, in the order they

@@ -78,6 +78,9 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
   case detailNeverMatches = "detail-never-matches"
   /// A pattern can never decide, because an earlier pattern in the same detail matches every URL.
   case unreachablePattern = "unreachable-pattern"
+  /// A pattern can never decide, because an earlier pattern in the same detail matches every URL it matches
+  /// (proven: the earlier one's patterns include the later one's).
+  case shadowedRule = "shadowed-rule"
   /// The app given with `--app-id` is not listed in `applinks`.
   case appNotListed = "app-not-listed"
   /// A pattern compared with percent-encoded URLs contains a space or non-ASCII character, so it never matches.
@@ -105,7 +108,7 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
     case .invalidJSON, .notAnObject, .fileTooLarge, .invalidEnvelope, .invalidType, .invalidAppID, .invalidPattern,
       .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed, .tooManyPatterns, .expansionTooLarge:
       .error
-    case .duplicateKey, .missingApplinks, .pathsWithComponents, .detailNeverMatches, .unreachablePattern,
+    case .duplicateKey, .missingApplinks, .pathsWithComponents, .detailNeverMatches, .unreachablePattern, .shadowedRule,
       .unencodedPattern, .patternHasHost, .numericTeamID, .legacyAppsNotEmpty, .misplacedSection, .appListedTwice:
       .warning
     case .signedEnvelope, .unknownKey:

@@ -111,13 +111,39 @@ public enum AASAValidator {
     if zip(references, compiled).allSatisfy({ $0.exclude || $1.neverMatches }) {
       never("every rule either excludes or can never match, so no URL opens the app")
     }
-    if let catchAll = compiled.firstIndex(where: { $0.matchesEverything }) {
-      let shadow = references[catchAll]
-      for rule in references[(catchAll + 1)...] {
-        out.append(
-          AASADiagnostic(
-            .unreachablePattern, at: rule.pointer,
-            "never tried: \(shadow.pointer) \(shadow.pattern) matches every URL first"))
+    out += shadowed(matcher)
+    return out
+  }
+
+  /// Rules that never decide because an earlier rule of the entry matches every URL they match
+  /// (``RuleShadowing``): `unreachable-pattern` when the earlier rule matches every URL at all, else
+  /// `shadowed-rule` with both pointers. Rules that can never match are left to their own findings.
+  static func shadowed(_ matcher: AASAMatcher) -> [AASADiagnostic] {
+    var out: [AASADiagnostic] = []
+    let compiled = matcher.program.compiled
+    let rules = matcher.program.rules
+    let references = matcher.ruleReferences
+    var checker = RuleShadowing(rules)
+    for later in rules.indices where !compiled[later].neverMatches && !checker.exhausted {
+      for earlier in 0..<later where !compiled[earlier].neverMatches {
+        guard compiled[earlier].matchesEverything || checker.shadows(earlier, later) else { continue }
+        let shadow = references[earlier]
+        if compiled[earlier].matchesEverything {
+          out.append(
+            AASADiagnostic(
+              .unreachablePattern, at: references[later].pointer,
+              "never tried: \(shadow.pointer) \(shadow.pattern) matches every URL first"))
+        } else {
+          let decider = "\(shadow.pointer) \(shadow.pattern)"
+          let message =
+            switch (shadow.exclude, references[later].exclude) {
+            case (false, true): "this exclude never applies: \(decider) opens every URL it matches first"
+            case (true, false): "this rule never opens a URL: \(decider) excludes every URL it matches first"
+            default: "never decides: \(decider) decides every URL it matches first"
+            }
+          out.append(AASADiagnostic(.shadowedRule, at: references[later].pointer, message))
+        }
+        break
       }
     }
     return out

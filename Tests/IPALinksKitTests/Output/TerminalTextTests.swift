@@ -98,7 +98,7 @@ struct ExplanationTextTests {
     #expect(
       lines == [
         #"  /applinks/details/0/components/0  (closest)  {"/": "/help/*", "?": {"articleNumber": "????"}}"#,
-        #"    ✓ /               /help/*  matches "/help/1/""#,
+        #"    ✓ /               /help/*  matches "/help/1", compared as "/help/1/": a trailing / is implied"#,
         #"    ✗ ?articleNumber  ????  does not match "481": needs exactly 4 characters, has 3"#,
       ])
     // At 80 columns the rule and the reason move to indented lines of their own.
@@ -106,7 +106,8 @@ struct ExplanationTextTests {
       ExplanationText.lines(explanation) == [
         "  /applinks/details/0/components/0  (closest)",
         #"      {"/": "/help/*", "?": {"articleNumber": "????"}}"#,
-        #"    ✓ /               /help/*  matches "/help/1/""#,
+        #"    ✓ /               /help/*"#,
+        #"        matches "/help/1", compared as "/help/1/": a trailing / is implied"#,
         #"    ✗ ?articleNumber  ????"#,
         #"        does not match "481": needs exactly 4 characters, has 3"#,
       ])

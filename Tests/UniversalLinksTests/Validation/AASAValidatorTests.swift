@@ -76,6 +76,10 @@ struct AASAValidatorTests {
       json: ##"{"applinks": {"details": [{"appID": "ABCDE12345.com.example.app", "paths": ["/*", "NOT /api/*"]}]}}"##,
       pointer: "/applinks/details/0/paths/1"),
     CodeCase(
+      code: .shadowedRule,
+      json: detailHead + ##"[{"/": "/buy/*"}, {"/": "/buy/gift/*", "exclude": true}]}]}}"##,
+      pointer: "/applinks/details/0/components/1"),
+    CodeCase(
       code: .appNotListed, json: detailHead + ##"[{}]}]}}"##, pointer: "/applinks/details",
       appID: "ABCDE12345.com.example.other"),
     CodeCase(
