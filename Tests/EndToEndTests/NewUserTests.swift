@@ -171,4 +171,28 @@ struct NewUserTests {
       #expect(line.contains("How many inputs to inspect, and threads to use, at once"), "\(command): \(line)")
     }
   }
+
+  /// `--format table`: a line per bundle that fits the width, sortable by a column.
+  @Test func aBatchReadsAsATableThatFitsTheWidth() throws {
+    for columns in [60, 80, 120] {
+      let run = try CLI.run(
+        ["inspect", CLI.samples.path, "--aasa-dir", Self.aasa, "--format", "table", "--sort", "failed", "-q"],
+        environment: ["COLUMNS": "\(columns)"])
+      #expect(run.status == 0, "\(run.stderr)")
+      let lines = run.stdout.split(separator: "\n")
+      #expect(lines.first?.hasPrefix("APP ") == true && lines.count == 13, "\(run.stdout)")
+      #expect(lines.allSatisfy { $0.count <= columns }, "\(columns): \(run.stdout)")
+    }
+    let wide = try CLI.run(
+      ["inspect", CLI.samples.path, "--aasa-dir", Self.aasa, "--format", "table", "--sort", "failed", "-q"],
+      environment: ["COLUMNS": "200"])
+    // Wide enough for every cell: the three counts are the numbers of each line, and FAILED, the last, goes down.
+    let failed = wide.stdout.split(separator: "\n").dropFirst().map { line in
+      line.split(separator: " ").compactMap { Int($0) }.last ?? -1
+    }
+    #expect(failed.count == 12 && failed == failed.sorted(by: >) && failed.first == 2, "\(wide.stdout)")
+    #expect(wide.stdout.contains("ST0REAPP42.com.example.store") && !wide.stdout.contains("…"))
+    let misplaced = try CLI.run(["inspect", CLI.samples.path, "--sort", "name"])
+    #expect(misplaced.status == 64 && misplaced.stderr.contains("--sort orders --format table only"))
+  }
 }

@@ -9,7 +9,11 @@ public struct InspectReporter: Sendable {
   public let useColor: Bool
   /// The width the text format fits.
   public let width: Int
+  /// With `--format table`: the column to sort by.
+  public var sortedBy: BundleTable.Column?
   private var count = 0
+  /// With `--format table`: the lines so far, written at the end, when the columns' widths are known.
+  private var table = BundleTable()
 
   /// A reporter for `format`.
   public init(format: InspectFormat, useColor: Bool, width: Int = 80) {
@@ -24,6 +28,7 @@ public struct InspectReporter: Sendable {
     case .json: JSONReporter.document(report) + "\n"
     case .jsonl: JSONReporter.document(report, pretty: false) + "\n"
     case .text: TextReporter(useColor: useColor, width: width).render(report)
+    case .table: BundleTable(report).text(width: width)
     }
   }
 
@@ -37,13 +42,19 @@ public struct InspectReporter: Sendable {
     case .jsonl: return JSONReporter.document(report, pretty: false) + "\n"
     case .json: return (count == 0 ? "" : ",\n") + JSONReporter.document(report)
     case .text: return (count == 0 ? "" : "\n") + TextReporter(useColor: useColor, width: width).render(report)
+    case .table:
+      table.add(report)
+      return ""
     }
   }
 
-  /// What a batch writes after its last report.
+  /// What a batch writes after its last report: the JSON array's end, or the table, whose columns fit every line.
   public func end() -> String {
-    guard format == .json else { return "" }
-    return count == 0 ? "]\n" : "\n]\n"
+    switch format {
+    case .json: count == 0 ? "]\n" : "\n]\n"
+    case .table: table.text(width: width, sortedBy: sortedBy)
+    case .text, .jsonl: ""
+    }
   }
 
   /// One line per error of a single input, each naming the file, so scripts and CI logs show it.

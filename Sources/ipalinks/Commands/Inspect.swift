@@ -4,6 +4,8 @@ import IPALinksKit
 
 extension OutputFormat: ExpressibleByArgument {}
 extension DocumentFormat: ExpressibleByArgument {}
+extension InspectFormat: ExpressibleByArgument {}
+extension BundleTable.Column: ExpressibleByArgument {}
 
 /// `ipalinks inspect`: parses arguments, runs the library's ``Inspector`` (or its batch pipeline for many inputs),
 /// fetches the domains' AASA files, and prints a reporter's output.
@@ -33,8 +35,16 @@ struct Inspect: StatusCommand {
     help: "The .ipa files, .app folders, Mach-O files, entitlements plists or profiles; folders are walked for *.ipa.")
   var inputs: [String]
 
-  @Option(name: .shortAndLong, help: "Output format: text, json, or jsonl (one JSON object per input and line).")
+  @Option(
+    name: .shortAndLong,
+    help: "Output format: text, json, jsonl (one JSON object per input and line), or table (one line per bundle).")
   var format: InspectFormat = .text
+
+  @Option(
+    help: ArgumentHelp(
+      "With --format table, sort by a column: app, name, version, domains, ok, failed (counts, most first) or schemes.",
+      valueName: "column"))
+  var sort: BundleTable.Column?
 
   @Option(
     help: ArgumentHelp(
@@ -50,6 +60,7 @@ struct Inspect: StatusCommand {
     if inputs.contains("-") && inputs.count > 1 {
       throw ValidationError("'-' (an IPA on standard input) cannot be combined with other inputs")
     }
+    if sort != nil && format != .table { throw ValidationError("--sort orders --format table only") }
     if let shard, Shard(parsing: shard) == nil {
       throw ValidationError("--shard \"\(shard)\" must be i/n with 1 ≤ i ≤ n, e.g. 2/8")
     }
@@ -92,6 +103,7 @@ struct Inspect: StatusCommand {
     let started = Date()
     let style = Terminal.style
     var reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
+    reporter.sortedBy = sort
     let shard = self.shard.flatMap(Shard.init(parsing:))
     let outcome = try await batch.inspect(
       inputs, shard: shard, fetch: fetch, willInspect: { _ in reporter.begin() }, finished: { reporter.next($0) })

@@ -353,6 +353,8 @@ struct HTMLReporterTests {
     #expect(row.contains("Store Sample"), "\(row)")
     #expect(row.contains("via <code>*.example.com</code>"), "\(row)")
     #expect(row.contains("</code></td><td>2</td>"), "\(row)")
+    // The claimers column says what a bare name means.
+    #expect(html.contains("In <b>Claimed by</b>, a name alone claims the host for <code>applinks</code>"))
     let model = ReportModel(ClaimsIndex(reports: reports))
     let nested = try #require(model.hosts.first { $0.name == "nested.example.com" })
     #expect(nested.claims.map(\.via) == [nil, "*.example.com"])

@@ -198,7 +198,8 @@ public enum HTMLReporter {
     var html = "<section id=\"domains\"><h2>Domains</h2>\n"
     html += "<p class=\"muted\">Every host an app claims, most claimers first. A wildcard entry claims the named "
     html += "hosts below it. Where two <code>details</code> entries of a file open the same URL, iOS uses the "
-    html += "first.</p>\n"
+    html += "first. In <b>Claimed by</b>, a name alone claims the host for <code>applinks</code> (universal links); "
+    html += "any other service is named after it, and <b>via</b> names the wildcard entry a claim comes through.</p>\n"
     // Hosts several apps claim first, in their own table; the long tail of hosts one app claims (its own
     // domain, usually) follows in a second one, which a large page lays out only when scrolled to.
     let shared = model.hosts.filter { $0.claims.count > 1 }
