@@ -23,12 +23,13 @@ enum Terminal {
   static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
   /// How text output looks here: colour as ``wantsColor`` says, fitted to `COLUMNS`, else the terminal, else 80.
-  static var style: TextStyle {
+  static var style: TextStyle { TextStyle(useColor: wantsColor, width: width(of: STDOUT_FILENO)) }
+
+  /// The width lines on `descriptor` should fit: `COLUMNS` when set, else its terminal's, else 80.
+  static func width(of descriptor: Int32) -> Int {
     var size = winsize()
-    let terminal = stdoutIsTerminal && ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
-    return TextStyle(
-      useColor: wantsColor,
-      width: TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal))
+    let terminal = isatty(descriptor) == 1 && ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
+    return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
   }
 
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
@@ -48,9 +49,5 @@ enum Terminal {
   }
 
   /// The width problem lines should fit on a terminal: `COLUMNS` when set, else standard error's terminal, else 80.
-  static var stderrWidth: Int {
-    var size = winsize()
-    let terminal = ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
-    return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
-  }
+  static var stderrWidth: Int { width(of: STDERR_FILENO) }
 }

@@ -36,6 +36,15 @@ public enum BatchInputs {
     return (inputs.sorted(), problems)
   }
 
+  /// Whether `arguments` make a batch: several inputs, or a folder of them that is not one app. One plain input
+  /// keeps the single-report output (a JSON object, not a line).
+  public static func isBatch(_ arguments: [String]) -> Bool {
+    var isDirectory: ObjCBool = false
+    return arguments.count > 1
+      || (FileManager.default.fileExists(atPath: arguments[0], isDirectory: &isDirectory) && isDirectory.boolValue
+        && !isAppFolder(arguments[0]))
+  }
+
   /// A folder `inspect` reads as one app rather than walks: `X.app`, an unzipped IPA (with `Payload/`), or a folder
   /// with the app's `Info.plist` at the top.
   public static func isAppFolder(_ path: String) -> Bool {

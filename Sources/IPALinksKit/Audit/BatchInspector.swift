@@ -90,6 +90,25 @@ public struct BatchInspector: Sendable {
     return await attach(report, fetches: fetches)
   }
 
+  /// The most `inspect -` reads: an IPA on standard input is read in memory, so the bound keeps memory bounded.
+  public static let standardInputLimit = 512 << 20
+
+  /// An IPA on standard input (`inspect -`), read whole up to ``standardInputLimit``; past it, or unreadable, the
+  /// report says why.
+  public static func inspectStandardInput(fetches: SharedAASAFetches?) async -> InspectionReport {
+    do {
+      return await inspect(
+        ipaBytes: Array(try WholeFile.read("-", limit: standardInputLimit)), name: "-", fetches: fetches)
+    } catch {
+      let why =
+        error == .tooLarge
+        ? "standard input is over \(standardInputLimit >> 20) MiB; save the IPA to a file and inspect that"
+        : "cannot read standard input"
+      return InspectionReport(
+        input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: \(why)")])
+    }
+  }
+
   /// An IPA held in memory (`inspect -`), named `name` in the report, then joined with its AASA files.
   public static func inspect(ipaBytes: [UInt8], name: String, fetches: SharedAASAFetches?) async -> InspectionReport {
     await attach(Inspector().inspect(ipaBytes: ipaBytes, name: name), fetches: fetches)

@@ -68,6 +68,16 @@ public struct LoadedInventory: Sendable {
     return loaded
   }
 
+  /// What to say when retrieval `flags` were given for saved inventories, which keep the AASA files they were saved
+  /// with; nil when there are none of either.
+  public static func unusedFlags(_ flags: [String], paths: [String], inventories: [String]) -> String? {
+    let saved = paths.filter(InventoryReader.looksLikeInventory) + inventories
+    guard !saved.isEmpty, !flags.isEmpty else { return nil }
+    return "\(flags.joined(separator: ", ")) \(flags.count == 1 ? "does" : "do") not apply to "
+      + "\(saved.joined(separator: ", ")): a saved inventory keeps the AASA files it was saved with; inspect the apps "
+      + "again to fetch them anew"
+  }
+
   /// Whether `argument` named `input`: the path itself, or a folder it was found in.
   private static func names(_ argument: String, _ input: String) -> Bool {
     input == argument || input.hasPrefix(argument.hasSuffix("/") ? argument : argument + "/")

@@ -349,6 +349,20 @@ public struct URLScanWriter: Sendable {
     return pieces
   }
 
+  /// Counts one batch and writes its pieces: output through `output`, each line that is not a URL through
+  /// `problem`, in order.
+  public mutating func write(
+    _ batch: [(result: Result<URLScan.Line, URLScan.Problem>, rendered: String?)], output: (String) -> Void,
+    problem: (URLScan.Problem) -> Void
+  ) {
+    for piece in add(batch) {
+      switch piece {
+      case .output(let text): output(text)
+      case .problem(let line): problem(line)
+      }
+    }
+  }
+
   /// Writes what goes last: the text grouped by app, or the JSON document's tail.
   public func finish(_ write: (String) -> Void) {
     switch format {

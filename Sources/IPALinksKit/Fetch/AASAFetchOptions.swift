@@ -35,6 +35,9 @@ public struct AASAFetchOptions: Sendable {
   public var aasaDirectories: [URL]
   /// Devices abort past 128 KB, so a larger file is reported as `too-large` and never read further.
   public var maximumBytes: Int
+  /// The retrieval flags that changed anything, by name, when the options came from a command line: what a saved
+  /// inventory, whose AASA files were fetched when it was saved, cannot apply.
+  public var flagsGiven: [String] = []
   /// Tests turn this off: loading the system's roots dominates a debug build's CPU time, and the tests' servers are
   /// signed by their own CA. One test keeps it on to show the two sets combine.
   var trustsSystemRoots = true
@@ -83,6 +86,13 @@ public struct AASAFetchOptions: Sendable {
   ) throws(FlagProblems) {
     var problems: [String] = []
     self.init(source: source, allowPrivate: allowPrivate, offline: offline)
+    let given: [(String, Bool)] = [
+      ("--source", source != .cdn), ("--offline", offline), ("--aasa-dir", !aasaDirectories.isEmpty),
+      ("--timeout", timeout != 10), ("--concurrency", concurrency != 8), ("--ca-file", caFile != nil),
+      ("--allow-private", allowPrivate), ("--connect-to", !connectTo.isEmpty), ("--no-cache", noCache),
+      ("--cache-dir", cacheDirectory != nil),
+    ]
+    flagsGiven = given.filter(\.1).map(\.0)
     if timeout.isFinite && timeout > 0 && timeout <= 3600 {
       self.timeout = .milliseconds(Int64((timeout * 1000).rounded(.up)))
     } else {

@@ -175,6 +175,18 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   /// A fetch option is out of range.
   case fetchInvalidOption = "fetch.invalid-option"
 
+  /// Whether the finding is about a domain's AASA file rather than the app: reports tell those under the domain,
+  /// and batches once per host.
+  public var isAboutAASAFile: Bool {
+    switch self {
+    case .aasaAppNotListed, .aasaNotFound, .aasaHTTPError, .aasaRedirect, .aasaTooLarge, .aasaTimeout, .aasaTLSError,
+      .aasaDNSError, .aasaConnectionError, .aasaInvalidJSON, .aasaRefusedPrivateAddress, .aasaSkippedOffline,
+      .aasaOverLimit:
+      true
+    default: false
+    }
+  }
+
   /// The code of a fetch that did not give a usable file: `aasa.<status>`; nil for `ok`, which has none.
   public static func aasa(_ status: AASAFetchResult.Status) -> DiagnosticCode? {
     switch status {

@@ -22,12 +22,15 @@ public enum AASADiffReporter {
   }
 
   /// One block per change: the app (or every app a shared change is for) and what changed, with each rule shown
-  /// (when `files` are given) as `aasa show` writes it, the rules involved on each side (by JSON pointer), and the
+  /// as `aasa show` writes it, the rules involved on each side (by JSON pointer), and the
   /// example URL with both verdicts; or one line saying the files behave the same.
   public static func text(
-    _ comparison: AASAComparison, old: String, new: String, apps: Int, files: (old: AASAFile, new: AASAFile)? = nil,
-    style: TextStyle = TextStyle(useColor: false)
+    _ comparison: AASAComparison, old: String, new: String, files: (old: AASAFile, new: AASAFile),
+    appIDs: [String] = [], style: TextStyle = TextStyle(useColor: false)
   ) -> String {
+    // How many apps were compared: those asked for, else every app either file lists.
+    let listed = [files.old, files.new].flatMap { $0.applinks?.details.flatMap(\.appIDs) ?? [] }
+    let apps = appIDs.isEmpty ? Set(listed).count : appIDs.count
     let e = { (text: String) in TerminalText.escape(text) }
     // File names can be long: the summary breaks between words to fit the width, never inside a name.
     let summary = { (words: [String]) in TerminalText.pack(words, width: style.width, rest: "  ", separator: " ") }
@@ -50,15 +53,11 @@ public enum AASADiffReporter {
           [kind, "for", TerminalText.count(apps.count, "app") + ":"] + apps.dropLast().map { $0 + "," } + [apps.last!],
           width: style.width, rest: "    ", separator: " ")
       // Each rule is shown as `aasa show` writes it, from the file it is in.
-      let rules = files.map { files in
-        (
-          TextStyle.rulesByPointer(AppLinkRules(file: files.old, appID: group.change.appId)),
-          TextStyle.rulesByPointer(AppLinkRules(file: files.new, appID: group.change.appId))
-        )
-      }
-      out +=
-        heading
-        + style.behaviourChangeLines(group.change, heading: "", indent: "", rules: rules ?? ([:], [:])).dropFirst()
+      let rules = (
+        TextStyle.rulesByPointer(AppLinkRules(file: files.old, appID: group.change.appId)),
+        TextStyle.rulesByPointer(AppLinkRules(file: files.new, appID: group.change.appId))
+      )
+      out += heading + style.behaviourChangeLines(group.change, heading: "", indent: "", rules: rules).dropFirst()
     }
     out += summary([TerminalText.count(shared.count, "change"), "between", e(old), "and", e(new)])
     return out.map { $0 + "\n" }.joined()

@@ -3,7 +3,7 @@ import Foundation
 /// What a batch's progress bar shows: done out of total, the rate and time left, and the input being read.
 ///
 /// The rate comes from the last completions, not the whole run, so a slow start (the first AASA lookups) does not
-/// make the estimate wrong. The command line draws ``line(width:now:)`` on a terminal.
+/// make the estimate wrong. The command line writes ``redraw(width:force:now:)`` and ``erase()`` to a terminal.
 public struct BatchProgress: Sendable {
   /// Inputs in the batch.
   public let total: Int
@@ -15,6 +15,9 @@ public struct BatchProgress: Sendable {
   /// When the last completions happened, for the rate.
   private var recent: [Date] = []
   private static let window = 32
+  /// When the bar was last drawn, and whether it is on the screen now.
+  private var drawn = Date.distantPast
+  private var shown = false
 
   /// A batch of `total` inputs that began at `startedAt`.
   public init(total: Int, startedAt: Date) {
@@ -31,6 +34,21 @@ public struct BatchProgress: Sendable {
     recent.append(now)
     if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
     if let index = running.firstIndex(of: input) { running.remove(at: index) }
+  }
+
+  /// What redraws the bar in place on a terminal `width` columns wide; nil when it was drawn less than a tenth of
+  /// a second ago and `force` is not set, so a fast batch is not slowed by its own progress.
+  public mutating func redraw(width: Int, force: Bool = false, now: Date = Date()) -> String? {
+    guard force || now.timeIntervalSince(drawn) >= 0.1 else { return nil }
+    (drawn, shown) = (now, true)
+    return "\r\u{1B}[2K" + line(width: width, now: now)
+  }
+
+  /// What erases the bar, before another line is written or at the end; nil when it is not on the screen.
+  public mutating func erase() -> String? {
+    guard shown else { return nil }
+    shown = false
+    return "\r\u{1B}[2K"
   }
 
   /// Completions per second over the last ones (from the start while there are few).

@@ -71,6 +71,24 @@ public struct BlocklistOutput: Sendable {
     return base + suffix + (ext.isEmpty ? "" : "." + ext)
   }
 
+  /// The domains left out because their files are unknown.
+  public var uncovered: Int { notes.filter { $0.kind == .uncovered }.count }
+
+  /// What to say after the notes when domains were left out of the list: how many, and the ways on. Nil when none
+  /// was, or when their hosts were blocked whole instead.
+  public func leftOut(_ policy: UncoveredDomains) -> String? {
+    guard uncovered > 0, policy == .skip else { return nil }
+    return "\(TerminalText.count(uncovered, "domain")) left out of the list, as their AASA files are unknown: read "
+      + "the files with --aasa-dir DIR, or from the cache with --offline, or block their hosts whole with "
+      + "--uncovered block"
+  }
+
+  /// `wrote 16 rules for 3 apps to rules.json`, and how many more files when the rules needed several.
+  public func wrote(apps: Int, to output: String) -> String {
+    let more = files.count > 1 ? " and \(TerminalText.count(files.count - 1, "more file"))" : ""
+    return "wrote \(size) for \(TerminalText.count(apps, "app")) to \(output)\(more)"
+  }
+
   /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as
   /// JSON.
   public func report(apps: Int, failedLookups: [HostFailures.Lookup] = []) -> String {

@@ -66,7 +66,7 @@ public struct InspectReporter: Sendable {
   /// when its only errors are AASA lookups, which ``HostFailures`` tells once per host at the end.
   public static func problemLine(_ report: InspectionReport) -> String? {
     guard report.status != .complete else { return nil }
-    let errors = errors(report).filter { !$0.code.rawValue.hasPrefix("aasa.") }
+    let errors = errors(report).filter { !$0.code.isAboutAASAFile }
     guard let first = errors.first else { return nil }
     let more = errors.count > 1 ? " (and \(errors.count - 1) more)" : ""
     return "\(report.status.rawValue): \(first.message)\(more)"

@@ -49,6 +49,26 @@ public struct MatchReporter: Sendable {
     return nil
   }
 
+  /// The app to decide for when none was named: the one `applinks` lists, with a note saying so; or, when it lists
+  /// several or none, a usage error naming them (escaped, as the ids come from the file).
+  public static func onlyApp(in file: AASAFile, name: String) -> Result<(appID: String, note: String), UsageError> {
+    let listed = file.appLinksAppIDs
+    guard listed.count == 1 else {
+      let ids = listed.map { TerminalText.escape($0) }.joined(separator: ", ")
+      let which = listed.isEmpty ? "lists no app" : "lists \(listed.count) apps (\(ids))"
+      return .failure(
+        UsageError(
+          message: "\(TerminalText.escape(name)) \(which) in applinks; choose one with --app-id TEAMID.bundle.id"))
+    }
+    return .success((listed[0], "no --app-id: deciding for \(listed[0]), the one app \(name) lists in applinks"))
+  }
+
+  /// A problem with what the command line asked for, in words.
+  public struct UsageError: Error, Sendable {
+    /// The message, escaped for a terminal.
+    public var message: String
+  }
+
   /// The listed app id `appID` was probably meant to be: one that differs only in case, or that has the team and
   /// the bundle id the other way round (`com.example.app.ABCDE12345` for `ABCDE12345.com.example.app`).
   public static func likelyMeant(_ appID: String, among listed: [String]) -> String? {

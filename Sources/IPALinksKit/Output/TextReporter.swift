@@ -73,7 +73,7 @@ public struct TextReporter: Sendable {
       }
       line("URL schemes", bundle.urlSchemes.joined(separator: ", "))
       line("Queries schemes", bundle.queriedURLSchemes.joined(separator: ", "))
-      for d in bundle.diagnostics where !d.code.rawValue.hasPrefix("aasa.") { out += finding(d, indent: "  ") }
+      for d in bundle.diagnostics where !d.code.isAboutAASAFile { out += finding(d, indent: "  ") }
     }
     return out.joined(separator: "\n") + "\n"
   }

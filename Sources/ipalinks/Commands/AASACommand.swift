@@ -66,8 +66,7 @@ struct AASACommand: ParsableCommand {
     @Argument(help: "The AASA file ('-' for standard input).")
     var file: String
 
-    @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: DocumentFormat = .text
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
 
     func execute() throws -> Int32 {
       let aasa = try AASAInput.orExit { try AASAInput.load(file) }
@@ -109,8 +108,7 @@ extension AASACommand {
         """)
     var domain: String?
 
-    @Option(name: .shortAndLong, help: "Output format: text or json.")
-    var format: DocumentFormat = .text
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
 
     func validate() throws {
       if old == "-" && new == "-" { throw ValidationError("only one of OLD and NEW can be standard input") }
@@ -125,11 +123,9 @@ extension AASACommand {
       switch format {
       case .json: Terminal.write(AASADiffReporter.json(comparison, old: old, new: new))
       case .text:
-        let listed = [before, after].flatMap { $0.applinks?.details.flatMap(\.appIDs) ?? [] }
-        let apps = appIDs.isEmpty ? Set(listed).count : appIDs.count
         Terminal.write(
           AASADiffReporter.text(
-            comparison, old: old, new: new, apps: apps, files: (before, after), style: Terminal.style))
+            comparison, old: old, new: new, files: (before, after), appIDs: appIDs, style: Terminal.style))
       }
       return comparison.equivalent ? 0 : 1
     }

@@ -195,12 +195,8 @@ struct WhoClaimsCommand: StatusCommand {
     }
     Terminal.write(writer.head)
     URLScan(claims: claims).decide(lines, workers: audit.jobs, writer.render) { batch in
-      for piece in writer.add(batch) {
-        switch piece {
-        case .output(let text): Terminal.write(text)
-        case .problem(let problem):
-          Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape(problem.description))")
-        }
+      writer.write(batch, output: Terminal.write) {
+        Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape($0.description))")
       }
     }
     writer.finish(Terminal.write)

@@ -78,15 +78,9 @@ struct BlocklistCommand: StatusCommand {
         "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
       return 1
     }
-    let uncovered = out.notes.filter { $0.kind == .uncovered }.count
     if !audit.quiet {
       for note in out.notes { Terminal.warn(note.line) }
-      if uncovered > 0 && self.uncovered == .skip {
-        Terminal.warn(
-          "\(TerminalText.count(uncovered, "domain")) left out of the list, as their AASA files are unknown: read "
-            + "the files with --aasa-dir DIR, or from the cache with --offline, or block their hosts whole with "
-            + "--uncovered block")
-      }
+      if let leftOut = out.leftOut(uncovered) { Terminal.warn(leftOut) }
     }
     if let report {
       var failures = HostFailures()
@@ -101,11 +95,7 @@ struct BlocklistCommand: StatusCommand {
         Terminal.write(file.text)
       }
     }
-    if let output, !audit.quiet {
-      let more = out.files.count > 1 ? " and \(TerminalText.count(out.files.count - 1, "more file"))" : ""
-      Terminal.warn(
-        "wrote \(out.size) for \(TerminalText.count(blocklist.apps.count, "app")) to \(output)\(more)")
-    }
-    return loaded.partial || uncovered > 0 ? 1 : 0
+    if let output, !audit.quiet { Terminal.warn(out.wrote(apps: blocklist.apps.count, to: output)) }
+    return loaded.partial || out.uncovered > 0 ? 1 : 0
   }
 }

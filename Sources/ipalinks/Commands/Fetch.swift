@@ -23,8 +23,7 @@ struct Fetch: StatusCommand {
   @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per host).")
   var format: OutputFormat = .text
 
-  @Flag(help: "Print the body of each file that was fetched (text format only).")
-  var body = false
+  @Flag(help: "Print the body of each file that was fetched (text format only).") var body = false
 
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 

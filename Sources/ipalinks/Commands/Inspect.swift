@@ -28,9 +28,6 @@ struct Inspect: StatusCommand {
       """
   )
 
-  /// The most `inspect -` reads: an IPA is read in memory, so the bound keeps memory bounded.
-  static let standardInputLimit = 512 << 20
-
   @Argument(
     help: "The .ipa files, .app folders, Mach-O files, entitlements plists or profiles; folders are walked for *.ipa.")
   var inputs: [String]
@@ -56,7 +53,6 @@ struct Inspect: StatusCommand {
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
-    if inputs.isEmpty { throw ValidationError("Give at least one input.") }
     if inputs.contains("-") && inputs.count > 1 {
       throw ValidationError("'-' (an IPA on standard input) cannot be combined with other inputs")
     }
@@ -66,31 +62,18 @@ struct Inspect: StatusCommand {
     }
   }
 
-  /// One plain input keeps the single-report output (a JSON object, not a line); anything else is a batch.
-  var isBatch: Bool {
-    if inputs.count > 1 || shard != nil || format == .jsonl { return true }
-    var isDirectory: ObjCBool = false
-    return FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue
-      && !BatchInputs.isAppFolder(inputs[0])
-  }
-
+  /// A batch, or one input's report; a shard or JSON Lines make a batch of one input too.
   func execute() async throws -> Int32 {
-    isBatch ? try await runBatch() : try await runSingle(inputs[0])
+    shard != nil || format == .jsonl || BatchInputs.isBatch(inputs)
+      ? try await runBatch() : try await runSingle(inputs[0])
   }
 
   func runSingle(_ input: String) async throws -> Int32 {
     let fetches = batch.noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
-    let report: InspectionReport
-    if input == "-" {
-      guard let bytes = try? WholeFile.read("-", limit: Self.standardInputLimit) else {
-        Terminal.warn(
-          "-: standard input is over \(Self.standardInputLimit >> 20) MiB; save the IPA to a file and inspect that")
-        return 2
-      }
-      report = await BatchInspector.inspect(ipaBytes: Array(bytes), name: "-", fetches: fetches)
-    } else {
-      report = await BatchInspector.inspect(input, fetches: fetches)
-    }
+    let report =
+      input == "-"
+      ? await BatchInspector.inspectStandardInput(fetches: fetches)
+      : await BatchInspector.inspect(input, fetches: fetches)
     let style = Terminal.style
     let reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
     Terminal.write(reporter.single(report))

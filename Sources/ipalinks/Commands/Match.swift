@@ -75,21 +75,17 @@ struct Match: StatusCommand {
   }
 
   /// The app to decide for without `--app-id`: the one `applinks` lists, said on stderr; several, or none, are a
-  /// usage error that lists them (nil, once it is printed with `match`'s usage).
+  /// usage error that lists them, printed with `match`'s usage (nil).
   func onlyApp(in file: AASAFile) -> String? {
-    let listed = file.appLinksAppIDs
-    guard listed.count == 1 else {
-      // A usage error is printed as it is, and the ids come from the file: escaped here.
-      let ids = listed.map { TerminalText.escape($0) }.joined(separator: ", ")
-      let which = listed.isEmpty ? "lists no app" : "lists \(listed.count) apps (\(ids))"
-      let message = "\(TerminalText.escape(aasa)) \(which) in applinks; choose one with --app-id TEAMID.bundle.id"
-      // As ArgumentParser writes a usage error, with this command's usage line.
+    switch MatchReporter.onlyApp(in: file, name: aasa) {
+    case .success(let only):
+      Terminal.warn(only.note)
+      return only.appID
+    case .failure(let error):
       let usage = IPALinks.usageString(for: Self.self)
       FileHandle.standardError.write(
-        Data("Error: \(message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8))
+        Data("Error: \(error.message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8))
       return nil
     }
-    Terminal.warn("no --app-id: deciding for \(listed[0]), the one app \(aasa) lists in applinks")
-    return listed[0]
   }
 }

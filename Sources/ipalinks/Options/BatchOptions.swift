@@ -62,13 +62,9 @@ struct BatchOptions: ParsableArguments {
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
     let console = console
-    // A saved inventory carries the AASA files it was saved with: retrieval flags cannot change them.
-    let saved = paths.filter(InventoryReader.looksLikeInventory) + inventories
-    if !saved.isEmpty, !fetch.given.isEmpty {
-      let flags = fetch.given.joined(separator: ", ")
-      console.say(
-        "\(flags) \(fetch.given.count == 1 ? "does" : "do") not apply to \(saved.joined(separator: ", ")): a saved "
-          + "inventory keeps the AASA files it was saved with; inspect the apps again to fetch them anew")
+    let flags = try fetch.makeFetchOptions().flagsGiven
+    if let note = LoadedInventory.unusedFlags(flags, paths: paths, inventories: inventories) {
+      console.say(note)
     }
     let loaded = await LoadedInventory.load(
       paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,

@@ -70,18 +70,6 @@ struct FetchOptions: ParsableArguments {
     }
   }
 
-  /// The retrieval flags given, by name, that change anything: what a saved inventory, whose AASA files were
-  /// fetched when it was saved, cannot apply.
-  var given: [String] {
-    let flags: [(String, Bool)] = [
-      ("--source", source != .cdn), ("--offline", offline), ("--aasa-dir", !aasaDirectories.isEmpty),
-      ("--timeout", timeout != 10), ("--concurrency", concurrency != 8), ("--ca-file", caFile != nil),
-      ("--allow-private", allowPrivate), ("--connect-to", !connectTo.isEmpty), ("--no-cache", noCache),
-      ("--cache-dir", cacheDirectory != nil),
-    ]
-    return flags.filter(\.1).map(\.0)
-  }
-
   /// A fetcher with these options; a bad option is a usage error.
   func makeFetcher() throws -> AASAFetcher {
     do {

@@ -2,42 +2,6 @@ import Atomics
 import Foundation
 import IPALinksKit
 
-/// A one-line progress bar on stderr for batches (``BatchProgress``), only made when stderr is a terminal, so logs
-/// and pipes never see carriage returns. Redraws are limited to ten a second so a fast batch is not slowed by its
-/// own progress output.
-final class ProgressBar {
-  private var progress: BatchProgress
-  private var lastDraw = Date.distantPast
-  private var visible = false
-
-  init(total: Int, startedAt: Date) { progress = BatchProgress(total: total, startedAt: startedAt) }
-
-  func started(_ input: String) {
-    progress.started(input)
-    draw()
-  }
-
-  func finished(_ input: String) {
-    progress.finished(input)
-    draw(force: progress.done == progress.total)
-  }
-
-  /// Erases the bar, before another line is printed or at the end.
-  func clear() {
-    guard visible else { return }
-    FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
-    visible = false
-  }
-
-  func draw(force: Bool = false) {
-    let now = Date()
-    guard force || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-    lastDraw = now
-    FileHandle.standardError.write(Data(("\r\u{1B}[2K" + progress.line(width: Terminal.stderrWidth, now: now)).utf8))
-    visible = true
-  }
-}
-
 /// What a command that walks many inputs writes on stderr while it runs, so every such command behaves the same:
 /// the progress bar (on a terminal, unless `--no-progress` or `--quiet`), problem lines written with the bar cleared
 /// first and redrawn after, report text on stdout likewise, AASA lookup failures told once per host at the end, and
@@ -47,7 +11,8 @@ final class BatchConsole: @unchecked Sendable {
   /// `--quiet`: errors only, no bar, no summary.
   let quiet: Bool
   private let lock = NSLock()
-  private var bar: ProgressBar?
+  /// The progress bar, only on a terminal, so logs and pipes never see carriage returns.
+  private var bar: BatchProgress?
   private var failures: HostFailures
   /// `-v`: every failing host, not the first few of each status.
   private let verbose: Bool
@@ -67,18 +32,23 @@ final class BatchConsole: @unchecked Sendable {
   func begin(total: Int) {
     locked {
       self.total = total
-      if showProgress { bar = ProgressBar(total: total, startedAt: startedAt) }
+      if showProgress { bar = BatchProgress(total: total, startedAt: startedAt) }
     }
     interrupt = InterruptWatch { [self] in
       locked {
-        bar?.clear()
+        clearBar()
         bar = nil
         Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, "input")) finished")
       }
     }
   }
 
-  func started(_ input: String) { locked { bar?.started(input) } }
+  func started(_ input: String) {
+    locked {
+      bar?.started(input)
+      drawBar()
+    }
+  }
 
   /// One input is done: counts its lookup failures, and says what else went wrong in it.
   func finished(_ report: InspectionReport) {
@@ -87,15 +57,16 @@ final class BatchConsole: @unchecked Sendable {
       failures.add(report)
       if let line = InspectReporter.problemLine(report) { warnLocked(line) }
       bar?.finished(report.input)
+      drawBar(force: done == total)
     }
   }
 
   /// Writes text on stdout with the bar out of the way.
   func output(_ text: String) {
     locked {
-      bar?.clear()
+      clearBar()
       Terminal.write(text)
-      bar?.draw(force: true)
+      drawBar(force: true)
     }
   }
 
@@ -113,7 +84,7 @@ final class BatchConsole: @unchecked Sendable {
     locked {
       interrupt?.stop()
       interrupt = nil
-      bar?.clear()
+      clearBar()
       bar = nil
       if !failures.isEmpty {
         Terminal.warn("AASA lookups that failed, once per host:")
@@ -123,9 +94,17 @@ final class BatchConsole: @unchecked Sendable {
   }
 
   private func warnLocked(_ line: String) {
-    bar?.clear()
+    clearBar()
     Terminal.warn(line)
-    bar?.draw(force: true)
+    drawBar(force: true)
+  }
+
+  private func clearBar() { if let erase = bar?.erase() { FileHandle.standardError.write(Data(erase.utf8)) } }
+
+  private func drawBar(force: Bool = false) {
+    if let text = bar?.redraw(width: Terminal.stderrWidth, force: force) {
+      FileHandle.standardError.write(Data(text.utf8))
+    }
   }
 
   private func locked<T>(_ body: () -> T) -> T {
