@@ -43,16 +43,7 @@ import Testing
     }
   }
 
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
+  typealias SplitMix = PatternEngineTests.SplitMix
 
   /// A random path pattern over a small alphabet, so that inclusions happen often.
   static func pattern(_ random: inout SplitMix) -> String {
