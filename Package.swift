@@ -24,6 +24,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     // Already built for SwiftNIO; the executable's Ctrl-C handler reads its pipe through an atomic.
     .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+    // The audit store: one query builder (SQLKit) over SQLite (embedded, the default) and PostgreSQL (shared).
+    .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+    .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.0"),
+    .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
   ],
   targets: [
     .systemLibrary(
@@ -60,17 +65,32 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Atomics", package: "swift-atomics"),
       ],
       exclude: ["Resources"],
       plugins: ["EmbedSources"]
     ),
     .target(name: "IPALinksFuzzing", dependencies: ["IPALinksKit", "UniversalLinks"]),
+    // The audit store (SQLite or PostgreSQL) under the claims model; only the executable links it, so the library
+    // and its fuzzers stay free of database drivers.
+    .target(
+      name: "IPALinksStore",
+      dependencies: [
+        "IPALinksKit",
+        .product(name: "SQLKit", package: "sql-kit"),
+        .product(name: "SQLiteKit", package: "sqlite-kit"),
+        .product(name: "PostgresKit", package: "postgres-kit"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
     .executableTarget(
       name: "ipalinks",
       dependencies: [
-        "IPALinksKit", "UniversalLinks",
+        "IPALinksKit", "IPALinksStore", "UniversalLinks",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Atomics", package: "swift-atomics"),
       ]
     ),
     // What the matcher benchmarks share: seeded randomness and timing.
@@ -112,6 +132,9 @@ let package = Package(
       path: "Tests/TestServers"
     ),
     .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit", "IPALinksFuzzing", "TestServers"]),
-    .testTarget(name: "EndToEndTests", dependencies: ["IPALinksKit", "TestServers"], exclude: ["Snapshots"]),
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: ["IPALinksKit", "IPALinksStore", "TestServers", .product(name: "SQLKit", package: "sql-kit")],
+      exclude: ["Snapshots"]),
   ]
 )

@@ -20,7 +20,7 @@ public struct BatchInspector: Sendable {
   /// Runs the batch. `started` and `finished` are called on the caller's task, one at a time, in the order
   /// inputs start and finish; a bad input yields its own report (partial or unreadable) and never stops the rest.
   public func run(
-    _ inputs: [String], started: (String) -> Void = { _ in }, finished: (InspectionReport) -> Void
+    _ inputs: [String], started: (String) -> Void = { _ in }, finished: (InspectionReport) async -> Void
   ) async {
     await withTaskGroup(of: InspectionReport.self) { group in
       var pending = inputs.makeIterator()
@@ -36,7 +36,7 @@ public struct BatchInspector: Sendable {
       while running < jobs, startNext() {}
       while let report = await group.next() {
         running -= 1
-        finished(report)
+        await finished(report)
         _ = startNext()
       }
     }
@@ -56,14 +56,14 @@ public struct BatchInspector: Sendable {
   }
 
   /// The one batch pipeline every command shares: `arguments` collected (folders walked, sorted, see
-  /// ``BatchInputs``), the `shard` picked, each input inspected `jobs` at a time with one fetch per AASA host
-  /// (none without a `fetcher`), and each report handed to `finished` as soon as it is done. An argument that names
+  /// ``BatchInputs``), the `shard` picked, each input inspected `jobs` at a time with one fetch per AASA host through
+  /// `fetches` (none without), and each report handed to `finished` as soon as it is done. An argument that names
   /// nothing goes to `problem`; `willInspect` gets the number of inputs in the shard before the first starts, when the
   /// arguments named any.
   public static func run(
-    _ arguments: [String], shard: Shard? = nil, jobs: Int, fetcher: AASAFetcher?, problem: (String) -> Void,
+    _ arguments: [String], shard: Shard? = nil, jobs: Int, fetches: SharedAASAFetches?, problem: (String) -> Void,
     willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
-    finished: (InspectionReport) -> Void
+    finished: (InspectionReport) async -> Void
   ) async -> Outcome {
     var outcome = Outcome()
     let collected = BatchInputs.collect(arguments)
@@ -73,10 +73,9 @@ public struct BatchInspector: Sendable {
     let selected = shard?.select(collected.inputs) ?? collected.inputs
     guard !collected.inputs.isEmpty else { return outcome }
     willInspect(selected.count)
-    let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
     await BatchInspector(jobs: jobs, fetches: fetches).run(selected, started: started) { report in
       outcome.summary.add(report)
-      finished(report)
+      await finished(report)
     }
     if let fetches { outcome.lookups = (await fetches.fetched, await fetches.requested) }
     return outcome

@@ -52,7 +52,8 @@ public struct LoadedInventory: Sendable {
       }
     }
     _ = await BatchInspector.run(
-      paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs, fetcher: fetcher,
+      paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs,
+      fetches: fetcher.map { SharedAASAFetches(fetcher: $0) },
       problem: { line in
         problem(line)
         loaded.partial = true
@@ -81,5 +82,16 @@ public struct LoadedInventory: Sendable {
   /// Whether `argument` named `input`: the path itself, or a folder it was found in.
   private static func names(_ argument: String, _ input: String) -> Bool {
     input == argument || input.hasPrefix(argument.hasSuffix("/") ? argument : argument + "/")
+  }
+
+  /// Adds the reports of one more input read as a whole (such as an audit store's latest state), or counts it
+  /// unreadable when it could not be read (`nil`).
+  public mutating func add(_ reports: [InspectionReport]?) {
+    guard let reports else {
+      (partial, unreadable) = (true, unreadable + 1)
+      return
+    }
+    self.reports += reports
+    readable += 1
   }
 }

@@ -1,15 +1,14 @@
 import Atomics
 import Foundation
-import IPALinksKit
 
 /// What a command that walks many inputs writes on stderr while it runs, so every such command behaves the same:
 /// the progress bar (on a terminal, unless `--no-progress` or `--quiet`), problem lines written with the bar cleared
 /// first and redrawn after, report text on stdout likewise, AASA lookup failures told once per host at the end, and
 /// on Ctrl-C the bar cleared and what finished summarised before exit 130.
-final class BatchConsole: @unchecked Sendable {
+public final class BatchConsole: @unchecked Sendable {
   private let showProgress: Bool
   /// `--quiet`: errors only, no bar, no summary.
-  let quiet: Bool
+  public let quiet: Bool
   private let lock = NSLock()
   /// The progress bar, only on a terminal, so logs and pipes never see carriage returns.
   private var bar: BatchProgress?
@@ -21,7 +20,9 @@ final class BatchConsole: @unchecked Sendable {
   private var done = 0
   private let startedAt = Date()
 
-  init(progress: Bool, quiet: Bool, verbose: Bool = false) {
+  /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
+  /// `quiet`, every failing host when `verbose`.
+  public init(progress: Bool, quiet: Bool, verbose: Bool = false) {
     self.verbose = verbose
     showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
     self.quiet = quiet
@@ -29,7 +30,7 @@ final class BatchConsole: @unchecked Sendable {
   }
 
   /// The batch has `total` inputs to inspect: the bar appears, and Ctrl-C now ends with a summary.
-  func begin(total: Int) {
+  public func begin(total: Int) {
     locked {
       self.total = total
       if showProgress { bar = BatchProgress(total: total, startedAt: startedAt) }
@@ -43,7 +44,8 @@ final class BatchConsole: @unchecked Sendable {
     }
   }
 
-  func started(_ input: String) {
+  /// An input is being inspected: the bar names it.
+  public func started(_ input: String) {
     locked {
       bar?.started(input)
       drawBar()
@@ -51,7 +53,7 @@ final class BatchConsole: @unchecked Sendable {
   }
 
   /// One input is done: counts its lookup failures, and says what else went wrong in it.
-  func finished(_ report: InspectionReport) {
+  public func finished(_ report: InspectionReport) {
     locked {
       done += 1
       failures.add(report)
@@ -62,7 +64,7 @@ final class BatchConsole: @unchecked Sendable {
   }
 
   /// Writes text on stdout with the bar out of the way.
-  func output(_ text: String) {
+  public func output(_ text: String) {
     locked {
       clearBar()
       Terminal.write(text)
@@ -71,16 +73,16 @@ final class BatchConsole: @unchecked Sendable {
   }
 
   /// A problem line on stderr (always, even with `--quiet`).
-  func problem(_ line: String) { locked { warnLocked(line) } }
+  public func problem(_ line: String) { locked { warnLocked(line) } }
 
   /// A line that is not an error (a summary, a note); `--quiet` drops it.
-  func say(_ line: String) {
+  public func say(_ line: String) {
     guard !quiet else { return }
     locked { warnLocked(line) }
   }
 
   /// The batch is over: the bar goes, and each failing host is told once.
-  func end() {
+  public func end() {
     locked {
       interrupt?.stop()
       interrupt = nil
@@ -121,7 +123,7 @@ final class BatchConsole: @unchecked Sendable {
 /// and on Linux SIGINT had to be ignored until the source was registered, asynchronously. Here the handler does the
 /// one thing that is safe in a handler, on whichever thread the kernel picks: it writes a byte to this watch's
 /// pipe, which a thread of its own waits on.
-final class InterruptWatch: Sendable {
+public final class InterruptWatch: Sendable {
   /// The write end of the pipe of the watch in force, for the handler, which can capture nothing; an atomic load
   /// is safe in a signal handler.
   private static let current = ManagedAtomic<Int32>(-1)
@@ -129,7 +131,7 @@ final class InterruptWatch: Sendable {
 
   /// Installs the handler; `onInterrupt` runs on the watching thread, on a line of its own past the `^C` the
   /// terminal echoed, and the process then exits.
-  init(onInterrupt: @escaping @Sendable () -> Void) {
+  public init(onInterrupt: @escaping @Sendable () -> Void) {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
       writeEnd = -1
@@ -164,7 +166,7 @@ final class InterruptWatch: Sendable {
   }
 
   /// Ctrl-C gets its default meaning back, and the watching thread ends.
-  func stop() {
+  public func stop() {
     signal(SIGINT, SIG_DFL)
     guard writeEnd >= 0 else { return }
     var byte: UInt8 = 1

@@ -1,9 +1,8 @@
 import Foundation
-import IPALinksKit
 
 extension InspectionReport.Status {
   /// The documented exit code: 0 complete, 1 partial, 2 unreadable.
-  var exitCode: Int32 {
+  public var exitCode: Int32 {
     switch self {
     case .complete: 0
     case .partial: 1
@@ -13,27 +12,27 @@ extension InspectionReport.Status {
 }
 
 /// Standard output and error, as every command writes them.
-enum Terminal {
+public enum Terminal {
   /// Colour only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
-  static var wantsColor: Bool {
+  public static var wantsColor: Bool {
     isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
 
   /// Whether standard output is a terminal, where people read it (and where stderr need not repeat it).
-  static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+  public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
   /// How text output looks here: colour as ``wantsColor`` says, fitted to `COLUMNS`, else the terminal, else 80.
-  static var style: TextStyle { TextStyle(useColor: wantsColor, width: width(of: STDOUT_FILENO)) }
+  public static var style: TextStyle { TextStyle(useColor: wantsColor, width: width(of: STDOUT_FILENO)) }
 
   /// The width lines on `descriptor` should fit: `COLUMNS` when set, else its terminal's, else 80.
-  static func width(of descriptor: Int32) -> Int {
+  public static func width(of descriptor: Int32) -> Int {
     var size = winsize()
     let terminal = isatty(descriptor) == 1 && ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0 ? Int(size.ws_col) : nil
     return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
   }
 
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
-  static func write(_ text: String) {
+  public static func write(_ text: String) {
     if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
   }
 
@@ -42,12 +41,12 @@ enum Terminal {
   /// `ipalinks:` line for the scripts that read one problem per line, so every control character, line breaks
   /// included, is written as an escape. On a terminal, and only there, a long line is wrapped to its width with
   /// indented continuations (``TerminalText/wrapProblem(_:width:)``).
-  static func warn(_ message: String) {
+  public static func warn(_ message: String) {
     let safe = TerminalText.escape("ipalinks: " + message)
     let lines = isatty(STDERR_FILENO) == 1 ? TerminalText.wrapProblem(safe, width: stderrWidth) : [safe]
     FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
   }
 
   /// The width problem lines should fit on a terminal: `COLUMNS` when set, else standard error's terminal, else 80.
-  static var stderrWidth: Int { width(of: STDERR_FILENO) }
+  public static var stderrWidth: Int { width(of: STDERR_FILENO) }
 }

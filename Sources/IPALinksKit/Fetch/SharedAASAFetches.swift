@@ -5,12 +5,19 @@
 /// the number of distinct hosts (each file at most ``AASAFetchOptions/maximumBytes``), not with the number of apps.
 public actor SharedAASAFetches {
   let fetcher: AASAFetcher
-  private var started: [AASARequest: Task<[AASARequest: ParsedAASA], Never>] = [:]
+  /// Keep each retrieval as it came, body included, for a store that records them.
+  let keepsRetrievals: Bool
+  private var started: [AASARequest: Task<[AASARequest: (parsed: ParsedAASA, raw: AASAFetchResult?)], Never>] = [:]
   /// Requests asked for, counting repeats: what the batch would have fetched without sharing.
   public private(set) var requested = 0
 
-  /// Wraps `fetcher`, whose options (source, cache, limits) then apply to every app in the batch.
-  public init(fetcher: AASAFetcher) { self.fetcher = fetcher }
+  /// Wraps `fetcher`, whose options (source, cache, limits) then apply to every app in the batch. With
+  /// `keepingRetrievals`, each result is kept as it came, body included (``retrievals(for:)``): memory then grows by
+  /// up to one file per distinct host.
+  public init(fetcher: AASAFetcher, keepingRetrievals: Bool = false) {
+    self.fetcher = fetcher
+    keepsRetrievals = keepingRetrievals
+  }
 
   /// Distinct requests fetched (or being fetched).
   public var fetched: Int { started.count }
@@ -20,15 +27,22 @@ public actor SharedAASAFetches {
     requested += requests.count
     let new = requests.filter { started[$0] == nil }
     if !new.isEmpty {
-      let fetcher = self.fetcher
-      let task = Task { await fetcher.fetch(new).mapValues(ParsedAASA.init) }
+      let (fetcher, keep) = (self.fetcher, keepsRetrievals)
+      let task = Task { await fetcher.fetch(new).mapValues { (parsed: ParsedAASA($0), raw: keep ? $0 : nil) } }
       for request in new { started[request] = task }
     }
     var out: [AASARequest: ParsedAASA] = [:]
     for request in requests {
       guard let task = started[request] else { continue }
-      out[request] = await task.value[request]
+      out[request] = await task.value[request]?.parsed
     }
+    return out
+  }
+
+  /// The retrievals of `requests` as they came, bodies included, when they are kept; what a store records.
+  public func retrievals(for requests: [AASARequest]) async -> [AASARequest: AASAFetchResult] {
+    var out: [AASARequest: AASAFetchResult] = [:]
+    for request in requests { out[request] = await started[request]?.value[request]?.raw }
     return out
   }
 }

@@ -149,6 +149,8 @@ public struct ParsedAASA: Sendable {
   let hadBody: Bool
   let file: AASAFile?
   let fileDiagnostics: [AASADiagnostic]
+  /// The validator's findings about the file, whatever app reads it.
+  public var findings: [AASADiagnostic] { fileDiagnostics }
   let parseError: String?
   /// With both sources read: how the origin's file behaves differently from the CDN's copy, for every app.
   let sourceChanges: [AASAComparison.Change]
@@ -227,6 +229,23 @@ public enum UniversalLinkInventory {
         if let finding = finding(for: aasa, domain: domain, appID: appID) {
           report.bundles[index].diagnostics.append(finding)
         }
+      }
+    }
+  }
+
+  /// Joins a saved bundle with files retrieved later: each domain whose request has a result takes it, the others
+  /// keep what they had, and the findings about AASA files are made anew from the domains. How a store's latest
+  /// state is read.
+  public static func rejoin(_ bundle: inout BundleReport, with results: [AASARequest: ParsedAASA]) {
+    for d in bundle.associatedDomains.indices {
+      let domain = bundle.associatedDomains[d]
+      guard let request = domain.request, let result = results[request] else { continue }
+      bundle.associatedDomains[d].aasa = DomainAASA.evaluate(result, service: domain.service, appID: bundle.appId)
+    }
+    bundle.diagnostics.removeAll { $0.code.isAboutAASAFile }
+    for domain in bundle.associatedDomains {
+      if let aasa = domain.aasa, let finding = finding(for: aasa, domain: domain, appID: bundle.appId) {
+        bundle.diagnostics.append(finding)
       }
     }
   }

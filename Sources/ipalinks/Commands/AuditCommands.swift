@@ -71,22 +71,24 @@ struct ReportCommand: StatusCommand {
       be read.
       """)
 
-  @Argument(help: "Saved inventories, IPAs or folders.") var inputs: [String]
+  @Argument(help: "Saved inventories, IPAs or folders.") var inputs: [String] = []
   @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of stdout.", valueName: "file"))
   var output: String?
   @Option(help: "The page title.") var title = "ipalinks report"
 
+  @OptionGroup var store: StoreOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
+    if inputs.isEmpty && !store.isGiven { throw ValidationError("Give an input, or --store.") }
     if output == nil && Terminal.stdoutIsTerminal {
       throw ValidationError("the report is an HTML page: give -o FILE, or redirect standard output to a file")
     }
   }
 
   func execute() async throws -> Int32 {
-    let loaded = try await audit.load(inputs, fetch: fetch)
+    let loaded = try await audit.load(inputs, store: store, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title)
     if let output {
@@ -137,6 +139,7 @@ struct WhoClaimsCommand: StatusCommand {
     help: "Output format: text, json (one document), or jsonl (one object per app; with --urls, per URL).")
   var format: OutputFormat = .text
 
+  @OptionGroup var store: StoreOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
@@ -155,14 +158,16 @@ struct WhoClaimsCommand: StatusCommand {
         throw ValidationError(problem)
       }
     }
-    if allInputs.isEmpty && inventories.isEmpty { throw ValidationError("Give --inventory or at least one input.") }
+    if allInputs.isEmpty && inventories.isEmpty && !store.isGiven {
+      throw ValidationError("Give --inventory, --store or at least one input.")
+    }
     if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
       throw ValidationError("--urls - and an inventory on standard input cannot both read it")
     }
   }
 
   func execute() async throws -> Int32 {
-    let loaded = try await audit.load(allInputs, inventories: inventories, fetch: fetch)
+    let loaded = try await audit.load(allInputs, inventories: inventories, store: store, fetch: fetch)
     if loaded.reports.isEmpty { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
     if let urls { return scan(urls, claims: index, trouble: loaded.unreadable > 0) }

@@ -59,17 +59,20 @@ struct BlocklistCommand: StatusCommand {
         + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
   var uncovered: UncoveredDomains = .skip
 
+  @OptionGroup var store: StoreOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
-    if inputs.isEmpty && inventories.isEmpty { throw ValidationError("Give at least one input or --inventory.") }
+    if inputs.isEmpty && inventories.isEmpty && !store.isGiven {
+      throw ValidationError("Give at least one input, --inventory or --store.")
+    }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
   }
 
   func execute() async throws -> Int32 {
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
-    let loaded = try await audit.load(inputs, inventories: inventories, order: .asNamed, fetch: fetch)
+    let loaded = try await audit.load(inputs, inventories: inventories, store: store, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
     let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")

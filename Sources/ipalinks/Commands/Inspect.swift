@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IPALinksKit
+import IPALinksStore
 
 extension OutputFormat: ExpressibleByArgument {}
 extension DocumentFormat: ExpressibleByArgument {}
@@ -49,6 +50,12 @@ struct Inspect: StatusCommand {
       valueName: "i/n"))
   var shard: String?
 
+  @Option(
+    name: .customLong("run-label"),
+    help: ArgumentHelp("With --store: the run's label, which groups the shards of one audit.", valueName: "label"))
+  var runLabel: String?
+
+  @OptionGroup var store: StoreOptions
   @OptionGroup var batch: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
@@ -62,18 +69,33 @@ struct Inspect: StatusCommand {
     }
   }
 
-  /// A batch, or one input's report; a shard or JSON Lines make a batch of one input too.
+  /// A batch, or one input's report; a shard or JSON Lines make a batch of one input too. With a store, the run is
+  /// recorded as it goes, and a store that cannot be written is told and gives exit code 3, the report still printed.
   func execute() async throws -> Int32 {
-    shard != nil || format == .jsonl || BatchInputs.isBatch(inputs)
-      ? try await runBatch() : try await runSingle(inputs[0])
+    let recorder = try await beginRun()
+    let status =
+      shard != nil || format == .jsonl || BatchInputs.isBatch(inputs)
+      ? try await runBatch(recorder) : try await runSingle(inputs[0], recorder)
+    guard let recorder else { return status }
+    return await recorder.finish() ? status : 3
   }
 
-  func runSingle(_ input: String) async throws -> Int32 {
-    let fetches = batch.noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher())
+  /// The run in the store, when one is given.
+  func beginRun() async throws -> RecordingRun? {
+    guard let location = try store.location() else { return nil }
+    return await RecordingRun.begin(
+      location, command: "inspect", arguments: StoreOptions.maskedArguments, label: runLabel, shard: shard,
+      warn: { Terminal.warn($0) })
+  }
+
+  func runSingle(_ input: String, _ recorder: RecordingRun?) async throws -> Int32 {
+    let fetches =
+      batch.noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: recorder != nil)
     let report =
       input == "-"
       ? await BatchInspector.inspectStandardInput(fetches: fetches)
       : await BatchInspector.inspect(input, fetches: fetches)
+    await recorder?.record(report, fetches)
     let style = Terminal.style
     let reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
     Terminal.write(reporter.single(report))
@@ -82,14 +104,18 @@ struct Inspect: StatusCommand {
     return report.status.exitCode
   }
 
-  func runBatch() async throws -> Int32 {
+  func runBatch(_ recorder: RecordingRun?) async throws -> Int32 {
     let started = Date()
     let style = Terminal.style
     var reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
     reporter.sortedBy = sort
     let shard = self.shard.flatMap(Shard.init(parsing:))
     let outcome = try await batch.inspect(
-      inputs, shard: shard, fetch: fetch, willInspect: { _ in reporter.begin() }, finished: { reporter.next($0) })
+      inputs, shard: shard, fetch: fetch, keepingRetrievals: recorder != nil, willInspect: { _ in reporter.begin() }
+    ) { report, fetches in
+      await recorder?.record(report, fetches)
+      return reporter.next(report)
+    }
     if outcome.named == 0 {
       Terminal.warn("no inputs to inspect")
       return 2

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IPALinksKit
+import IPALinksStore
 
 /// The options of every command that inspects inputs in a batch: `inspect`, `blocklist`, `diff`, `report` and
 /// `who-claims`.
@@ -32,33 +33,37 @@ struct BatchOptions: ParsableArguments {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
-  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetcher:problem:willInspect:started:finished:)``)
+  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetches:problem:willInspect:started:finished:)``)
   /// under a ``BatchConsole``: the progress bar, a problem line per input as it is found, each failing AASA host
   /// once at the end, and Ctrl-C. What `willInspect` and `finished` return goes to standard output, with the bar out
-  /// of the way.
+  /// of the way; `finished` also gets the shared fetches, which keep each retrieval for `keepingRetrievals`.
   func inspect(
-    _ paths: [String], shard: Shard? = nil, fetch: FetchOptions, willInspect: (Int) -> String,
-    finished: (InspectionReport) -> String
+    _ paths: [String], shard: Shard? = nil, fetch: FetchOptions, keepingRetrievals: Bool = false,
+    willInspect: (Int) -> String, finished: (InspectionReport, SharedAASAFetches?) async -> String
   ) async throws -> BatchInspector.Outcome {
     let console = console
+    let fetches =
+      noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: keepingRetrievals)
     let outcome = await BatchInspector.run(
-      paths, shard: shard, jobs: jobs, fetcher: noFetch ? nil : try fetch.makeFetcher(), problem: console.problem,
+      paths, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem,
       willInspect: {
         console.output(willInspect($0))
         console.begin(total: $0)
       }, started: console.started
     ) { report in
-      console.output(finished(report))
+      console.output(await finished(report, fetches))
       console.finished(report)
     }
     console.end()
     return outcome
   }
 
-  /// The library's ``LoadedInventory`` with these options, inspected as ``inspect(_:shard:fetch:willInspect:finished:)``
-  /// does.
+  /// The library's ``LoadedInventory`` with these options, inspected as
+  /// ``inspect(_:shard:fetch:keepingRetrievals:willInspect:finished:)`` does, and the latest state of the `store`
+  /// when one is given.
   func load(
-    _ paths: [String], inventories: [String] = [], order: LoadedInventory.Order = .byInput, fetch: FetchOptions
+    _ paths: [String], inventories: [String] = [], store: StoreOptions? = nil, order: LoadedInventory.Order = .byInput,
+    fetch: FetchOptions
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
     let console = console
@@ -66,10 +71,14 @@ struct BatchOptions: ParsableArguments {
     if let note = LoadedInventory.unusedFlags(flags, paths: paths, inventories: inventories) {
       console.say(note)
     }
-    let loaded = await LoadedInventory.load(
+    var loaded = await LoadedInventory.load(
       paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,
       willInspect: console.begin(total:), started: console.started, inspected: console.finished)
     console.end()
+    // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
+    if let location = try store?.location() {
+      loaded.add(await AuditStore.reading(location, warn: console.problem) { try await $0.latestReports() })
+    }
     return loaded
   }
 }

@@ -1,0 +1,129 @@
+import Foundation
+
+/// Where the audit store lives: a SQLite file (the default, embedded), or a PostgreSQL database shared by the
+/// machines of one audit. Given by `--store`, else `IPALINKS_STORE`; a `postgres://` or `postgresql://` URL names a
+/// PostgreSQL database, anything else a file path.
+public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
+  /// A SQLite database file, created on first use with mode 0600.
+  case sqlite(path: String)
+  /// A PostgreSQL database.
+  case postgres(Postgres)
+
+  /// A PostgreSQL database and how to log in; the password never appears in ``description``.
+  public struct Postgres: Sendable, Equatable {
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The role to log in as.
+    public var user: String
+    /// From the URL, else `PGPASSWORD`, else `~/.pgpass`; nil when none says.
+    public var password: String?
+    /// The database.
+    public var database: String
+    /// Whether to insist on TLS (`sslmode=require`, `verify-ca` or `verify-full`); otherwise plain TCP, as on a
+    /// loopback or private network.
+    public var requireTLS: Bool
+  }
+
+  /// Why a location cannot be used; the message masks any password.
+  public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+    /// One line naming the store.
+    public var description: String
+  }
+
+  /// The location `text` names. `environment` gives `PGPASSWORD`, `PGUSER` and `HOME`; `pgpass` is the text of the
+  /// `~/.pgpass` file when it may be read (nil: absent or readable by others, which libpq ignores too).
+  public init(
+    _ text: String, environment: [String: String] = ProcessInfo.processInfo.environment, pgpass: String? = nil
+  )
+    throws(Problem)
+  {
+    let lower = text.lowercased()
+    guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") else {
+      guard !text.isEmpty else { throw Problem(description: "--store: an empty path") }
+      self = .sqlite(path: text)
+      return
+    }
+    guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else {
+      throw Problem(description: "\(Self.masked(text)): not a PostgreSQL URL (postgres://user@host:port/database)")
+    }
+    let database = String(url.path.drop { $0 == "/" })
+    let user = url.user ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
+    let port = url.port ?? 5432
+    let mode = url.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+    var server = Postgres(
+      host: host, port: port, user: user, password: url.password, database: database.isEmpty ? user : database,
+      requireTLS: ["require", "verify-ca", "verify-full"].contains(mode))
+    if server.password == nil { server.password = environment["PGPASSWORD"] }
+    if server.password == nil, let pgpass { server.password = Self.password(in: pgpass, for: server) }
+    self = .postgres(server)
+  }
+
+  /// The location from `--store`, else `IPALINKS_STORE`; nil when neither says.
+  public static func given(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+    throws(Problem) -> StoreLocation?
+  {
+    guard let text = option ?? environment["IPALINKS_STORE"].flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+    return try StoreLocation(text, environment: environment, pgpass: pgpassFile(environment))
+  }
+
+  /// `~/.pgpass`, when it exists and only its owner may read it (libpq ignores it otherwise).
+  static func pgpassFile(_ environment: [String: String]) -> String? {
+    let home = environment["HOME"] ?? NSHomeDirectory()
+    let path = environment["PGPASSFILE"] ?? home + "/.pgpass"
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & 0o077 == 0 else { return nil }
+    return try? String(contentsOfFile: path, encoding: .utf8)
+  }
+
+  /// The password of the first `~/.pgpass` line (`host:port:database:user:password`, `*` matching anything,
+  /// `\:` and `\\` escaped) that fits `server`.
+  static func password(in pgpass: String, for server: Postgres) -> String? {
+    for line in pgpass.split(separator: "\n") where !line.hasPrefix("#") {
+      var fields: [String] = [""]
+      var escaped = false
+      for c in line {
+        if escaped {
+          fields[fields.count - 1].append(c)
+          escaped = false
+        } else if c == "\\" {
+          escaped = true
+        } else if c == ":" && fields.count < 5 {
+          fields.append("")
+        } else {
+          fields[fields.count - 1].append(c)
+        }
+      }
+      guard fields.count == 5 else { continue }
+      let wanted = [server.host, String(server.port), server.database, server.user]
+      if zip(fields.prefix(4), wanted).allSatisfy({ $0 == "*" || $0 == $1 }) { return fields[4] }
+    }
+    return nil
+  }
+
+  /// The location for people: the file's path, or the URL with any password written as `***`.
+  public var description: String {
+    switch self {
+    case .sqlite(let path): path
+    case .postgres(let p):
+      "postgres://\(p.user)\(p.password == nil ? "" : ":***")@\(p.host):\(p.port)/\(p.database)"
+    }
+  }
+
+  /// `text` with the password of a URL masked, for messages about a location that could not be parsed.
+  public static func masked(_ text: String) -> String {
+    guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
+      return text
+    }
+    let credentials = text[scheme.upperBound..<at]
+    guard let colon = credentials.firstIndex(of: ":") else { return text }
+    return String(text[..<colon]) + ":***" + String(text[at...])
+  }
+
+  /// Masks every occurrence of this location's password in `message`, for errors that quote what the server said.
+  public func masking(_ message: String) -> String {
+    guard case .postgres(let p) = self, let password = p.password, !password.isEmpty else { return message }
+    return message.replacingOccurrences(of: password, with: "***")
+  }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import IPALinksKit
+import SQLKit
+
+extension AuditStore {
+  /// One run, as `store runs` lists it.
+  public struct Run: Sendable, Codable, Equatable {
+    /// Its row.
+    public var id: Int
+    /// `--run-label`, when one was given.
+    public var label: String?
+    /// The command that ran: `inspect`, `store import`.
+    public var command: String
+    /// When it started.
+    public var startedAt: String
+    /// When it finished; nil for a run that did not (a crash, Ctrl-C, a machine lost).
+    public var finishedAt: String?
+    /// The ipalinks that ran it.
+    public var toolVersion: String
+    /// The machine it ran on.
+    public var machine: String
+    /// `--shard`, when one was given.
+    public var shard: String?
+    /// Inputs recorded.
+    public var inputs: Int
+    /// Apps (bundles) recorded.
+    public var apps: Int
+  }
+
+  /// Every run, oldest first.
+  public func runs() async throws(Failure) -> [Run] {
+    try await failing("cannot list the runs") {
+      try await sql.raw(
+        """
+        SELECT r.id, r.label, r.command, r.started_at, r.finished_at, r.tool_version, r.machine, r.shard,
+          (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs,
+          (SELECT COUNT(*) FROM apps a WHERE a.run_id = r.id) AS apps
+        FROM runs r ORDER BY r.started_at, r.id
+        """
+      ).all().map { row in
+        Run(
+          id: try row.decode(column: "id", as: Int.self), label: try row.decode(column: "label", as: String?.self),
+          command: try row.decode(column: "command", as: String.self),
+          startedAt: try row.decode(column: "started_at", as: String.self),
+          finishedAt: try row.decode(column: "finished_at", as: String?.self),
+          toolVersion: try row.decode(column: "tool_version", as: String.self),
+          machine: try row.decode(column: "machine", as: String.self),
+          shard: try row.decode(column: "shard", as: String?.self),
+          inputs: try row.decode(column: "inputs", as: Int.self), apps: try row.decode(column: "apps", as: Int.self))
+      }
+    }
+  }
+
+  /// The latest state, or the state at `time`: each app as it was last inspected, grouped by the input it came
+  /// from, and each domain's AASA file as it was last retrieved. What `who-claims`, `report`, `blocklist` and
+  /// `diff` read from a store.
+  public func latestReports(at time: Date? = nil) async throws(Failure) -> [InspectionReport] {
+    let at = AuditStore.timestamp(time ?? Date.distantFuture)
+    return try await failing("cannot read the latest state") {
+      // The latest row of each app: none of the same app is newer (ties go to the later row).
+      let rows = try await sql.raw(
+        """
+        SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        WHERE a.observed_at <= \(bind: at) AND NOT EXISTS (
+          SELECT 1 FROM apps b WHERE b.app_key = a.app_key AND b.observed_at <= \(bind: at)
+            AND (b.observed_at > a.observed_at OR (b.observed_at = a.observed_at AND b.id > a.id)))
+        ORDER BY i.path, a.input_id, a.id
+        """
+      ).all()
+      let decoder = JSONDecoder()
+      var reports: [InspectionReport] = []
+      var lastInput = -1
+      for row in rows {
+        let input = try row.decode(column: "input_id", as: Int.self)
+        let bundle = try decoder.decode(
+          BundleReport.self, from: Data(try row.decode(column: "report", as: String.self).utf8))
+        if input != lastInput {
+          lastInput = input
+          let kind = InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown
+          let diagnostics = try decoder.decode(
+            [Diagnostic].self, from: Data(try row.decode(column: "diagnostics", as: String.self).utf8))
+          reports.append(
+            InspectionReport(
+              input: try row.decode(column: "path", as: String.self), inputKind: kind, diagnostics: diagnostics))
+        }
+        reports[reports.count - 1].bundles.append(bundle)
+      }
+      let results = try await latestRetrievals(at: at)
+      for r in reports.indices {
+        for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
+      }
+      return reports
+    }
+  }
+
+  /// The latest retrieval of each host's file (`at` or before), parsed once each.
+  private func latestRetrievals(at: String) async throws -> [AASARequest: ParsedAASA] {
+    let rows = try await sql.raw(
+      """
+      SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
+      LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+      WHERE r.retrieved_at <= \(bind: at) AND NOT EXISTS (
+        SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode
+          AND s.retrieved_at <= \(bind: at)
+          AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+      """
+    ).all()
+    var out: [AASARequest: ParsedAASA] = [:]
+    let decoder = JSONDecoder()
+    for row in rows {
+      let request = AASARequest(
+        host: try row.decode(column: "host", as: String.self),
+        developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
+      var result = try decoder.decode(
+        AASAFetchResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8))
+      result.body = try row.decode(column: "body", as: Data?.self).map { [UInt8]($0) }
+      out[request] = ParsedAASA(result)
+    }
+    return out
+  }
+}

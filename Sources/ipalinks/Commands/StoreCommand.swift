@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import IPALinksKit
+import IPALinksStore
+
+/// `ipalinks store`: what the audit store holds, and bringing saved inventories into it.
+struct StoreCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "store",
+    abstract: "List the runs of the audit store, or bring saved inventories into it.",
+    discussion: """
+      The store is a SQLite file or a postgres:// URL, given with --store or IPALINKS_STORE. `inspect --store` \
+      records a run as it goes; docs/store.md describes the tables.
+      """,
+    subcommands: [Runs.self, Import.self])
+
+  /// `ipalinks store runs`: every run, oldest first.
+  struct Runs: StatusCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List the runs in the store: when, which ipalinks, where, and what they recorded.",
+      discussion: "Exit codes: 0 listed; 2 the store cannot be read; 64 usage error.")
+
+    @OptionGroup var store: StoreOptions
+    @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per run).")
+    var format: OutputFormat = .text
+
+    func validate() throws {
+      if try store.location() == nil { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
+    }
+
+    func execute() async throws -> Int32 {
+      guard let location = try store.location(),
+        let runs = await AuditStore.reading(location, warn: Terminal.warn, { try await $0.runs() })
+      else { return 2 }
+      Terminal.write(StoreText.runs(runs, format: format, width: Terminal.style.width))
+      return 0
+    }
+  }
+
+  /// `ipalinks store import FILE…`: saved inventories, as runs of their own.
+  struct Import: StatusCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Bring inventories saved by `inspect --format json|jsonl` into the store, one run per file.",
+      discussion: """
+        Each file becomes a run labelled with --run-label (or its name), observed when the file was saved (its \
+        modification time; now for standard input), so the store's history places it where it belongs. The apps \
+        keep the AASA results they were saved with, until a later run retrieves the files again.
+
+        Exit codes: 0 imported; 1 some file could not be read (the others are imported); 2 nothing could be \
+        imported, or the store cannot be written; 64 usage error.
+        """)
+
+    @Argument(help: "Saved inventories (.json, .jsonl, or - for standard input).") var files: [String]
+    @Option(name: .customLong("run-label"), help: ArgumentHelp("The runs' label.", valueName: "label"))
+    var runLabel: String?
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws {
+      if try store.location() == nil { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
+    }
+
+    func execute() async throws -> Int32 {
+      guard let location = try store.location() else { return 2 }
+      return await AuditStore.importInventories(
+        files, into: location, label: runLabel, arguments: StoreOptions.maskedArguments, warn: Terminal.warn)
+    }
+  }
+}

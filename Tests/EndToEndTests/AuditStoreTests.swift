@@ -1,0 +1,357 @@
+import Foundation
+import IPALinksKit
+import SQLKit
+import TestServers
+import Testing
+
+@testable import IPALinksStore
+
+/// The audit store on SQLite and on a real PostgreSQL server the test starts itself: writing, reading the latest
+/// state, the documented queries, and what goes wrong (a newer schema, hostile strings, four writers at once, a writer
+/// killed mid-run, a store that cannot be reached).
+@Suite(.serialized) struct AuditStoreTests {
+  enum Backend: String, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+
+    /// SQLite always; PostgreSQL where its server binaries are, and under `make test` on Linux in any case, where
+    /// `make setup` installs them, so that a missing server fails there instead of going untested.
+    static let usable: [Backend] = PostgreSQL.available ? [.sqlite, .postgres] : [.sqlite]
+  }
+
+  /// A place to make stores in: a folder for SQLite files, and for PostgreSQL a private server, one database per
+  /// store. `close()` stops the server.
+  final class Stores: @unchecked Sendable {
+    let backend: Backend
+    let folder: URL
+    let server: PostgresTestServer?
+    private var count = 0
+
+    init(_ backend: Backend) throws {
+      self.backend = backend
+      folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-store-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      server = backend == .postgres ? try PostgresTestServer.start() : nil
+    }
+
+    /// A new, empty store's location.
+    func make() throws -> String {
+      count += 1
+      if let server { return try server.createDatabase("store\(count)") }
+      return folder.appendingPathComponent("store\(count).db").path
+    }
+
+    func close() {
+      server?.stop()
+      try? FileManager.default.removeItem(at: folder)
+    }
+  }
+
+  static func open(_ location: String) async throws -> AuditStore {
+    try await AuditStore.open(try StoreLocation(location))
+  }
+
+  /// The samples, inspected with their AASA files and recorded as one run at `time`, as `inspect --store` does.
+  static func record(
+    _ names: [String], into location: String, aasa: [String] = ["aasa"], label: String? = nil, at time: Date
+  ) async throws {
+    var options = AASAFetchOptions()
+    options.aasaDirectories = aasa.map { CLI.samples.appendingPathComponent($0) }
+    let fetches = SharedAASAFetches(fetcher: try AASAFetcher(options: options), keepingRetrievals: true)
+    let store = try await open(location)
+    let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: label, shard: nil, at: time)
+    for name in names {
+      let report = await BatchInspector.inspect(CLI.sample(name), fetches: fetches)
+      let retrievals = await fetches.retrievals(for: UniversalLinkInventory.requests(for: report))
+      try await run.record(report, retrievals: retrievals, at: time)
+    }
+    try await run.finish(at: time)
+    try await store.close()
+  }
+
+  static let samples = ["Store.ipa", "Nested.ipa", "Fat.ipa", "Enterprise.ipa", "Profile.ipa", "XcentOnly.ipa"]
+
+  @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+
+    try await latestState(try stores.make())
+    try await documentedQueries(try stores.make())
+    try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
+    try await hostileStringsComeBackUnchanged(try stores.make())
+    try fourWritersLoseNothing(try stores.make())
+    try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
+    try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
+  }
+
+  /// Each app as last inspected, each host's file as last retrieved; a second run of the same apps adds
+  /// observations, not apps.
+  func latestState(_ location: String) async throws {
+    let week1 = Date(timeIntervalSince1970: 1_800_000_000)
+    try await Self.record(Self.samples, into: location, label: "week-1", at: week1)
+    try await Self.record(Self.samples, into: location, label: "week-2", at: week1 + 7 * 86_400)
+    // The third run inspects the Store app again, retrieving the newer shop.example.com file.
+    try await Self.record(
+      ["Store.ipa"], into: location, aasa: ["aasa/next", "aasa"], label: "week-3", at: week1 + 14 * 86_400)
+    let store = try await Self.open(location)
+    let runs = try await store.runs()
+    #expect(runs.map(\.label) == ["week-1", "week-2", "week-3"])
+    #expect(runs.allSatisfy { $0.finishedAt != nil } && runs.map(\.inputs) == [6, 6, 1])
+    let latest = try await store.latestReports()
+    let apps = latest.flatMap(\.bundles)
+    #expect(apps.count == 10, "\(apps.map(\.path))")
+    #expect(Set(apps.map(\.appId)).count == apps.count)
+    // The shop's file as retrieved in week 3 puts /buy/* first: gift cards open the app now.
+    let claims = try #require(HostClaims(query: "https://shop.example.com/buy/gift/card", reports: latest))
+    #expect(claims.claims.first { $0.appId == "ST0REAPP42.com.example.store" }?.verdict?.verdict == .match, "\(claims)")
+    // As it was in week 2, the exclude still applied.
+    let before = try await store.latestReports(at: week1 + 10 * 86_400)
+    let then = try #require(HostClaims(query: "https://shop.example.com/buy/gift/card", reports: before))
+    #expect(then.claims.first { $0.appId == "ST0REAPP42.com.example.store" }?.verdict?.verdict == .exclude)
+    // The file is kept once per version, however many runs retrieved it.
+    let files = try await store.sqlRows("SELECT COUNT(*) AS n FROM aasa_files WHERE size > 0")
+    let distinct = try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) AS n FROM retrievals")
+    #expect(files == distinct && files != ["0"], "\(files) \(distinct)")
+    try await store.close()
+  }
+
+  /// The three queries docs/store.md shows, on a store of the samples.
+  func documentedQueries(_ location: String) async throws {
+    try await Self.record(Self.samples, into: location, at: Date(timeIntervalSince1970: 1_700_000_000))
+    try await Self.record(
+      ["Store.ipa"], into: location, aasa: ["aasa/next", "aasa"], at: Date(timeIntervalSince1970: 1_900_000_000))
+    let page = try String(contentsOf: CLI.repo.appendingPathComponent("docs/store.md"), encoding: .utf8)
+    let queries = page.components(separatedBy: "```sql\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+    #expect(queries.count == 3)
+    let store = try await Self.open(location)
+    #expect(try await store.sqlRows(queries[0]) == ["ST0REAPP42.com.example.store"])
+    #expect(try await store.sqlRows(queries[1]) == ["shop.example.com"])
+    #expect(try await store.sqlRows(queries[2]) == ["ST0REAPP42.com.example.store"])
+    try await store.close()
+  }
+
+  /// A store a newer ipalinks wrote is refused with a clear message, and nothing in it changes.
+  func newerSchemaIsRefusedUntouched(_ location: String, backend: Backend) async throws {
+    let store = try await Self.open(location)
+    try await store.sqlRows("INSERT INTO ipalinks_schema (version, applied_at) VALUES (99, 'later')")
+    let before = try await store.sqlRows("SELECT version FROM ipalinks_schema ORDER BY version")
+    try await store.close()
+    let bytes = backend == .sqlite ? try Data(contentsOf: URL(fileURLWithPath: location)) : nil
+    await #expect {
+      _ = try await Self.open(location)
+    } throws: { error in
+      "\(error)".contains("schema is version 99, written by a newer ipalinks") && !"\(error)".contains("secret")
+    }
+    if let bytes { #expect(try Data(contentsOf: URL(fileURLWithPath: location)) == bytes) }
+    let run = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", location, "--format", "jsonl"])
+    #expect(run.status == 3 && run.stdout.contains("com.example.store"), "\(run.stderr)")
+    if backend == .postgres {
+      // Read without migrating: the rows are as they were.
+      let rows = try runPSQL(location, "SELECT version FROM ipalinks_schema ORDER BY version")
+      #expect(rows == before.joined(separator: "\n"), "\(rows) \(before)")
+    }
+  }
+
+  /// Quotes, SQL, control and bidi characters in bundle IDs, hosts and AASA paths go in as bound values and come
+  /// back as they were, and the text prints them escaped.
+  func hostileStringsComeBackUnchanged(_ location: String) async throws {
+    let hostile = "x'); DROP TABLE apps; --\"\u{1B}[31m\u{202E}é\n"
+    var bundle = BundleReport(path: "Payload/\(hostile).app", kind: .app)
+    (bundle.bundleId, bundle.appId, bundle.name) = (hostile, "ABCDE12345.\(hostile)", hostile)
+    var ignored: [Diagnostic] = []
+    bundle.associatedDomains = [AssociatedDomain.parse("applinks:\(hostile).example.com", diagnostics: &ignored)]
+    bundle.urlSchemes = [hostile]
+    let report = InspectionReport(input: "/tmp/\(hostile).ipa", inputKind: .ipa, bundles: [bundle])
+    let store = try await Self.open(location)
+    let run = try await RunRecorder.begin(
+      store, command: "inspect", arguments: [hostile], label: hostile, shard: hostile)
+    try await run.record(report, retrievals: [:])
+    try await run.finish()
+    let back = try await store.latestReports()
+    #expect(JSONReporter.render(back) == JSONReporter.render([report]))
+    #expect(try await store.runs().first?.label == hostile)
+    try await store.close()
+    let text = try CLI.run(["store", "runs", "--store", location], environment: ["COLUMNS": "400"])
+    #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{202E}"))
+    #expect(text.stdout.contains("\\u{1b}[31m"), "\(text.stdout)")
+  }
+
+  /// Four processes write the four shards of one audit at once: every input arrives.
+  func fourWritersLoseNothing(_ location: String) throws {
+    let processes = try (1...4).map { shard in
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = [
+        "inspect", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--shard", "\(shard)/4",
+        "--run-label", "four", "--format", "jsonl", "-q",
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+    for process in processes { process.waitUntilExit() }
+    #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "\(processes.map(\.terminationStatus))")
+    let runs = try CLI.run(["store", "runs", "--store", location, "--format", "jsonl"])
+    let lines = runs.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    #expect(lines.count == 4 && lines.allSatisfy { $0["finishedAt"] is String }, "\(runs.stdout)\(runs.stderr)")
+    #expect(lines.compactMap { $0["inputs"] as? Int }.reduce(0, +) == 8, "\(runs.stdout)")
+    let claims = try CLI.run(["who-claims", "shop.example.com", "--store", location, "--format", "json"])
+    #expect((claims.json?["claims"] as? [Any])?.count == 1, "\(claims.stdout)")
+  }
+
+  /// A writer killed with SIGKILL mid-run: the store opens, each input it recorded is whole, and the run says it did
+  /// not finish.
+  func aWriterKilledMidRunLeavesWholeInputs(_ location: String, folder: URL) throws {
+    let corpus = folder.appendingPathComponent("corpus-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+    for copy in 0..<40 {
+      for name in Self.samples {
+        try FileManager.default.copyItem(
+          at: CLI.samples.appendingPathComponent(name), to: corpus.appendingPathComponent("\(copy)-\(name)"))
+      }
+    }
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = [
+      "inspect", corpus.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--jobs", "1", "--format", "jsonl",
+      "-q",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // Killed once a few inputs are in, while the run goes on.
+    var recorded = 0
+    let deadline = Date().addingTimeInterval(60)
+    while recorded < 5 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.05)
+      recorded = (try? inputsRecorded(location)) ?? 0
+    }
+    #expect(process.isRunning, "the run ended before it could be killed")
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+    let runs = try CLI.run(["store", "runs", "--store", location, "--format", "jsonl"])
+    let run = try #require(
+      try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [String: Any], "\(runs.stderr)")
+    #expect(run["finishedAt"] == nil && (run["inputs"] as? Int ?? 0) >= 5 && (run["inputs"] as? Int ?? 0) < 240)
+    // Whole: every input recorded has all its apps, each with all its domains.
+    let inputs = run["inputs"] as? Int ?? 0
+    let wanted = [
+      "Store.ipa": 1, "Nested.ipa": 5, "Fat.ipa": 1, "Enterprise.ipa": 1, "Profile.ipa": 1, "XcentOnly.ipa": 1,
+    ]
+    let text = try CLI.run(["report", "--store", location, "-o", folder.appendingPathComponent("r.html").path])
+    #expect(text.status == 0, "\(text.stderr)")
+    let check = try wholeInputs(location)
+    #expect(check.inputs == inputs, "\(check)")
+    for (path, apps) in check.apps {
+      let name = try #require(wanted.keys.first { path.hasSuffix("-" + $0) }, "\(path)")
+      #expect(apps == wanted[name], "\(path): \(apps) apps")
+    }
+    #expect(check.domainsWhole, "an app's domains are all there")
+  }
+
+  /// A corrupt or read-only file, a server that is down or refuses the password: one line naming the store, no
+  /// password, the report still printed, exit code 3.
+  func unreachableStoresAreNamedAndTheReportStillPrinted(_ stores: Stores) throws {
+    var locations: [(String, String)] = []
+    if let server = stores.server {
+      let wrong = server.url.replacingOccurrences(of: server.password, with: "wrong-secret")
+      locations.append((wrong, "password"))
+      locations.append(("postgres://ipalinks:secret-down@127.0.0.1:1/ipalinks", "connect"))
+    } else {
+      let corrupt = stores.folder.appendingPathComponent("corrupt.db")
+      try Data(repeating: 0x41, count: 8192).write(to: corrupt)
+      locations.append((corrupt.path, "not a database"))
+      let readOnly = stores.folder.appendingPathComponent("readonly")
+      try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
+      let file = readOnly.appendingPathComponent("store.db")
+      _ = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", file.path, "-q"])
+      try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: file.path)
+      try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly.path)
+      if geteuid() != 0 { locations.append((file.path, "readonly")) }
+    }
+    for (location, _) in locations {
+      let run = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", location])
+      #expect(run.status == 3, "\(location): \(run.status) \(run.stderr)")
+      #expect(run.stdout.contains("Payload/Store.app"), "the report is printed")
+      let lines = run.stderr.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].hasPrefix("ipalinks: "), "\(run.stderr)")
+      #expect(!run.stderr.contains("secret"), "\(run.stderr)")
+      #expect(run.stderr.contains(StoreLocation.masked(location)), "\(run.stderr)")
+    }
+  }
+
+  private func inputsRecorded(_ location: String) throws -> Int {
+    let runs = try CLI.run(["store", "runs", "--store", location, "--format", "jsonl"])
+    let run = try JSONSerialization.jsonObject(with: Data(runs.stdout.utf8)) as? [String: Any]
+    return run?["inputs"] as? Int ?? 0
+  }
+
+  /// For each input recorded, how many apps; and whether each app has as many domain rows as its report has
+  /// domains.
+  private func wholeInputs(_ location: String) throws -> (inputs: Int, apps: [String: Int], domainsWhole: Bool) {
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      defer { done.signal() }
+      guard let store = try? await Self.open(location) else { return }
+      let rows =
+        (try? await store.sqlRows(
+          "SELECT i.path || '|' || COUNT(a.id) AS n FROM inputs i LEFT JOIN apps a ON a.input_id = i.id GROUP BY i.path"
+        )) ?? []
+      let reports = (try? await store.latestReports()) ?? []
+      let domainRows = (try? await store.sqlRows("SELECT COUNT(*) AS n FROM app_domains")) ?? []
+      box.value = (rows, reports.flatMap(\.bundles).map(\.associatedDomains.count).reduce(0, +), domainRows)
+      try? await store.close()
+    }
+    done.wait()
+    let (rows, domains, domainRows) = try #require(box.value)
+    var apps: [String: Int] = [:]
+    for row in rows {
+      let parts = row.split(separator: "|")
+      apps[String(parts[0])] = Int(parts[1]) ?? -1
+    }
+    // Latest apps are one per app key here: each copy of a sample is the same app.
+    let whole = domainRows.first.flatMap(Int.init).map { $0 >= domains } ?? false
+    if !whole { Issue.record("\(domainRows) domain rows, \(domains) domains in the latest reports") }
+    return (rows.count, apps, whole)
+  }
+
+  private final class Box: @unchecked Sendable {
+    var value: ([String], Int, [String])?
+  }
+
+  /// Runs SQL through `psql` as the test's own client, without the store's code in between.
+  private func runPSQL(_ url: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = try PostgresTestServer.locateBinaries().appendingPathComponent("psql")
+    process.arguments = [url, "-At", "-c", sql]
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+}
+
+/// A column `sqlRows` cannot read as text or a number.
+struct SQLRowDecodingFailure: Error { let column: String }
+
+extension AuditStore {
+  /// The first column of every row of a query, as text; for tests.
+  @discardableResult
+  func sqlRows(_ query: String) async throws -> [String] {
+    try await sql.raw(SQLQueryString(query)).all().map { row in
+      let column = row.allColumns[0]
+      // Numbers first: PostgresKit hands an int8's raw bytes back when asked for a String.
+      if let number = try? row.decode(column: column, as: Int64.self) { return String(number) }
+      if let text = try? row.decode(column: column, as: String.self) { return text }
+      throw SQLRowDecodingFailure(column: column)
+    }
+  }
+}
