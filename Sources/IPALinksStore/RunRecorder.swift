@@ -21,7 +21,8 @@ public actor RunRecorder {
 
   /// Starts a run of `command` with its `arguments` (any secret in them already masked), under `label`, for `shard`.
   public static func begin(
-    _ store: AuditStore, command: String, arguments: [String], label: String?, shard: String?, at time: Date = .now
+    _ store: AuditStore, command: String, arguments: [String], label: String?, shard: String?,
+    at time: Date = AuditStore.now
   ) async throws(AuditStore.Failure) -> RunRecorder {
     let argumentsJSON = String(decoding: (try? JSONEncoder().encode(arguments)) ?? Data("[]".utf8), as: UTF8.self)
     let id = try await store.failing("cannot start a run") {
@@ -40,7 +41,9 @@ public actor RunRecorder {
   /// Records one input as it was inspected at `time`, with the `retrievals` its domains used (bodies included), in
   /// one transaction. Inventories read back from files have no retrievals: their apps keep the files' results they
   /// were saved with.
-  public func record(_ report: InspectionReport, retrievals: [AASARequest: AASAFetchResult], at time: Date = .now)
+  public func record(
+    _ report: InspectionReport, retrievals: [AASARequest: AASAFetchResult], at time: Date = AuditStore.now
+  )
     async throws(AuditStore.Failure)
   {
     let file = Self.fileFacts(report.input)
@@ -74,7 +77,7 @@ public actor RunRecorder {
   }
 
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
-  public func finish(at time: Date = .now) async throws(AuditStore.Failure) {
+  public func finish(at time: Date = AuditStore.now) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)
     try await store.failing("cannot finish the run") {
       try await store.sql.raw(

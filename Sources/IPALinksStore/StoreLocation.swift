@@ -111,6 +111,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
+  /// The command line as a run records it: a `postgres://` URL's password, in `--store` or anywhere, masked.
+  public static var maskedCommandLine: [String] { CommandLine.arguments.dropFirst().map(masked) }
+
   /// `text` with the password of a URL masked, for messages about a location that could not be parsed.
   public static func masked(_ text: String) -> String {
     guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {

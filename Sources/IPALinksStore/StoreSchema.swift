@@ -86,6 +86,8 @@ enum StoreSchema {
           observed_at TEXT NOT NULL, report TEXT NOT NULL)
         """,
         "CREATE INDEX apps_key ON apps (app_key, observed_at)",
+        "CREATE INDEX apps_bundle_id ON apps (bundle_id)",
+        "CREATE INDEX apps_app_id ON apps (app_id)",
         """
         CREATE TABLE app_domains (app BIGINT NOT NULL REFERENCES apps (id), position INTEGER NOT NULL,
           raw TEXT NOT NULL, service TEXT NOT NULL, host TEXT NOT NULL, wildcard INTEGER NOT NULL,

@@ -38,7 +38,7 @@ extension AuditStore {
     for file in files {
       do {
         let reports = try InventoryReader.read(path: file)
-        let time = file == "-" ? Date() : savedAt(file)
+        let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
         for report in reports { try await run.record(report, retrievals: [:], at: time) }
@@ -120,5 +120,62 @@ public actor RecordingRun {
     }
     try? await recorder.store.close()
     return stored
+  }
+}
+
+extension AuditStore {
+  /// `diff --store --since`: the state `since` names (a day read from its start) and the state `at` names (the
+  /// latest when nil); nil, after telling `warn` why, when the store cannot be read.
+  public static func states(
+    _ location: StoreLocation, since: String, at: StoreTime?, warn: (String) -> Void
+  ) async -> (then: [InspectionReport], now: [InspectionReport])? {
+    let states = await reading(location, warn: warn) { store in
+      let then = try await store.resolve(StoreTime(parsing: since, allowingAge: true), day: .start)
+      return (try await store.latestReports(at: then), try await store.latestReports(at: at))
+    }
+    if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)") }
+    return states.map { (then: $0.0, now: $0.1) }
+  }
+}
+
+extension StoreText {
+  /// What `history` is about.
+  public enum HistorySubject: Sendable {
+    /// `--host`: a host's AASA file.
+    case host(String)
+    /// `--app`: a bundle ID or app ID.
+    case app(String)
+  }
+
+  /// `history` read from the store at `location`, at `time` (the whole history when nil), in `format`, and whether
+  /// the store has any; nil, after telling `warn` why, when the store cannot be read.
+  public static func history(
+    of subject: HistorySubject, in location: StoreLocation, at time: StoreTime?, format: OutputFormat,
+    style: TextStyle, warn: (String) -> Void
+  ) async -> (text: String, found: Bool)? {
+    await AuditStore.reading(location, warn: warn) { store in
+      let time = try await store.instant(time, day: .end)
+      switch subject {
+      case .host(let host):
+        let history = try await store.hostHistory(host, at: time)
+        return (self.history(history, format: format, style: style), !history.versions.isEmpty)
+      case .app(let id):
+        let history = try await store.appHistory(id, at: time)
+        return (self.history(history, format: format, style: style), !history.apps.isEmpty)
+      }
+    }
+  }
+}
+
+extension AuditStore {
+  /// The state `at` names (the latest when nil) of the store at `location`, as the commands that take `--store`
+  /// as an input read it; an empty state is told to `warn` too, and nil, after telling it why, is a store that
+  /// cannot be read.
+  public static func state(_ location: StoreLocation, at: StoreTime?, warn: (String) -> Void) async
+    -> [InspectionReport]?
+  {
+    let state = await reading(location, warn: warn) { try await $0.latestReports(at: at) }
+    if state?.isEmpty == true { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
+    return state
   }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IPALinksKit
+import UniversalLinks
 
 /// The store's text for people.
 public enum StoreText {
@@ -17,16 +18,121 @@ public enum StoreText {
   /// wide.
   public static func runs(_ runs: [AuditStore.Run], width: Int) -> String {
     guard !runs.isEmpty else { return "no runs\n" }
-    let headings = ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "LABEL", "MACHINE"]
     let rows = runs.map { run in
       [
-        String(run.id), String(run.startedAt.prefix(19)).replacingOccurrences(of: "T", with: " "),
-        took(run), run.command, String(run.inputs), String(run.apps),
-        (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? ""), run.machine,
-      ].map { TerminalText.escape($0) }
+        String(run.id), minute(run.startedAt, seconds: true), took(run), run.command, String(run.inputs),
+        String(run.apps), (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? ""), run.machine,
+      ]
     }
+    return table(
+      ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "LABEL", "MACHINE"], rows, right: [0, 4, 5],
+      shrinking: [7, 6], width: width)
+  }
+
+  /// `history --host` in `format`: the versions in a table and, between consecutive ones, the changes as
+  /// `aasa diff` writes them; one JSON document with `versions` and `changes`; or one JSON object per version, with
+  /// the changes that led to it.
+  public static func history(_ history: HostHistory, format: OutputFormat, style: TextStyle) -> String {
+    switch format {
+    case .json: return JSONReporter.document(history) + "\n"
+    case .jsonl:
+      return history.versions.map { version in
+        JSONReporter.render(
+          VersionLine(
+            host: history.host, version: version, changes: history.changes.filter { $0.to == version.version }),
+          pretty: false) + "\n"
+      }.joined()
+    case .text: break
+    }
+    let host = TerminalText.escape(history.host)
+    guard !history.versions.isEmpty else {
+      return "\(host): the store has no answer from its AASA file"
+        + (history.unanswered > 0 ? " (\(TerminalText.count(history.unanswered, "retrieval")) without one)" : "")
+        + "\n"
+    }
+    let seen = history.versions.map(\.retrievals).reduce(0, +)
+    var out =
+      "\(host): \(TerminalText.count(history.versions.count, "version")) of its AASA file, from "
+      + TerminalText.count(seen, "retrieval")
+      + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "") + "\n\n"
+    out += table(
+      ["VERSION", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN", "SOURCE", "FILE"],
+      history.versions.map { v in
+        [
+          String(v.version), minute(v.firstSeen), minute(v.lastSeen), String(v.retrievals),
+          v.sources.joined(separator: ","),
+          v.sha256.map { String($0.prefix(8)) + (v.size.map { " (\($0) B)" } ?? "") } ?? v.status,
+        ]
+      }, right: [0, 3], shrinking: [4], width: style.width)
+    for (i, version) in history.versions.enumerated().dropFirst() {
+      let (old, new) = ("version \(i)", "version \(i + 1)")
+      out +=
+        "\n" + style.bold("\(old) → \(new)") + ", first seen \(minute(version.firstSeen))"
+        + (version.firstRun.map { " (\(TerminalText.escape($0)))" } ?? "") + ":\n"
+      let comparison = AASAComparison(old: history.files[i - 1], new: history.files[i], host: history.host)
+      out += AASADiffReporter.text(
+        comparison, old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
+    }
+    return out
+  }
+
+  /// `history --app` in `format`: per app, its versions in a table and each observation that changed its
+  /// associated domains or URL schemes; one JSON document; or one JSON object per app.
+  public static func history(_ history: AppHistory, format: OutputFormat, style: TextStyle) -> String {
+    switch format {
+    case .json: return JSONReporter.document(history) + "\n"
+    case .jsonl: return history.apps.map { JSONReporter.render($0, pretty: false) + "\n" }.joined()
+    case .text: break
+    }
+    guard !history.apps.isEmpty else {
+      return "no app with bundle ID or app ID \(TerminalText.escape(history.query))\n"
+    }
+    let e = { (text: String) in TerminalText.escape(text) }
+    return history.apps.map { app in
+      let seen = app.versions.map(\.observations).reduce(0, +)
+      let names = [app.appId == app.appKey ? app.bundleId : nil, app.name].compactMap { $0 }.map(e)
+      var out =
+        style.bold(e(app.appKey)) + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))") + ": "
+        + "\(TerminalText.count(app.versions.count, "version")), inspected \(TerminalText.count(seen, "time"))\n\n"
+      out += table(
+        ["VERSION", "BUILD", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN"],
+        app.versions.map {
+          [$0.version ?? "?", $0.build ?? "?", minute($0.firstSeen), minute($0.lastSeen), String($0.observations)]
+        }, right: [4], shrinking: [0, 1], width: style.width)
+      out += "\n"
+      for change in app.changes {
+        out +=
+          [
+            minute(change.at), change.run.map(e),
+            change.version.map { e($0) + (change.build.map { " (\(e($0)))" } ?? "") },
+          ]
+          .compactMap { $0 }.joined(separator: "  ") + "\n"
+        let lines =
+          change.domainsAdded.map { "+ " + e($0) } + change.domainsRemoved.map { "- " + e($0) }
+          + change.schemesAdded.map { "+ URL scheme " + e($0) } + change.schemesRemoved.map { "- URL scheme " + e($0) }
+          + change.queriedSchemesAdded.map { "+ queried scheme " + e($0) }
+          + change.queriedSchemesRemoved.map { "- queried scheme " + e($0) }
+        out += lines.map { "  " + $0 + "\n" }.joined()
+      }
+      return out
+    }.joined(separator: "\n")
+  }
+
+  /// A JSON Lines object of `history --host`: one version and the changes that led to it.
+  struct VersionLine: Encodable {
+    var host: String
+    var version: HostHistory.Version
+    var changes: [HostHistory.Change]
+  }
+
+  /// Columns, escaped, `right` ones aligned right, the `shrinking` ones cut (in that order) when the line is wider
+  /// than `width`; trailing spaces trimmed.
+  static func table(_ headings: [String], _ rows: [[String]], right: Set<Int>, shrinking: [Int], width: Int)
+    -> String
+  {
+    let rows = rows.map { $0.map { TerminalText.escape($0) } }
     var widths = headings.indices.map { i in max(headings[i].count, rows.map { $0[i].count }.max() ?? 0) }
-    for column in [7, 6] {
+    for column in shrinking {
       let excess = widths.reduce(0, +) + 2 * (widths.count - 1) - width
       if excess > 0 { widths[column] = max(headings[column].count, widths[column] - excess) }
     }
@@ -34,11 +140,16 @@ public enum StoreText {
       let fitted = cells.indices.map { i in
         let cell = cells[i].count > widths[i] ? String(cells[i].prefix(widths[i] - 1)) + "…" : cells[i]
         let pad = String(repeating: " ", count: widths[i] - cell.count)
-        return [0, 4, 5].contains(i) ? pad + cell : cell + pad
+        return right.contains(i) ? pad + cell : cell + pad
       }
       return String(fitted.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()) + "\n"
     }
     return line(headings) + rows.map(line).joined()
+  }
+
+  /// A stored timestamp as `2026-11-26 21:45`, or with `seconds`.
+  static func minute(_ timestamp: String, seconds: Bool = false) -> String {
+    String(timestamp.prefix(seconds ? 19 : 16)).replacingOccurrences(of: "T", with: " ")
   }
 
   /// `1.2 s`, `3 min`, or `not finished`.

@@ -76,6 +76,8 @@ import Testing
     defer { stores.close() }
 
     try await latestState(try stores.make())
+    try await historyAndEarlierStates(try stores.make())
+    try await anAppsDomainsAndSchemesOverTime(try stores.make())
     try await documentedQueries(try stores.make())
     try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
     try await hostileStringsComeBackUnchanged(try stores.make())
@@ -113,6 +115,119 @@ import Testing
     let distinct = try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) AS n FROM retrievals")
     #expect(files == distinct && files != ["0"], "\(files) \(distinct)")
     try await store.close()
+  }
+
+  /// `history --host`, and `--at` and `diff --since` reading the state as it was, by label and by time.
+  func historyAndEarlierStates(_ location: String) async throws {
+    let week1 = Date(timeIntervalSince1970: 1_800_000_000)  // 2027-01-15T08:00:00Z
+    try await Self.record(Self.samples, into: location, label: "week-1", at: week1)
+    try await Self.record(Self.samples, into: location, label: "week-2", at: week1 + 7 * 86_400)
+    try await Self.record(
+      ["Store.ipa"], into: location, aasa: ["aasa/next", "aasa"], label: "week-3", at: week1 + 14 * 86_400)
+
+    let json = try CLI.run(["history", "--host", "shop.example.com", "--store", location, "--format", "json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+    let versions = try #require(document["versions"] as? [[String: Any]])
+    #expect(versions.map { $0["retrievals"] as? Int } == [2, 1])
+    #expect(versions.first?["firstSeen"] as? String == "2027-01-15T08:00:00.000Z")
+    #expect(versions.first?["lastSeen"] as? String == "2027-01-22T08:00:00.000Z")
+    #expect(
+      versions.allSatisfy { ($0["sources"] as? [String]) == ["aasa-dir"] && ($0["sha256"] as? String)?.count == 64 })
+    let changes = try #require(document["changes"] as? [[String: Any]])
+    #expect(Set(changes.compactMap { $0["kind"] as? String }) == ["rule changed", "rules reordered"], "\(changes)")
+    #expect(changes.allSatisfy { $0["from"] as? Int == 1 && $0["to"] as? Int == 2 })
+    let reordered = try #require(changes.first { $0["kind"] as? String == "rules reordered" })
+    #expect(reordered["appIds"] as? [String] == ["ST0REAPP42.com.example.store"])
+    #expect(reordered["example"] as? String == "https://shop.example.com/buy/gift/")
+    // The text fits 80 columns and shows the change as `aasa diff` does.
+    let text = try CLI.run(
+      ["history", "--host", "shop.example.com", "--store", location], environment: ["COLUMNS": "80"])
+    #expect(
+      text.stdout.hasPrefix("shop.example.com: 2 versions of its AASA file, from 3 retrievals\n"), "\(text.stdout)")
+    #expect(text.stdout.contains("version 1 → version 2, first seen 2027-01-29 08:00 (week-3):\n"))
+    #expect(text.stdout.contains("e.g. https://shop.example.com/buy/gift/  exclude → match"))
+    #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(text.stdout)")
+    // Before week 3 there was one version; a host never retrieved has no history.
+    let before = try CLI.run([
+      "history", "--host", "shop.example.com", "--store", location, "--at", "week-2", "--format", "jsonl",
+    ])
+    #expect(before.status == 0 && before.stdout.split(separator: "\n").count == 1, "\(before.stdout)")
+    let none = try CLI.run(["history", "--host", "never.example.com", "--store", location])
+    #expect(none.status == 1 && none.stdout == "never.example.com: the store has no answer from its AASA file\n")
+
+    // --at by label, by date and by time; the latest state otherwise.
+    let url = "https://shop.example.com/buy/gift/card"
+    for (at, verdict) in [
+      ("week-2", "exclude"), ("2027-01-22", "exclude"), ("2027-01-29T08:00:00Z", "match"), (nil, "match"),
+    ] {
+      let run = try CLI.run(
+        ["who-claims", url, "--store", location, "-q", "--format", "json"] + (at.map { ["--at", $0] } ?? []))
+      #expect(run.status == 0, "\(at ?? "latest"): \(run.stderr)")
+      #expect(run.stdout.contains("\"verdict\" : \"\(verdict)\""), "\(at ?? "latest"): \(run.stdout)")
+    }
+    let unknown = try CLI.run(["who-claims", url, "--store", location, "--at", "week-9"])
+    #expect(unknown.status == 2 && unknown.stderr.contains("no run is labelled week-9"), "\(unknown.stderr)")
+    #expect(unknown.stderr.contains("recent labels: week-3, week-2, week-1"), "\(unknown.stderr)")
+
+    // What changed since week 2: the Store app's shop.example.com rules.
+    let diff = try CLI.run(["diff", "--store", location, "--since", "week-2", "--format", "json"])
+    #expect(diff.status == 1, "\(diff.stderr)")
+    #expect(diff.stdout.contains("shop.example.com") && diff.stdout.contains("rules reordered"), "\(diff.stdout)")
+    let same = try CLI.run(["diff", "--store", location, "--since", "week-3"])
+    #expect(same.status == 0, "\(same.stdout) \(same.stderr)")
+    let empty = try CLI.run(["diff", "--store", location, "--since", "2000-01-01"])
+    #expect(empty.status == 2 && empty.stderr.contains("no app in the store at 2000-01-01"), "\(empty.stderr)")
+  }
+
+  /// `history --app`: versions, and the domains and schemes added and removed, observation by observation.
+  func anAppsDomainsAndSchemesOverTime(_ location: String) async throws {
+    var ignored: [Diagnostic] = []
+    func app(_ version: String, domains: [String], schemes: [String]) -> InspectionReport {
+      var bundle = BundleReport(path: "Payload/Shop.app", kind: .app)
+      (bundle.bundleId, bundle.appId, bundle.name, bundle.version, bundle.build) = (
+        "com.example.shop", "ABCDE12345.com.example.shop", "Shop", version, version + ".0"
+      )
+      bundle.associatedDomains = domains.map { AssociatedDomain.parse($0, diagnostics: &ignored) }
+      bundle.urlSchemes = schemes
+      return InspectionReport(input: "/audit/Shop.ipa", inputKind: .ipa, bundles: [bundle])
+    }
+    let store = try await Self.open(location)
+    let observations = [
+      app("1.0", domains: ["applinks:shop.example.com", "applinks:old.example.com"], schemes: ["shop"]),
+      app("1.0", domains: ["applinks:shop.example.com", "applinks:old.example.com"], schemes: ["shop"]),
+      app("2.0", domains: ["applinks:shop.example.com", "applinks:pay.example.com"], schemes: ["shop", "shoppay"]),
+    ]
+    for (week, report) in observations.enumerated() {
+      let time = Date(timeIntervalSince1970: 1_800_000_000 + Double(week) * 7 * 86_400)
+      let run = try await RunRecorder.begin(
+        store, command: "inspect", arguments: [], label: "w\(week + 1)", shard: nil, at: time)
+      try await run.record(report, retrievals: [:], at: time)
+      try await run.finish(at: time)
+    }
+    try await store.close()
+    for id in ["com.example.shop", "ABCDE12345.com.example.shop"] {
+      let run = try CLI.run(["history", "--app", id, "--store", location, "--format", "jsonl"])
+      #expect(run.status == 0, "\(run.stderr)")
+      let line = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+      let versions = try #require(line["versions"] as? [[String: Any]])
+      #expect(versions.map { $0["version"] as? String } == ["1.0", "2.0"])
+      #expect(versions.map { $0["observations"] as? Int } == [2, 1])
+      let changes = try #require(line["changes"] as? [[String: Any]])
+      #expect(changes.count == 2, "\(changes)")
+      #expect(changes.last?["domainsAdded"] as? [String] == ["applinks:pay.example.com"])
+      #expect(changes.last?["domainsRemoved"] as? [String] == ["applinks:old.example.com"])
+      #expect(changes.last?["schemesAdded"] as? [String] == ["shoppay"])
+      #expect(changes.last?["run"] as? String == "w3")
+    }
+    let text = try CLI.run(
+      ["history", "--app", "com.example.shop", "--store", location], environment: ["COLUMNS": "80"])
+    #expect(
+      text.stdout.contains(
+        "2027-01-29 08:00  w3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
+      ), "\(text.stdout)")
+    let missing = try CLI.run(["history", "--app", "com.example.none", "--store", location])
+    #expect(missing.status == 1, "\(missing.stdout)")
   }
 
   /// The three queries docs/store.md shows, on a store of the samples.

@@ -21,6 +21,12 @@ public struct LoadedInventory: Sendable {
   /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs.
   public var unreadable = 0
 
+  /// Reports already read as a whole, such as a store's state.
+  public init(reports: [InspectionReport] = []) {
+    self.reports = reports
+    readable = reports.isEmpty ? 0 : 1
+  }
+
   /// Reads `inventories` and the inventories among `paths`, and inspects the other paths, `jobs` at a time;
   /// `fetcher` looks up their AASA files (nil: not looked up). A file that cannot be read, or a folder without an
   /// IPA, is passed to `problem` as one line naming it; each inspected report is passed to `inspected` as it is

@@ -22,7 +22,8 @@ public struct TextStyle: Sendable {
   }
 
   func paint(_ text: String, _ code: String) -> String { useColor ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-  func bold(_ text: String) -> String { paint(text, "1") }
+  /// `text` in bold, when colour is on: headings.
+  public func bold(_ text: String) -> String { paint(text, "1") }
   func dim(_ text: String) -> String { paint(text, "2") }
   func green(_ text: String) -> String { paint(text, "32") }
   func red(_ text: String) -> String { paint(text, "31") }

@@ -41,11 +41,7 @@ struct AASACommand: ParsableCommand {
 
     func execute() throws -> Int32 {
       let diagnostics = AASAValidator.validate(try AASAInput.orExit { try AASAInput.read(file) }, appID: appID)
-      switch format {
-      case .json: Terminal.write(AASAValidationReporter.document(diagnostics, file: file))
-      case .jsonl: Terminal.write(AASAValidationReporter.jsonLines(diagnostics, file: file))
-      case .text: Terminal.write(AASAValidationReporter.text(diagnostics, file: file, style: Terminal.style))
-      }
+      Terminal.write(AASAValidationReporter.rendered(diagnostics, file: file, format: format, style: Terminal.style))
       let failing = diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
       return failing ? 1 : 0
     }
@@ -70,10 +66,7 @@ struct AASACommand: ParsableCommand {
 
     func execute() throws -> Int32 {
       let aasa = try AASAInput.orExit { try AASAInput.load(file) }
-      switch format {
-      case .json: Terminal.write(JSONReporter.document(aasa) + "\n")
-      case .text: Terminal.write(AASAShowReporter.text(aasa, name: file, style: Terminal.style))
-      }
+      Terminal.write(AASAShowReporter.rendered(aasa, name: file, format: format, style: Terminal.style))
       return 0
     }
   }
@@ -120,13 +113,10 @@ extension AASACommand {
       let after = try AASAInput.orExit { try AASAInput.load(new) }
       let host = domain?.lowercased() ?? AASAInput.host(namedBy: new) ?? AASAInput.host(namedBy: old) ?? "example.com"
       let comparison = AASAComparison(old: before, new: after, appIDs: appIDs.isEmpty ? nil : appIDs, host: host)
-      switch format {
-      case .json: Terminal.write(AASADiffReporter.json(comparison, old: old, new: new))
-      case .text:
-        Terminal.write(
-          AASADiffReporter.text(
-            comparison, old: old, new: new, files: (before, after), appIDs: appIDs, style: Terminal.style))
-      }
+      Terminal.write(
+        AASADiffReporter.rendered(
+          comparison, old: old, new: new, files: (before, after), appIDs: appIDs, format: format,
+          style: Terminal.style))
       return comparison.equivalent ? 0 : 1
     }
   }

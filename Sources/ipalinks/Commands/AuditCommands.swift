@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import IPALinksKit
+import IPALinksStore
 
 /// `ipalinks diff`: what changed in the universal links between two versions of an app or two saved inventories.
 struct DiffCommand: StatusCommand {
@@ -13,11 +14,19 @@ struct DiffCommand: StatusCommand {
       app id, team, version; associated domains and URL schemes added and removed; per domain, a change of AASA \
       status and the rules added, removed and reordered. With --url/--urls, the sample URLs whose verdict changed.
 
+      With --store and --since (an age such as 7d, a date, an RFC 3339 time or a run label), OLD is the store's \
+      state then and NEW its latest state (or the state --at names).
+
       Exit codes (like diff(1)): 0 no differences; 1 differences; 2 trouble (a side could not be read).
       """)
 
-  @Argument(help: "The old version: IPA, folder or saved inventory.") var old: String
-  @Argument(help: "The new version: IPA, folder or saved inventory.") var new: String
+  @Argument(help: "The old version: IPA, folder or saved inventory.") var old: String?
+  @Argument(help: "The new version: IPA, folder or saved inventory.") var new: String?
+  @Option(
+    help: ArgumentHelp(
+      "With --store: compare the state then (7d, 12h, 2w, a date, an RFC 3339 time or a run label) with the latest.",
+      valueName: "time"))
+  var since: String?
 
   @Option(help: "A sample URL to decide on both sides. Repeatable.") var url: [String] = []
   @Option(help: ArgumentHelp("A file of sample URLs, one per line (# starts a comment).", valueName: "file"))
@@ -25,8 +34,15 @@ struct DiffCommand: StatusCommand {
 
   @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
 
+  @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
+
+  func validate() throws {
+    if since != nil && old != nil { throw ValidationError("--since compares the store's states: give no OLD, NEW") }
+    if since != nil && !store.store.isGiven { throw ValidationError("--since reads the store: give --store too") }
+    if since == nil && new == nil { throw ValidationError("give OLD and NEW, or --store with --since") }
+  }
 
   func execute() async throws -> Int32 {
     var samples = url
@@ -37,8 +53,8 @@ struct DiffCommand: StatusCommand {
       }
       samples += InventoryDiff.urls(inList: text)
     }
-    let before = try await audit.load([old], fetch: fetch)
-    let after = try await audit.load([new], fetch: fetch)
+    let (before, after) = try await sides()
+    guard let before, let after else { return 2 }
     // A side that gave nothing would make everything look added or removed.
     if before.reports.allSatisfy({ $0.bundles.isEmpty }) || after.reports.allSatisfy({ $0.bundles.isEmpty }) {
       Terminal.warn("nothing to compare: a side has no readable bundle")
@@ -46,14 +62,20 @@ struct DiffCommand: StatusCommand {
     }
     let diff = InventoryDiff(
       old: ClaimsIndex(reports: before.reports), new: ClaimsIndex(reports: after.reports), urls: samples)
-    switch format {
-    case .json: Terminal.write(JSONReporter.document(diff) + "\n")
-    case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(diff))
-    }
+    Terminal.write(diff.rendered(format, style: Terminal.style))
     if before.partial || after.partial {
       Terminal.warn("warning: a side is partial; differences may come from what could not be read")
     }
     return diff.hasDifferences ? 1 : 0
+  }
+
+  /// OLD and NEW as given, or the store's two states; nil when the store cannot be read.
+  func sides() async throws -> (LoadedInventory?, LoadedInventory?) {
+    guard let since, let location = try store.store.location() else {
+      return (try await audit.load([old ?? ""], fetch: fetch), try await audit.load([new ?? ""], fetch: fetch))
+    }
+    let states = await AuditStore.states(location, since: since, at: store.at, warn: Terminal.warn)
+    return (states.map { LoadedInventory(reports: $0.then) }, states.map { LoadedInventory(reports: $0.now) })
   }
 }
 
@@ -76,12 +98,12 @@ struct ReportCommand: StatusCommand {
   var output: String?
   @Option(help: "The page title.") var title = "ipalinks report"
 
-  @OptionGroup var store: StoreOptions
+  @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
-    if inputs.isEmpty && !store.isGiven { throw ValidationError("Give an input, or --store.") }
+    if inputs.isEmpty && !store.store.isGiven { throw ValidationError("Give an input, or --store.") }
     if output == nil && Terminal.stdoutIsTerminal {
       throw ValidationError("the report is an HTML page: give -o FILE, or redirect standard output to a file")
     }
@@ -139,7 +161,7 @@ struct WhoClaimsCommand: StatusCommand {
     help: "Output format: text, json (one document), or jsonl (one object per app; with --urls, per URL).")
   var format: OutputFormat = .text
 
-  @OptionGroup var store: StoreOptions
+  @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
@@ -158,7 +180,7 @@ struct WhoClaimsCommand: StatusCommand {
         throw ValidationError(problem)
       }
     }
-    if allInputs.isEmpty && inventories.isEmpty && !store.isGiven {
+    if allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
       throw ValidationError("Give --inventory, --store or at least one input.")
     }
     if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
@@ -175,11 +197,7 @@ struct WhoClaimsCommand: StatusCommand {
       Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
       return 64
     }
-    switch format {
-    case .json: Terminal.write(JSONReporter.document(claims) + "\n")
-    case .jsonl: Terminal.write(claims.claims.map { JSONReporter.render($0, pretty: false) + "\n" }.joined())
-    case .text: Terminal.write(AuditTextReporter(style: Terminal.style).render(claims))
-    }
+    Terminal.write(claims.rendered(format, style: Terminal.style))
     // Like grep: an input that could not be read is trouble, whatever the others said.
     if loaded.unreadable > 0 { return 2 }
     return claims.claims.contains(where: \.isActive) ? 0 : 1

@@ -59,12 +59,12 @@ struct BlocklistCommand: StatusCommand {
         + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
   var uncovered: UncoveredDomains = .skip
 
-  @OptionGroup var store: StoreOptions
+  @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
-    if inputs.isEmpty && inventories.isEmpty && !store.isGiven {
+    if inputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
       throw ValidationError("Give at least one input, --inventory or --store.")
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }

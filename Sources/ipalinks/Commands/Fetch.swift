@@ -36,13 +36,8 @@ struct Fetch: StatusCommand {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     let results = try await fetch.makeFetcher().fetch(requests)
     let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
-    switch format {
-    case .json: Terminal.write(JSONReporter.document(FetchReporter.Document(domains: outcomes)) + "\n")
-    case .jsonl: Terminal.write(outcomes.map { JSONReporter.render($0, pretty: false) + "\n" }.joined())
-    case .text:
-      let bodies: [String: [UInt8]] = body ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
-      Terminal.write(FetchReporter.text(outcomes, bodies: bodies, style: Terminal.style))
-    }
+    let bodies: [String: [UInt8]] = body ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
+    Terminal.write(FetchReporter.rendered(outcomes, format: format, bodies: bodies, style: Terminal.style))
     let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
     // The text already tells a failure; stderr repeats it only when stdout is not where people read.
     if format != .text || !Terminal.stdoutIsTerminal {

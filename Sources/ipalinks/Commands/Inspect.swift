@@ -84,7 +84,7 @@ struct Inspect: StatusCommand {
   func beginRun() async throws -> RecordingRun? {
     guard let location = try store.location() else { return nil }
     return await RecordingRun.begin(
-      location, command: "inspect", arguments: StoreOptions.maskedArguments, label: runLabel, shard: shard,
+      location, command: "inspect", arguments: StoreLocation.maskedCommandLine, label: runLabel, shard: shard,
       warn: { Terminal.warn($0) })
   }
 

@@ -24,16 +24,12 @@ struct StoreCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per run).")
     var format: OutputFormat = .text
 
-    func validate() throws {
-      if try store.location() == nil { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
-    }
+    func validate() throws { _ = try store.required() }
 
     func execute() async throws -> Int32 {
-      guard let location = try store.location(),
-        let runs = await AuditStore.reading(location, warn: Terminal.warn, { try await $0.runs() })
-      else { return 2 }
-      Terminal.write(StoreText.runs(runs, format: format, width: Terminal.style.width))
-      return 0
+      let runs = await AuditStore.reading(try store.required(), warn: Terminal.warn) { try await $0.runs() }
+      runs.map { Terminal.write(StoreText.runs($0, format: format, width: Terminal.style.width)) }
+      return runs == nil ? 2 : 0
     }
   }
 
@@ -55,14 +51,13 @@ struct StoreCommand: AsyncParsableCommand {
     var runLabel: String?
     @OptionGroup var store: StoreOptions
 
-    func validate() throws {
-      if try store.location() == nil { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
-    }
+    func validate() throws { _ = try store.required() }
 
     func execute() async throws -> Int32 {
-      guard let location = try store.location() else { return 2 }
-      return await AuditStore.importInventories(
-        files, into: location, label: runLabel, arguments: StoreOptions.maskedArguments, warn: Terminal.warn)
+      await AuditStore.importInventories(
+        files, into: try store.required(), label: runLabel, arguments: StoreLocation.maskedCommandLine,
+        warn: Terminal.warn
+      )
     }
   }
 }

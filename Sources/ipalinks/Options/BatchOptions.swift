@@ -62,7 +62,8 @@ struct BatchOptions: ParsableArguments {
   /// ``inspect(_:shard:fetch:keepingRetrievals:willInspect:finished:)`` does, and the latest state of the `store`
   /// when one is given.
   func load(
-    _ paths: [String], inventories: [String] = [], store: StoreOptions? = nil, order: LoadedInventory.Order = .byInput,
+    _ paths: [String], inventories: [String] = [], store: StoreReadOptions? = nil,
+    order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
@@ -76,8 +77,8 @@ struct BatchOptions: ParsableArguments {
       willInspect: console.begin(total:), started: console.started, inspected: console.finished)
     console.end()
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
-    if let location = try store?.location() {
-      loaded.add(await AuditStore.reading(location, warn: console.problem) { try await $0.latestReports() })
+    if let store, let location = try store.location(besideInputs: !paths.isEmpty || !inventories.isEmpty) {
+      loaded.add(await AuditStore.state(location, at: store.at, warn: console.problem))
     }
     return loaded
   }

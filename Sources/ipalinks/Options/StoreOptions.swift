@@ -19,8 +19,35 @@ struct StoreOptions: ParsableArguments {
     do { return try StoreLocation.given(store) } catch { throw ValidationError(error.description) }
   }
 
-  /// The command line as a run records it: a `postgres://` URL's password, in `--store` or anywhere, masked.
-  static var maskedArguments: [String] {
-    CommandLine.arguments.dropFirst().map { StoreLocation.masked($0) }
+  /// The location given, for the commands that need one (`store`, `history`).
+  func required() throws -> StoreLocation {
+    guard let location = try location() else { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
+    return location
   }
+}
+
+/// `--store` and `--at` of the commands that read the store's state: `who-claims`, `report`, `blocklist`, `diff`
+/// and `history`.
+struct StoreReadOptions: ParsableArguments {
+  @OptionGroup var store: StoreOptions
+  @Option(
+    help: ArgumentHelp(
+      "With --store: the state as it was then: a date (2026-03-01, read at its end), an RFC 3339 time, an age "
+        + "(7d, 12h, 2w) or a run label (the end of that run).", valueName: "time"))
+  var at: StoreTime?
+
+  func validate() throws {
+    if at != nil && !store.isGiven { throw ValidationError("--at reads the store: give --store too") }
+  }
+
+  /// The store to read beside `inputs`: `--store`, or `IPALINKS_STORE` when no other input is given, so that a
+  /// variable set for `inspect` does not add itself to every command's inputs.
+  func location(besideInputs inputs: Bool) throws -> StoreLocation? {
+    inputs && store.store == nil ? nil : try store.location()
+  }
+}
+
+extension StoreTime: ExpressibleByArgument {
+  /// Parses `--at` and `--since`.
+  public init?(argument: String) { self.init(parsing: argument, allowingAge: true) }
 }

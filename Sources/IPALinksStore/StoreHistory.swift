@@ -1,0 +1,296 @@
+import Foundation
+import IPALinksKit
+import SQLKit
+import UniversalLinks
+
+/// `history --host`: each distinct version of a host's AASA file the store has seen, and between consecutive
+/// versions what behaves differently, as `aasa diff` computes it.
+public struct HostHistory: Sendable, Encodable {
+  /// One version: a run of retrievals with the same answer (the same bytes, or the same definite failure).
+  public struct Version: Sendable, Codable, Equatable {
+    /// 1 for the first seen.
+    public var version: Int
+    /// The file's SHA-256; nil when there was no file (a definite failure such as `not-found`).
+    public var sha256: String?
+    /// The file's size in bytes.
+    public var size: Int?
+    /// The retrieval's status: `ok`, or the definite failure.
+    public var status: String
+    /// The first retrieval that got it.
+    public var firstSeen: String
+    /// The last retrieval that got it before the next version.
+    public var lastSeen: String
+    /// How many retrievals got it.
+    public var retrievals: Int
+    /// Where it came from: `cdn`, `direct-well-known`, `aasa-dir`…, each once.
+    public var sources: [String]
+    /// The label of the first run that got it, when it had one.
+    public var firstRun: String?
+    /// The apps the file's `applinks` lists.
+    public var appIds: [String]
+  }
+
+  /// One behavioural change between two consecutive versions, for every app it is the same for.
+  public struct Change: Sendable, Encodable, Equatable {
+    /// The version before.
+    public var from: Int
+    /// The version after.
+    public var to: Int
+    /// When the new version was first seen.
+    public var at: String
+    /// What changed.
+    public var kind: AASAComparison.Change.Kind
+    /// The apps it changed for.
+    public var appIds: [String]
+    /// The rules involved in the old version, by JSON pointer.
+    public var old: [String]
+    /// The rules involved in the new version, by JSON pointer.
+    public var new: [String]
+    /// A URL whose verdict differs, when one was found.
+    public var example: String?
+    /// Its verdict with the old version.
+    public var oldVerdict: MatchResult.Verdict?
+    /// Its verdict with the new version.
+    public var newVerdict: MatchResult.Verdict?
+  }
+
+  /// The host.
+  public var host: String
+  /// Every version, oldest first.
+  public var versions: [Version]
+  /// Every change, oldest first.
+  public var changes: [Change]
+  /// Retrievals without a definite answer (a timeout, a TLS or DNS error): they say nothing of the file and are
+  /// left out of the versions.
+  public var unanswered: Int
+  /// Each version's file, parsed (an empty file for a definite failure), for the text's rules.
+  var files: [AASAFile] = []
+
+  private enum CodingKeys: String, CodingKey {
+    case host, versions, changes, unanswered
+  }
+}
+
+/// `history --app`: the versions of an app the store has seen, and the associated domains and URL schemes added or
+/// removed over time; one timeline per app key (an app ID, else a bundle ID), since a bundle ID signed by two teams
+/// is two apps.
+public struct AppHistory: Sendable, Codable {
+  /// One app's timeline.
+  public struct Timeline: Sendable, Codable, Equatable {
+    /// The app ID, or the bundle ID when the app ID is unknown.
+    public var appKey: String
+    /// Its bundle ID.
+    public var bundleId: String?
+    /// Its app ID.
+    public var appId: String?
+    /// Its name, as last seen.
+    public var name: String?
+    /// Each version (and build) seen, in the order first seen.
+    public var versions: [Version]
+    /// Each observation that changed something, the first included (everything added).
+    public var changes: [Change]
+  }
+
+  /// A version and build of the app, and when it was seen.
+  public struct Version: Sendable, Codable, Equatable {
+    /// `CFBundleShortVersionString`.
+    public var version: String?
+    /// `CFBundleVersion`.
+    public var build: String?
+    /// The first observation of it.
+    public var firstSeen: String
+    /// The last observation of it.
+    public var lastSeen: String
+    /// How many times it was inspected.
+    public var observations: Int
+  }
+
+  /// What one observation changed.
+  public struct Change: Sendable, Codable, Equatable {
+    /// When it was inspected.
+    public var at: String
+    /// The run's label, when it had one.
+    public var run: String?
+    /// The version and build inspected.
+    public var version: String?
+    /// The build inspected.
+    public var build: String?
+    /// Associated domains entries added, as written (`applinks:shop.example.com`).
+    public var domainsAdded: [String] = []
+    /// Associated domains entries removed.
+    public var domainsRemoved: [String] = []
+    /// URL schemes the app registers, added.
+    public var schemesAdded: [String] = []
+    /// URL schemes removed.
+    public var schemesRemoved: [String] = []
+    /// Schemes the app may query (`LSApplicationQueriesSchemes`), added.
+    public var queriedSchemesAdded: [String] = []
+    /// Schemes it may query, removed.
+    public var queriedSchemesRemoved: [String] = []
+
+    var isEmpty: Bool {
+      [domainsAdded, domainsRemoved, schemesAdded, schemesRemoved, queriedSchemesAdded, queriedSchemesRemoved]
+        .allSatisfy(\.isEmpty)
+    }
+  }
+
+  /// The bundle ID or app ID asked for.
+  public var query: String
+  /// One timeline per app key that has it.
+  public var apps: [Timeline]
+}
+
+extension AuditStore {
+  /// The history of `host`'s AASA file up to `time` (the whole of it when nil).
+  public func hostHistory(_ host: String, at time: Date? = nil) async throws(Failure) -> HostHistory {
+    let at = AuditStore.timestamp(time ?? .distantFuture)
+    let rows = try await failing("cannot read the history of \(host)") {
+      try await sql.raw(
+        """
+        SELECT r.retrieved_at, r.source, r.status, r.file_sha256, f.size, u.label FROM retrievals r
+        JOIN runs u ON u.id = r.run_id LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        WHERE r.host = \(bind: host) AND r.retrieved_at <= \(bind: at) ORDER BY r.retrieved_at, r.id
+        """
+      ).all()
+    }
+    var history = HostHistory(host: host, versions: [], changes: [], unanswered: 0)
+    do {
+      for row in rows {
+        let status = try row.decode(column: "status", as: String.self)
+        guard AASAFetchResult.Status(rawValue: status)?.isDefinite ?? false else {
+          history.unanswered += 1
+          continue
+        }
+        let (time, source) = (
+          try row.decode(column: "retrieved_at", as: String.self), try row.decode(column: "source", as: String.self)
+        )
+        let sha256 = try row.decode(column: "file_sha256", as: String?.self)
+        if let last = history.versions.last, last.sha256 == sha256, last.status == status {
+          history.versions[history.versions.count - 1].lastSeen = time
+          history.versions[history.versions.count - 1].retrievals += 1
+          if !last.sources.contains(source) { history.versions[history.versions.count - 1].sources.append(source) }
+          continue
+        }
+        history.versions.append(
+          HostHistory.Version(
+            version: history.versions.count + 1, sha256: sha256, size: try row.decode(column: "size", as: Int?.self),
+            status: status, firstSeen: time, lastSeen: time, retrievals: 1, sources: [source],
+            firstRun: try row.decode(column: "label", as: String?.self), appIds: []))
+      }
+    } catch {
+      throw Failure(description: "\(location): cannot read the history of \(host): \(error)")
+    }
+    // Each distinct file once; a definite failure reads as a file that lists no app.
+    var parsed: [String: AASAFile] = [:]
+    for sha256 in Set(history.versions.compactMap(\.sha256)) {
+      let body = try await failing("cannot read a file of \(host)") {
+        try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
+          .first(decodingColumn: "body", as: Data.self)
+      }
+      parsed[sha256] = body.flatMap { try? AASAFile(bytes: [UInt8]($0)) }
+    }
+    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
+    history.files = history.versions.map { $0.sha256.flatMap { parsed[$0] } ?? empty }
+    for i in history.versions.indices {
+      var apps: [String] = []
+      for detail in history.files[i].applinks?.details ?? [] {
+        for app in detail.appIDs where !apps.contains(app) { apps.append(app) }
+      }
+      history.versions[i].appIds = apps
+      guard i > 0 else { continue }
+      let comparison = AASAComparison(old: history.files[i - 1], new: history.files[i], host: host)
+      history.changes += comparison.shared.map { shared in
+        HostHistory.Change(
+          from: i, to: i + 1, at: history.versions[i].firstSeen, kind: shared.change.kind, appIds: shared.appIds,
+          old: shared.change.old, new: shared.change.new, example: shared.change.example,
+          oldVerdict: shared.change.oldVerdict, newVerdict: shared.change.newVerdict)
+      }
+    }
+    return history
+  }
+
+  /// The history of the apps with bundle ID or app ID `id`, up to `time` (the whole of it when nil).
+  public func appHistory(_ id: String, at time: Date? = nil) async throws(Failure) -> AppHistory {
+    let at = AuditStore.timestamp(time ?? .distantFuture)
+    let which = "the history of \(id)"
+    let (rows, domains, schemes) = try await failing("cannot read \(which)") {
+      let filter: SQLQueryString =
+        "(a.bundle_id = \(bind: id) OR a.app_id = \(bind: id)) AND a.observed_at <= \(bind: at)"
+      let rows = try await sql.raw(
+        """
+        SELECT a.id, a.app_key, a.bundle_id, a.app_id, a.name, a.version, a.build, a.observed_at, u.label
+        FROM apps a JOIN runs u ON u.id = a.run_id WHERE \(filter) ORDER BY a.observed_at, a.id
+        """
+      ).all()
+      let domains = try await sql.raw(
+        "SELECT d.app, d.raw FROM app_domains d JOIN apps a ON a.id = d.app WHERE \(filter) ORDER BY d.position"
+      ).all()
+      let schemes = try await sql.raw(
+        "SELECT s.app, s.scheme, s.queried FROM app_schemes s JOIN apps a ON a.id = s.app WHERE \(filter)"
+      ).all()
+      return (rows, domains, schemes)
+    }
+    do {
+      var entries: [Int: [String]] = [:]
+      for row in domains {
+        entries[try row.decode(column: "app", as: Int.self), default: []].append(
+          try row.decode(column: "raw", as: String.self))
+      }
+      var registered: [Int: [String]] = [:]
+      var queried: [Int: [String]] = [:]
+      for row in schemes {
+        let app = try row.decode(column: "app", as: Int.self)
+        let scheme = try row.decode(column: "scheme", as: String.self)
+        if try row.decode(column: "queried", as: Int.self) != 0 {
+          queried[app, default: []].append(scheme)
+        } else {
+          registered[app, default: []].append(scheme)
+        }
+      }
+      var timelines: [AppHistory.Timeline] = []
+      var last: [String: (domains: [String], schemes: [String], queried: [String])] = [:]
+      for row in rows {
+        let app = try row.decode(column: "id", as: Int.self)
+        let key = try row.decode(column: "app_key", as: String.self)
+        let observed = try row.decode(column: "observed_at", as: String.self)
+        let (version, build) = (
+          try row.decode(column: "version", as: String?.self), try row.decode(column: "build", as: String?.self)
+        )
+        let t = timelines.firstIndex { $0.appKey == key } ?? timelines.count
+        if t == timelines.count {
+          timelines.append(
+            AppHistory.Timeline(appKey: key, bundleId: nil, appId: nil, name: nil, versions: [], changes: []))
+        }
+        timelines[t].bundleId = try row.decode(column: "bundle_id", as: String?.self)
+        timelines[t].appId = try row.decode(column: "app_id", as: String?.self)
+        timelines[t].name = try row.decode(column: "name", as: String?.self)
+        if let v = timelines[t].versions.firstIndex(where: { $0.version == version && $0.build == build }) {
+          timelines[t].versions[v].lastSeen = observed
+          timelines[t].versions[v].observations += 1
+        } else {
+          timelines[t].versions.append(
+            AppHistory.Version(version: version, build: build, firstSeen: observed, lastSeen: observed, observations: 1)
+          )
+        }
+        let now = (entries[app] ?? [], registered[app] ?? [], queried[app] ?? [])
+        let before = last[key] ?? ([], [], [])
+        last[key] = now
+        var change = AppHistory.Change(
+          at: observed, run: try row.decode(column: "label", as: String?.self), version: version, build: build)
+        (change.domainsAdded, change.domainsRemoved) = Self.delta(before.domains, now.0)
+        (change.schemesAdded, change.schemesRemoved) = Self.delta(before.schemes, now.1)
+        (change.queriedSchemesAdded, change.queriedSchemesRemoved) = Self.delta(before.queried, now.2)
+        if !change.isEmpty { timelines[t].changes.append(change) }
+      }
+      return AppHistory(query: id, apps: timelines)
+    } catch {
+      throw Failure(description: "\(location): cannot read \(which): \(error)")
+    }
+  }
+
+  /// What `new` has that `old` had not, and the reverse, each in its list's order.
+  static func delta(_ old: [String], _ new: [String]) -> (added: [String], removed: [String]) {
+    let (before, after) = (Set(old), Set(new))
+    return (new.filter { !before.contains($0) }, old.filter { !after.contains($0) })
+  }
+}

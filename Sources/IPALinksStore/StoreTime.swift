@@ -1,0 +1,132 @@
+import Foundation
+import IPALinksKit
+import SQLKit
+
+/// A point in the store's history as a user names it: `--at` and `--since` take a date (`2026-03-01`), an RFC 3339
+/// time (`2026-03-01T09:30:00Z`), a run label (`week-47`), and `--since` also an age (`7d`, `12h`, `2w`).
+public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
+  /// A day, UTC: `--at` reads the state at its end, `--since` from its start.
+  case day(Date)
+  /// An instant.
+  case instant(Date)
+  /// An age before now.
+  case ago(TimeInterval)
+  /// The moment a labelled run ended: the last of its runs (shards) to record anything.
+  case label(String)
+
+  /// Parses what the user wrote; anything that is not a date, a time or (when `allowingAge`) an age is a label.
+  public init(parsing text: String, allowingAge: Bool = false) {
+    if let day = Self.dayFormatter.date(from: text), text.count == 10 {
+      self = .day(day)
+    } else if let instant = Self.instant(text) {
+      self = .instant(instant)
+    } else if allowingAge, let age = Self.age(text) {
+      self = .ago(age)
+    } else {
+      self = .label(text)
+    }
+  }
+
+  /// As the user wrote it.
+  public var description: String {
+    switch self {
+    case .day(let day): Self.dayFormatter.string(from: day)
+    case .instant(let instant): AuditStore.timestamp(instant)
+    case .ago(let seconds): "\(Int(seconds / 86_400))d"
+    case .label(let label): label
+    }
+  }
+
+  /// How `--at` and `--since` read a day.
+  public enum DayEdge: Sendable {
+    /// The state on that day: its end.
+    case end
+    /// Changes since that day: its start.
+    case start
+  }
+
+  private static var dayFormatter: DateFormatter {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd"
+    return formatter
+  }
+
+  private static func instant(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)
+  }
+
+  /// `7d`, `12h`, `2w`, `30m`.
+  private static func age(_ text: String) -> TimeInterval? {
+    guard let unit = text.last, let count = Int(text.dropLast()), count >= 0 else { return nil }
+    switch unit {
+    case "m": return TimeInterval(count) * 60
+    case "h": return TimeInterval(count) * 3_600
+    case "d": return TimeInterval(count) * 86_400
+    case "w": return TimeInterval(count) * 7 * 86_400
+    default: return nil
+    }
+  }
+}
+
+extension AuditStore {
+  /// The instant `time` names in this store; a label no run has is an error that says which labels there are.
+  public func resolve(_ time: StoreTime, day edge: StoreTime.DayEdge, now: Date = AuditStore.now) async throws(Failure)
+    -> Date
+  {
+    switch time {
+    case .day(let day): return edge == .start ? day : day + 86_400 - 0.001
+    case .instant(let instant): return instant
+    case .ago(let seconds): return now - seconds
+    case .label(let label):
+      let ended = try await failing("cannot read the runs") {
+        try await sql.raw(
+          """
+          SELECT MAX(COALESCE(r.finished_at, (SELECT MAX(i.observed_at) FROM inputs i WHERE i.run_id = r.id),
+            r.started_at)) AS ended
+          FROM runs r WHERE r.label = \(bind: label)
+          """
+        ).first(decodingColumn: "ended", as: String?.self) ?? nil
+      }
+      guard let ended, let date = Self.date(ended) else {
+        let labels = (try? await runs())?.compactMap(\.label) ?? []
+        let known = Array(NSOrderedSet(array: labels.reversed()).array.prefix(5)) as? [String] ?? []
+        throw Failure(
+          description: "\(location): no run is labelled \(label) (nor is it a date like 2026-03-01, a time like "
+            + "2026-03-01T09:30:00Z or an age like 7d)"
+            + (known.isEmpty ? "" : "; recent labels: " + known.joined(separator: ", ")))
+      }
+      return date
+    }
+  }
+
+  /// The instant `time` names, or nil (the latest state) when there is none.
+  public func instant(_ time: StoreTime?, day edge: StoreTime.DayEdge) async throws(Failure) -> Date? {
+    guard let time else { return nil }
+    return try await resolve(time, day: edge)
+  }
+
+  /// The state `time` names: ``latestReports(at:)`` at its instant (a day read at its end).
+  public func latestReports(at time: StoreTime?) async throws(Failure) -> [InspectionReport] {
+    try await latestReports(at: try await instant(time, day: .end))
+  }
+
+  /// Now, as runs record it and ages count back from it: `SOURCE_DATE_EPOCH` (seconds since 1970) when set, as
+  /// reproducible-builds tools read it, so that examples and tests give the same output every time.
+  public static var now: Date {
+    ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init).map {
+      Date(timeIntervalSince1970: $0)
+    } ?? Date()
+  }
+
+  /// A stored timestamp read back.
+  static func date(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)
+  }
+}
