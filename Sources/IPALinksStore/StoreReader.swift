@@ -93,18 +93,27 @@ extension AuditStore {
     }
   }
 
-  /// The latest retrieval of each host's file (`at` or before), parsed once each.
+  /// The latest retrieval of each host's file (`at` or before), parsed once each: the latest with a definite answer
+  /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
+  /// links); a host that never had one, its latest.
   private func latestRetrievals(at: String) async throws -> [AASARequest: ParsedAASA] {
-    let rows = try await sql.raw(
-      """
-      SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
-      LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
-      WHERE r.retrieved_at <= \(bind: at) AND NOT EXISTS (
-        SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode
-          AND s.retrieved_at <= \(bind: at)
-          AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
-      """
-    ).all()
+    let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
+    var rows: [any SQLRow] = []
+    for onlyDefinite in [false, true] {
+      let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite))" : ""
+      let sameFilter: SQLQueryString = onlyDefinite ? "AND s.status IN (\(binds: definite))" : ""
+      // The definite ones come second and so replace the others below.
+      rows += try await sql.raw(
+        """
+        SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
+        LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        WHERE r.retrieved_at <= \(bind: at) \(filter) AND NOT EXISTS (
+          SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode
+            AND s.retrieved_at <= \(bind: at) \(sameFilter)
+            AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+        """
+      ).all()
+    }
     var out: [AASARequest: ParsedAASA] = [:]
     let decoder = JSONDecoder()
     for row in rows {

@@ -77,6 +77,7 @@ import Testing
 
     try await latestState(try stores.make())
     try await historyAndEarlierStates(try stores.make())
+    try await anOutageNeverReplacesAGoodFile(try stores.make())
     try await anAppsDomainsAndSchemesOverTime(try stores.make())
     try await documentedQueries(try stores.make())
     try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
@@ -178,6 +179,45 @@ import Testing
     #expect(same.status == 0, "\(same.stdout) \(same.stderr)")
     let empty = try CLI.run(["diff", "--store", location, "--since", "2000-01-01"])
     #expect(empty.status == 2 && empty.stderr.contains("no app in the store at 2000-01-01"), "\(empty.stderr)")
+  }
+
+  /// A later retrieval without a definite answer (a timeout) leaves the file last retrieved current, so an outage
+  /// never unblocks links; a definite one (a 404) replaces it, and nothing opens the app. `history` counts the
+  /// timeout apart.
+  func anOutageNeverReplacesAGoodFile(_ location: String) async throws {
+    let week1 = Date(timeIntervalSince1970: 1_800_000_000)
+    try await Self.record(["Store.ipa"], into: location, label: "week-1", at: week1)
+    let store = try await Self.open(location)
+    let report = await BatchInspector.inspect(CLI.sample("Store.ipa"), fetches: nil)
+    for (week, status) in [(2, AASAFetchResult.Status.timeout), (3, .notFound)] {
+      let time = week1 + Double(week - 1) * 7 * 86_400
+      let run = try await RunRecorder.begin(
+        store, command: "inspect", arguments: [], label: "week-\(week)", shard: nil, at: time)
+      let request = AASARequest(host: "shop.example.com", developerMode: false)
+      let result = AASAFetchResult(host: request.host, status: status, source: .cdn, message: "\(status)")
+      try await run.record(report, retrievals: [request: result], at: time)
+      try await run.finish(at: time)
+    }
+    try await store.close()
+    func verdict(at label: String) throws -> String {
+      let run = try CLI.run([
+        "who-claims", "https://shop.example.com/buy/1", "--store", location, "--at", label, "-q", "--format", "json",
+      ])
+      let document = try #require(
+        try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stderr)")
+      let claims = try #require(document["claims"] as? [[String: Any]])
+      let store = try #require(claims.first { $0["appId"] as? String == "ST0REAPP42.com.example.store" })
+      return (store["verdict"] as? [String: Any])?["verdict"] as? String ?? "none"
+    }
+    #expect(try verdict(at: "week-1") == "match")
+    #expect(try verdict(at: "week-2") == "match")
+    let removed = try verdict(at: "week-3")
+    #expect(removed == "no-match", "\(removed)")
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", location, "--format", "json"])
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
+    #expect((document["versions"] as? [[String: Any]])?.map { $0["status"] as? String } == ["ok", "not-found"])
+    #expect(document["unanswered"] as? Int == 1)
+    #expect((document["changes"] as? [[String: Any]])?.first?["kind"] as? String == "app removed")
   }
 
   /// `history --app`: versions, and the domains and schemes added and removed, observation by observation.
