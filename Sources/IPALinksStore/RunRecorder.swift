@@ -42,38 +42,104 @@ public actor RunRecorder {
   /// one transaction. Inventories read back from files have no retrievals: their apps keep the files' results they
   /// were saved with.
   public func record(
-    _ report: InspectionReport, retrievals: [AASARequest: AASAFetchResult], at time: Date = AuditStore.now
-  )
-    async throws(AuditStore.Failure)
-  {
-    let file = Self.fileFacts(report.input)
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval], at time: Date = AuditStore.now
+  ) async throws(AuditStore.Failure) {
+    try await record(Self.prepare(report, retrievals: retrievals, at: time))
+  }
+
+  /// One input's rows, made ready away from the store's connection: the input's hash, the JSON, the files' digests.
+  /// ``RecordingRun`` prepares inputs while the previous ones are written.
+  public struct Prepared: Sendable {
+    let input: String
+    let size: Int?
+    let sha256: String?
+    let kind: String
+    let status: String
+    let observed: String
+    let diagnostics: String
+    let apps: [App]
+    let retrievals: [Retrieval]
+
+    struct App: Sendable {
+      let key: String
+      let bundle: BundleReport
+      let report: String
+      let domains: [[any Encodable & Sendable]]
+      let schemes: [[any Encodable & Sendable]]
+    }
+
+    struct Retrieval: Sendable {
+      let request: AASARequest
+      let result: AASAFetchResult
+      let sha256: String?
+      let body: Data?
+      let json: String
+      let findings: String
+    }
+  }
+
+  /// ``Prepared`` rows for `report`.
+  public static func prepare(
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval], at time: Date
+  ) -> Prepared {
+    let file = fileFacts(report.input)
+    let apps = report.bundles.map { original in
+      var bundle = original
+      // The files come back from the retrievals; a report read from a saved inventory keeps its own.
+      if !retrievals.isEmpty {
+        for d in bundle.associatedDomains.indices { bundle.associatedDomains[d].aasa = nil }
+      }
+      let domains: [[any Encodable & Sendable]] = bundle.associatedDomains.enumerated().map { position, domain in
+        [
+          position, domain.raw, domain.service.name, domain.host, domain.wildcard ? 1 : 0,
+          domain.modes.joined(separator: "+"), domain.active ? 1 : 0,
+        ]
+      }
+      let schemes: [[any Encodable & Sendable]] =
+        bundle.urlSchemes.map { [$0, 0] } + bundle.queriedURLSchemes.map { [$0, 1] }
+      return Prepared.App(
+        key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle,
+        report: JSONReporter.render(bundle, pretty: false), domains: domains, schemes: schemes)
+    }
+    let prepared = retrievals.sorted {
+      ($0.key.host, $0.key.developerMode ? 1 : 0) < ($1.key.host, $1.key.developerMode ? 1 : 0)
+    }
+    .map { request, retrieval in
+      var result = retrieval.result
+      let body = result.body
+      result.body = nil
+      return Prepared.Retrieval(
+        request: request, result: result, sha256: body.map { hex(SHA256.hash(data: $0)) },
+        body: body.map { Data($0) }, json: JSONReporter.render(result, pretty: false),
+        findings: JSONReporter.render(retrieval.findings, pretty: false))
+    }
+    return Prepared(
+      input: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
+      status: report.status.rawValue, observed: AuditStore.timestamp(time),
+      diagnostics: JSONReporter.render(report.diagnostics, pretty: false), apps: apps, retrievals: prepared)
+  }
+
+  /// Writes a prepared input in one transaction: a statement per row kind, several rows each.
+  public func record(_ input: Prepared) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)
-    let new = retrievals.filter { !recorded.contains($0.key) }
-    try await store.failing("cannot record \(report.input)") {
+    let new = input.retrievals.filter { !recorded.contains($0.request) }
+    try await store.failing("cannot record \(input.input)") {
       try await store.transaction {
-        for (request, result) in new.sorted(by: { $0.key.host < $1.key.host }) {
-          try await Self.insert(result, for: request, run: run, in: store, at: time)
-        }
-        let observed = AuditStore.timestamp(time)
-        let diagnostics = JSONReporter.render(report.diagnostics, pretty: false)
-        let input = try await store.sql.raw(
+        if !new.isEmpty { try await Self.insert(new, run: run, observed: input.observed, in: store) }
+        let id = try await store.sql.raw(
           """
           INSERT INTO inputs (run_id, path, size, sha256, kind, status, observed_at, diagnostics)
-          VALUES (\(bind: run), \(bind: report.input), \(bind: file?.size), \(bind: file?.sha256),
-            \(bind: report.inputKind.rawValue), \(bind: report.status.rawValue), \(bind: observed), \(bind: diagnostics))
+          VALUES (\(bind: run), \(bind: input.input), \(bind: input.size), \(bind: input.sha256),
+            \(bind: input.kind), \(bind: input.status), \(bind: input.observed), \(bind: input.diagnostics))
           RETURNING id
           """
         ).first(decodingColumn: "id", as: Int.self)
-        for var bundle in report.bundles {
-          // The files come back from the retrievals; a report read from a saved inventory keeps its own.
-          if !retrievals.isEmpty {
-            for d in bundle.associatedDomains.indices { bundle.associatedDomains[d].aasa = nil }
-          }
-          try await Self.insert(bundle, input: input ?? 0, run: run, observed: observed, in: store)
+        for app in input.apps {
+          try await Self.insert(app, input: id ?? 0, run: run, observed: input.observed, in: store)
         }
       }
     }
-    recorded.formUnion(new.keys)
+    recorded.formUnion(new.map(\.request))
   }
 
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
@@ -87,65 +153,64 @@ public actor RunRecorder {
   }
 
   private static func insert(
-    _ bundle: BundleReport, input: Int, run: Int, observed: String, in store: AuditStore
+    _ app: Prepared.App, input: Int, run: Int, observed: String, in store: AuditStore
   ) async throws {
-    let key = bundle.appId ?? bundle.bundleId ?? bundle.path
-    let app =
+    let bundle = app.bundle
+    let id =
       try await store.sql.raw(
         """
         INSERT INTO apps (input_id, run_id, app_key, path, kind, bundle_id, app_id, team_id, name, version, build,
           distribution, observed_at, report)
-        VALUES (\(bind: input), \(bind: run), \(bind: key), \(bind: bundle.path), \(bind: bundle.kind.rawValue),
+        VALUES (\(bind: input), \(bind: run), \(bind: app.key), \(bind: bundle.path), \(bind: bundle.kind.rawValue),
           \(bind: bundle.bundleId), \(bind: bundle.appId), \(bind: bundle.teamId), \(bind: bundle.name),
           \(bind: bundle.version), \(bind: bundle.build), \(bind: bundle.distribution), \(bind: observed),
-          \(bind: JSONReporter.render(bundle, pretty: false)))
+          \(bind: app.report))
         RETURNING id
         """
       ).first(decodingColumn: "id", as: Int.self) ?? 0
-    for (position, domain) in bundle.associatedDomains.enumerated() {
-      try await store.sql.raw(
-        """
-        INSERT INTO app_domains (app, position, raw, service, host, wildcard, modes, active)
-        VALUES (\(bind: app), \(bind: position), \(bind: domain.raw), \(bind: domain.service.name),
-          \(bind: domain.host), \(bind: domain.wildcard ? 1 : 0), \(bind: domain.modes.joined(separator: "+")),
-          \(bind: domain.active ? 1 : 0))
-        """
-      ).run()
+    if !app.domains.isEmpty {
+      try await store.sql.insert(into: "app_domains")
+        .columns("app", "position", "raw", "service", "host", "wildcard", "modes", "active")
+        .rows(app.domains.map { ([id] + $0).map(SQLBind.init) })
+        .run()
     }
-    for (scheme, queried) in bundle.urlSchemes.map({ ($0, 0) }) + bundle.queriedURLSchemes.map({ ($0, 1) }) {
-      try await store.sql.raw(
-        "INSERT INTO app_schemes (app, scheme, queried) VALUES (\(bind: app), \(bind: scheme), \(bind: queried))"
-      ).run()
+    if !app.schemes.isEmpty {
+      try await store.sql.insert(into: "app_schemes").columns("app", "scheme", "queried")
+        .rows(app.schemes.map { ([id] + $0).map(SQLBind.init) })
+        .run()
     }
   }
 
-  /// One retrieval; its file's bytes once per distinct content, keyed by their SHA-256.
+  /// Retrievals; each file's bytes once per distinct content, keyed by their SHA-256.
   private static func insert(
-    _ result: AASAFetchResult, for request: AASARequest, run: Int, in store: AuditStore, at time: Date
+    _ retrievals: [Prepared.Retrieval], run: Int, observed: String, in store: AuditStore
   ) async throws {
-    var sha256: String? = nil
-    if let body = result.body {
-      let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
-      sha256 = digest
-      try await store.sql.raw(
-        """
-        INSERT INTO aasa_files (sha256, size, body, first_seen)
-        VALUES (\(bind: digest), \(bind: body.count), \(bind: Data(body)), \(bind: AuditStore.timestamp(time)))
-        ON CONFLICT (sha256) DO NOTHING
-        """
-      ).run()
+    var files: [String: Data] = [:]
+    for r in retrievals { if let sha256 = r.sha256, let body = r.body { files[sha256] = body } }
+    if !files.isEmpty {
+      try await store.sql.insert(into: "aasa_files").columns("sha256", "size", "body", "first_seen")
+        .rows(
+          files.sorted { $0.key < $1.key }.map {
+            [SQLBind($0.key), SQLBind($0.value.count), SQLBind($0.value), SQLBind(observed)]
+          }
+        )
+        .ignoringConflicts(with: "sha256")
+        .run()
     }
-    let findings = JSONReporter.render(ParsedAASA(result).findings, pretty: false)
-    try await store.sql.raw(
-      """
-      INSERT INTO retrievals (run_id, host, developer_mode, retrieved_at, source, status, http_status, url, message,
-        file_sha256, result, findings)
-      VALUES (\(bind: run), \(bind: request.host), \(bind: request.developerMode ? 1 : 0),
-        \(bind: AuditStore.timestamp(time)), \(bind: result.source.rawValue), \(bind: result.status.rawValue),
-        \(bind: result.httpStatus), \(bind: result.url), \(bind: result.message), \(bind: sha256),
-        \(bind: JSONReporter.render(result, pretty: false)), \(bind: findings))
-      """
-    ).run()
+    try await store.sql.insert(into: "retrievals")
+      .columns(
+        "run_id", "host", "developer_mode", "retrieved_at", "source", "status", "http_status", "url", "message",
+        "file_sha256", "result", "findings"
+      )
+      .rows(
+        retrievals.map { r in
+          ([
+            run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.source.rawValue,
+            r.result.status.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256, r.json, r.findings,
+          ] as [any Encodable & Sendable]).map(SQLBind.init)
+        }
+      )
+      .run()
   }
 
   /// The size and SHA-256 of an input that is a regular file; nil for a folder, standard input or a missing file.
@@ -161,8 +226,16 @@ public actor RunRecorder {
       hasher.update(data: chunk)
       size += chunk.count
     }
-    return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+    return (size, hex(hasher.finalize()))
   }
+}
+
+/// Bytes as lower-case hex: a digest as the store keeps it.
+func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+  let digits = Array("0123456789abcdef".utf8)
+  var out: [UInt8] = []
+  for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }
+  return String(decoding: out, as: UTF8.self)
 }
 
 extension AuditStore {

@@ -1,6 +1,7 @@
 import Foundation
 import IPALinksKit
 import SQLKit
+import UniversalLinks
 
 extension AuditStore {
   /// One run, as `store runs` lists it.
@@ -53,17 +54,32 @@ extension AuditStore {
 
   /// The latest state, or the state at `time`: each app as it was last inspected, grouped by the input it came
   /// from, and each domain's AASA file as it was last retrieved. What `who-claims`, `report`, `blocklist` and
-  /// `diff` read from a store.
-  public func latestReports(at time: Date? = nil) async throws(Failure) -> [InspectionReport] {
+  /// `diff` read from a store. With `about`, only the apps with an entry on that host, on a domain above it (a
+  /// wildcard's) or, for a wildcard, below it: all that `who-claims HOST` needs, read through the host index.
+  public func latestReports(at time: Date? = nil, about host: String? = nil) async throws(Failure)
+    -> [InspectionReport]
+  {
     let at = AuditStore.timestamp(time ?? Date.distantFuture)
     return try await failing("cannot read the latest state") {
-      // The latest row of each app: none of the same app is newer (ties go to the later row).
+      var keys: SQLQueryString = ""
+      if let host {
+        let pattern = LinkRuntime.HostPattern(host)
+        let name = pattern.host
+        let labels = name.split(separator: ".")
+        let above = labels.indices.map { labels[$0...].joined(separator: ".") }
+        let below: SQLQueryString = pattern.wildcard ? " OR d.host LIKE \(bind: "%." + name)" : ""
+        keys =
+          "AND a.app_key IN (SELECT b.app_key FROM app_domains d JOIN apps b ON b.id = d.app WHERE d.host IN (\(binds: above))\(below))"
+      }
+      // The latest row of each app (none of the same app is newer; ties go to the later row), found in the
+      // (app_key, observed_at) index before any report is read.
       let rows = try await sql.raw(
         """
         SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
-        WHERE a.observed_at <= \(bind: at) AND NOT EXISTS (
-          SELECT 1 FROM apps b WHERE b.app_key = a.app_key AND b.observed_at <= \(bind: at)
-            AND (b.observed_at > a.observed_at OR (b.observed_at = a.observed_at AND b.id > a.id)))
+        WHERE a.id IN (
+          SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
+            SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
+              AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))) \(keys)
         ORDER BY i.path, a.input_id, a.id
         """
       ).all()
@@ -85,7 +101,8 @@ extension AuditStore {
         }
         reports[reports.count - 1].bundles.append(bundle)
       }
-      let results = try await latestRetrievals(at: at)
+      let results = try await latestRetrievals(
+        at: at, hosts: host == nil ? nil : Set(UniversalLinkInventory.requests(for: reports).map(\.host)))
       for r in reports.indices {
         for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
       }
@@ -96,11 +113,13 @@ extension AuditStore {
   /// The latest retrieval of each host's file (`at` or before), parsed once each: the latest with a definite answer
   /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
   /// links); a host that never had one, its latest.
-  private func latestRetrievals(at: String) async throws -> [AASARequest: ParsedAASA] {
+  private func latestRetrievals(at: String, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
     let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
     var rows: [any SQLRow] = []
+    let only: SQLQueryString = hosts.map { "AND r.host IN (\(binds: $0.sorted()))" } ?? ""
+    if hosts?.isEmpty == true { return [:] }
     for onlyDefinite in [false, true] {
-      let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite))" : ""
+      let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite)) \(only)" : only
       let sameFilter: SQLQueryString = onlyDefinite ? "AND s.status IN (\(binds: definite))" : ""
       // The definite ones come second and so replace the others below.
       rows += try await sql.raw(

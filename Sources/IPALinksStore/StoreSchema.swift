@@ -110,7 +110,7 @@ enum StoreSchema {
           http_status INTEGER, url TEXT, message TEXT NOT NULL, file_sha256 TEXT REFERENCES aasa_files (sha256),
           result TEXT NOT NULL, findings TEXT NOT NULL)
         """,
-        "CREATE INDEX retrievals_host ON retrievals (host, developer_mode, retrieved_at)",
+        "CREATE INDEX retrievals_host ON retrievals (host, developer_mode, retrieved_at, status)",
       ]
     }
   ]

@@ -65,11 +65,19 @@ extension AuditStore {
 
 /// A run recorded as a command goes: each input as it finishes, until the store fails, which is told once; the
 /// command's own output goes on regardless, and ``finish()`` says whether all of it was stored.
+///
+/// Recording overlaps the inspection: ``record(_:_:)`` returns once the input is queued, and each input is prepared
+/// (its hash, its JSON) on its own task while the one before is written, in order. At most ``queueLimit`` inputs
+/// wait, so memory stays bounded when the store is slower than the inspection.
 public actor RecordingRun {
   private let recorder: RunRecorder?
   private let warn: @Sendable (String) -> Void
   /// Whether everything so far reached the store.
   public private(set) var stored: Bool
+  /// The inputs queued and not yet written, oldest first.
+  private var queue: [Task<Void, Never>] = []
+  /// How many inputs may wait to be written.
+  public static let queueLimit = 32
 
   private init(_ recorder: RunRecorder?, warn: @escaping @Sendable (String) -> Void) {
     self.recorder = recorder
@@ -99,19 +107,34 @@ public actor RecordingRun {
     }
   }
 
-  /// Records `report` with the retrievals its domains used, which `fetches` kept.
+  /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept.
   public func record(_ report: InspectionReport, _ fetches: SharedAASAFetches?) async {
     guard stored, let recorder else { return }
+    let time = AuditStore.now
     let retrievals = await fetches?.retrievals(for: UniversalLinkInventory.requests(for: report)) ?? [:]
-    do { try await recorder.record(report, retrievals: retrievals) } catch {
-      warn(error.description)
-      stored = false
+    let previous = queue.last
+    let task = Task.detached {
+      let prepared = RunRecorder.prepare(report, retrievals: retrievals, at: time)
+      await previous?.value
+      guard await self.stored else { return }
+      do throws(AuditStore.Failure) { try await recorder.record(prepared) } catch { await self.failed(error) }
     }
+    queue.append(task)
+    if queue.count > Self.queueLimit { await queue.removeFirst().value }
   }
 
-  /// Marks the run finished when all of it was stored, closes the store, and says whether it was.
+  private func failed(_ error: AuditStore.Failure) {
+    guard stored else { return }
+    warn(error.description)
+    stored = false
+  }
+
+  /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
+  /// whether it was.
   public func finish() async -> Bool {
     guard let recorder else { return false }
+    for task in queue { await task.value }
+    queue = []
     if stored {
       do { try await recorder.finish() } catch {
         warn(error.description)
@@ -171,10 +194,14 @@ extension AuditStore {
   /// The state `at` names (the latest when nil) of the store at `location`, as the commands that take `--store`
   /// as an input read it; an empty state is told to `warn` too, and nil, after telling it why, is a store that
   /// cannot be read.
-  public static func state(_ location: StoreLocation, at: StoreTime?, warn: (String) -> Void) async
-    -> [InspectionReport]?
-  {
-    let state = await reading(location, warn: warn) { try await $0.latestReports(at: at) }
+  /// With `about` (a `who-claims` query: a host, a wildcard or a URL), only the apps that question needs.
+  public static func state(
+    _ location: StoreLocation, at: StoreTime?, about query: String? = nil, warn: (String) -> Void
+  ) async -> [InspectionReport]? {
+    let host = query.flatMap(HostClaims.host(ofQuery:))
+    let state = await reading(location, warn: warn) { store in
+      try await store.latestReports(at: try await store.instant(at, day: .end), about: host)
+    }
     if state?.isEmpty == true { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
     return state
   }

@@ -107,6 +107,18 @@ import Testing
     // The shop's file as retrieved in week 3 puts /buy/* first: gift cards open the app now.
     let claims = try #require(HostClaims(query: "https://shop.example.com/buy/gift/card", reports: latest))
     #expect(claims.claims.first { $0.appId == "ST0REAPP42.com.example.store" }?.verdict?.verdict == .match, "\(claims)")
+    // Asked about one host, the store reads only the apps that question needs, and the answer is the same.
+    let queries = [
+      "shop.example.com", "https://shop.example.com/buy/1", "www.example.com", "*.example.com", "*.nested.example.com",
+      "clip.nested.example.com", "example.com", "nobody.invalid",
+    ]
+    for query in queries {
+      let some = try await store.latestReports(about: HostClaims.host(ofQuery: query))
+      let whole = HostClaims(query: query, reports: latest).map { JSONReporter.render($0, pretty: false) }
+      #expect(
+        HostClaims(query: query, reports: some).map { JSONReporter.render($0, pretty: false) } == whole, "\(query)")
+      #expect(some.flatMap(\.bundles).count < apps.count, "\(query): read every app")
+    }
     // As it was in week 2, the exclude still applied.
     let before = try await store.latestReports(at: week1 + 10 * 86_400)
     let then = try #require(HostClaims(query: "https://shop.example.com/buy/gift/card", reports: before))
@@ -195,7 +207,7 @@ import Testing
         store, command: "inspect", arguments: [], label: "week-\(week)", shard: nil, at: time)
       let request = AASARequest(host: "shop.example.com", developerMode: false)
       let result = AASAFetchResult(host: request.host, status: status, source: .cdn, message: "\(status)")
-      try await run.record(report, retrievals: [request: result], at: time)
+      try await run.record(report, retrievals: [request: AASARetrieval(result)], at: time)
       try await run.finish(at: time)
     }
     try await store.close()

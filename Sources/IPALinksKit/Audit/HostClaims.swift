@@ -60,18 +60,10 @@ public struct HostClaims: Sendable, Encodable {
   /// are it or a wildcard over it, and the hosts below it that apps name), or a URL (`https://example.com/path`),
   /// which also gives each app's verdict.
   public init?(query: String, claims index: ClaimsIndex) {
-    let parsed: UniversalLinkURL?
-    if query.contains("://") {
-      guard let u = UniversalLinkURL(string: query) else { return nil }
-      parsed = u
-      host = u.host
-      url = query
-    } else {
-      parsed = nil
-      host = query.lowercased().trimmingCharacters(in: ["."])
-      url = nil
-    }
-    guard !host.isEmpty else { return nil }
+    let parsed = query.contains("://") ? UniversalLinkURL(string: query) : nil
+    guard let host = Self.host(ofQuery: query) else { return nil }
+    self.host = host
+    url = parsed == nil ? nil : query
     let pattern = LinkRuntime.HostPattern(host)
     if pattern.wildcard { hostsBelow = index.hosts(below: pattern).map(\.description) }
     let found = pattern.wildcard ? index.claims(belowWildcard: pattern.host) : index.claims(on: host)
@@ -100,6 +92,16 @@ public struct HostClaims: Sendable, Encodable {
   }
 
   /// The same from inspections.
+  /// The host a query asks about: a URL's host, or the host (or `*.` wildcard) as written, lower-cased; nil for
+  /// neither.
+  public static func host(ofQuery query: String) -> String? {
+    let host =
+      query.contains("://")
+      ? UniversalLinkURL(string: query)?.host ?? "" : query.lowercased().trimmingCharacters(in: ["."])
+    return host.isEmpty ? nil : host
+  }
+
+  /// The same from reports, for one question.
   public init?(query: String, reports: [InspectionReport]) {
     self.init(query: query, claims: ClaimsIndex(reports: reports))
   }

@@ -1,3 +1,5 @@
+import UniversalLinks
+
 /// One fetch per host for a whole batch: a host claimed by 40 apps is retrieved once, even when those apps are
 /// inspected at the same time, and every app gets the same answer.
 ///
@@ -7,7 +9,7 @@ public actor SharedAASAFetches {
   let fetcher: AASAFetcher
   /// Keep each retrieval as it came, body included, for a store that records them.
   let keepsRetrievals: Bool
-  private var started: [AASARequest: Task<[AASARequest: (parsed: ParsedAASA, raw: AASAFetchResult?)], Never>] = [:]
+  private var started: [AASARequest: Task<[AASARequest: (parsed: ParsedAASA, raw: AASARetrieval?)], Never>] = [:]
   /// Requests asked for, counting repeats: what the batch would have fetched without sharing.
   public private(set) var requested = 0
 
@@ -28,7 +30,12 @@ public actor SharedAASAFetches {
     let new = requests.filter { started[$0] == nil }
     if !new.isEmpty {
       let (fetcher, keep) = (self.fetcher, keepsRetrievals)
-      let task = Task { await fetcher.fetch(new).mapValues { (parsed: ParsedAASA($0), raw: keep ? $0 : nil) } }
+      let task = Task {
+        await fetcher.fetch(new).mapValues { result in
+          let parsed = ParsedAASA(result)
+          return (parsed: parsed, raw: keep ? AASARetrieval(result: result, findings: parsed.findings) : nil)
+        }
+      }
       for request in new { started[request] = task }
     }
     var out: [AASARequest: ParsedAASA] = [:]
@@ -40,9 +47,28 @@ public actor SharedAASAFetches {
   }
 
   /// The retrievals of `requests` as they came, bodies included, when they are kept; what a store records.
-  public func retrievals(for requests: [AASARequest]) async -> [AASARequest: AASAFetchResult] {
-    var out: [AASARequest: AASAFetchResult] = [:]
+  public func retrievals(for requests: [AASARequest]) async -> [AASARequest: AASARetrieval] {
+    var out: [AASARequest: AASARetrieval] = [:]
     for request in requests { out[request] = await started[request]?.value[request]?.raw }
     return out
+  }
+}
+
+/// One retrieval as it came, body included, with the validator's findings about the file: what a store records.
+public struct AASARetrieval: Sendable {
+  /// The result, body included.
+  public var result: AASAFetchResult
+  /// The validator's findings about the file, whatever app reads it.
+  public var findings: [AASADiagnostic]
+
+  /// A retrieval whose file was already validated.
+  public init(result: AASAFetchResult, findings: [AASADiagnostic]) {
+    self.result = result
+    self.findings = findings
+  }
+
+  /// A retrieval whose file is validated here.
+  public init(_ result: AASAFetchResult) {
+    self.init(result: result, findings: ParsedAASA(result).findings)
   }
 }

@@ -62,7 +62,7 @@ struct BatchOptions: ParsableArguments {
   /// ``inspect(_:shard:fetch:keepingRetrievals:willInspect:finished:)`` does, and the latest state of the `store`
   /// when one is given.
   func load(
-    _ paths: [String], inventories: [String] = [], store: StoreReadOptions? = nil,
+    _ paths: [String], inventories: [String] = [], store: StoreReadOptions? = nil, about: String? = nil,
     order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
@@ -78,7 +78,7 @@ struct BatchOptions: ParsableArguments {
     console.end()
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !paths.isEmpty || !inventories.isEmpty) {
-      loaded.add(await AuditStore.state(location, at: store.at, warn: console.problem))
+      loaded.add(await AuditStore.state(location, at: store.at, about: about, warn: console.problem))
     }
     return loaded
   }
