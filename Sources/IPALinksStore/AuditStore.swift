@@ -75,8 +75,16 @@ public final class AuditStore: @unchecked Sendable {
     if descriptor >= 0 { Foundation.close(descriptor) }
     let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: quietLogger)
     let sql = connection.sql()
-    // Writers on one machine wait for each other rather than fail.
-    _ = try await sql.raw("PRAGMA busy_timeout = 30000").all()
+    do {
+      // Writers on one machine wait for each other rather than fail.
+      _ = try await sql.raw("PRAGMA busy_timeout = 30000").all()
+      // In WAL mode NORMAL syncs at checkpoints, not at every input's commit: a power cut may lose the last inputs,
+      // never the store's consistency.
+      _ = try await sql.raw("PRAGMA synchronous = NORMAL").all()
+    } catch {
+      try? await connection.close()
+      throw error
+    }
     return AuditStore(
       location: location, sql: sql, dialect: .sqlite, close: { try await connection.close() })
   }

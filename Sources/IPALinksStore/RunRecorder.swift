@@ -99,7 +99,7 @@ public actor RunRecorder {
         bundle.urlSchemes.map { [$0, 0] } + bundle.queriedURLSchemes.map { [$0, 1] }
       return Prepared.App(
         key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle,
-        report: JSONReporter.render(bundle, pretty: false), domains: domains, schemes: schemes)
+        report: json(bundle), domains: domains, schemes: schemes)
     }
     let prepared = retrievals.sorted {
       ($0.key.host, $0.key.developerMode ? 1 : 0) < ($1.key.host, $1.key.developerMode ? 1 : 0)
@@ -110,13 +110,13 @@ public actor RunRecorder {
       result.body = nil
       return Prepared.Retrieval(
         request: request, result: result, sha256: body.map { hex(SHA256.hash(data: $0)) },
-        body: body.map { Data($0) }, json: JSONReporter.render(result, pretty: false),
-        findings: JSONReporter.render(retrieval.findings, pretty: false))
+        body: body.map { Data($0) }, json: json(result),
+        findings: json(retrieval.findings))
     }
     return Prepared(
       input: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
       status: report.status.rawValue, observed: AuditStore.timestamp(time),
-      diagnostics: JSONReporter.render(report.diagnostics, pretty: false), apps: apps, retrievals: prepared)
+      diagnostics: json(report.diagnostics), apps: apps, retrievals: prepared)
   }
 
   /// Writes a prepared input in one transaction: a statement per row kind, several rows each.
@@ -168,6 +168,15 @@ public actor RunRecorder {
         RETURNING id
         """
       ).first(decodingColumn: "id", as: Int.self) ?? 0
+    // The latest state moves on unless a later observation is already there (an import of an older inventory).
+    try await store.sql.raw(
+      """
+      INSERT INTO latest_apps (app_key, app, observed_at) VALUES (\(bind: app.key), \(bind: id), \(bind: observed))
+      ON CONFLICT (app_key) DO UPDATE SET app = excluded.app, observed_at = excluded.observed_at
+      WHERE excluded.observed_at > latest_apps.observed_at
+        OR (excluded.observed_at = latest_apps.observed_at AND excluded.app > latest_apps.app)
+      """
+    ).run()
     if !app.domains.isEmpty {
       try await store.sql.insert(into: "app_domains")
         .columns("app", "position", "raw", "service", "host", "wildcard", "modes", "active")
@@ -197,7 +206,7 @@ public actor RunRecorder {
         .ignoringConflicts(with: "sha256")
         .run()
     }
-    try await store.sql.insert(into: "retrievals")
+    let rows = try await store.sql.insert(into: "retrievals")
       .columns(
         "run_id", "host", "developer_mode", "retrieved_at", "source", "status", "http_status", "url", "message",
         "file_sha256", "result", "findings"
@@ -210,6 +219,32 @@ public actor RunRecorder {
           ] as [any Encodable & Sendable]).map(SQLBind.init)
         }
       )
+      .returning("id", "host", "developer_mode")
+      .all()
+    // Each host's latest retrieval, and its latest definite one, which the latest state reads.
+    let definite = Set(retrievals.filter(\.result.status.isDefinite).map(\.request))
+    var latest: [[any SQLExpression]] = []
+    for row in rows {
+      let request = AASARequest(
+        host: try row.decode(column: "host", as: String.self),
+        developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
+      let id = try row.decode(column: "id", as: Int.self)
+      for kind in definite.contains(request) ? [0, 1] : [0] {
+        latest.append(
+          ([request.host, request.developerMode ? 1 : 0, kind, id, observed] as [any Encodable & Sendable])
+            .map(SQLBind.init))
+      }
+    }
+    try await store.sql.insert(into: "latest_retrievals")
+      .columns("host", "developer_mode", "definite", "retrieval", "retrieved_at")
+      .rows(latest)
+      .onConflict(with: ["host", "developer_mode", "definite"]) {
+        $0.set(excludedValueOf: "retrieval").set(excludedValueOf: "retrieved_at")
+          .where(
+            SQLRaw(
+              "excluded.retrieved_at > latest_retrievals.retrieved_at OR (excluded.retrieved_at = "
+                + "latest_retrievals.retrieved_at AND excluded.retrieval > latest_retrievals.retrieval)"))
+      }
       .run()
   }
 
@@ -228,6 +263,14 @@ public actor RunRecorder {
     }
     return (size, hex(hasher.finalize()))
   }
+}
+
+/// `value` as compact JSON for a column: keys unsorted, nothing escaped for a terminal (the text is escaped when it
+/// is printed), so recording costs as little as it can.
+func json<T: Encodable>(_ value: T) -> String {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.withoutEscapingSlashes]
+  return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
 }
 
 /// Bytes as lower-case hex: a digest as the store keeps it.

@@ -65,6 +65,8 @@ public struct HostHistory: Sendable, Encodable {
   public var unanswered: Int
   /// Each version's file, parsed (an empty file for a definite failure), for the text's rules.
   var files: [AASAFile] = []
+  /// Each version against the one before (from the second on), as the text shows them.
+  var comparisons: [AASAComparison] = []
 
   private enum CodingKeys: String, CodingKey {
     case host, versions, changes, unanswered
@@ -191,14 +193,17 @@ extension AuditStore {
     }
     let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
     history.files = history.versions.map { $0.sha256.flatMap { parsed[$0] } ?? empty }
-    for i in history.versions.indices {
-      var apps: [String] = []
-      for detail in history.files[i].applinks?.details ?? [] {
-        for app in detail.appIDs where !apps.contains(app) { apps.append(app) }
+    // Each version against the one before, on every core.
+    let files = history.files
+    history.comparisons = try await failing("cannot compare the versions of \(host)") {
+      try await Self.concurrentMap(Array(files.indices.dropFirst()), chunk: 1) { i in
+        AASAComparison(old: files[i - 1], new: files[i], host: host)
       }
-      history.versions[i].appIds = apps
+    }
+    for i in history.versions.indices {
+      history.versions[i].appIds = history.files[i].appLinksAppIDs
       guard i > 0 else { continue }
-      let comparison = AASAComparison(old: history.files[i - 1], new: history.files[i], host: host)
+      let comparison = history.comparisons[i - 1]
       history.changes += comparison.shared.map { shared in
         HostHistory.Change(
           from: i, to: i + 1, at: history.versions[i].firstSeen, kind: shared.change.kind, appIds: shared.appIds,

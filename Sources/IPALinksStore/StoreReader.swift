@@ -55,41 +55,58 @@ extension AuditStore {
   /// The latest state, or the state at `time`: each app as it was last inspected, grouped by the input it came
   /// from, and each domain's AASA file as it was last retrieved. What `who-claims`, `report`, `blocklist` and
   /// `diff` read from a store. With `about`, only the apps with an entry on that host, on a domain above it (a
-  /// wildcard's) or, for a wildcard, below it: all that `who-claims HOST` needs, read through the host index.
+  /// wildcard's) or, for a wildcard, below it, and without their entitlements: all that `who-claims HOST` needs,
+  /// read through the host index.
   public func latestReports(at time: Date? = nil, about host: String? = nil) async throws(Failure)
     -> [InspectionReport]
   {
     let at = AuditStore.timestamp(time ?? Date.distantFuture)
     return try await failing("cannot read the latest state") {
+      var name = ""
+      var above: [String] = []
+      var wildcard = false
       var keys: SQLQueryString = ""
       if let host {
         let pattern = LinkRuntime.HostPattern(host)
-        let name = pattern.host
+        name = pattern.host
+        wildcard = pattern.wildcard
         let labels = name.split(separator: ".")
-        let above = labels.indices.map { labels[$0...].joined(separator: ".") }
-        let below: SQLQueryString = pattern.wildcard ? " OR d.host LIKE \(bind: "%." + name)" : ""
-        keys =
-          "AND a.app_key IN (SELECT b.app_key FROM app_domains d JOIN apps b ON b.id = d.app WHERE d.host IN (\(binds: above))\(below))"
+        above = labels.indices.map { labels[$0...].joined(separator: ".") }
+        let below: SQLQueryString = wildcard ? " OR d.host LIKE \(bind: "%." + name)" : ""
+        keys = "AND EXISTS (SELECT 1 FROM app_domains d WHERE d.app = a.id AND (d.host IN (\(binds: above))\(below)))"
       }
-      // The latest row of each app (none of the same app is newer; ties go to the later row), found in the
-      // (app_key, observed_at) index before any report is read.
-      let rows = try await sql.raw(
-        """
-        SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
-        WHERE a.id IN (
-          SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
-            SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
-              AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))) \(keys)
-        ORDER BY i.path, a.input_id, a.id
-        """
-      ).all()
+      let rows: [any SQLRow]
+      if time == nil {
+        // The latest state as it was written: one row per app, whatever the number of runs.
+        rows = try await sql.raw(
+          """
+          SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM latest_apps l
+          JOIN apps a ON a.id = l.app JOIN inputs i ON i.id = a.input_id
+          WHERE 1 = 1 \(keys)
+          ORDER BY i.path, a.input_id, a.id
+          """
+        ).all()
+      } else {
+        // The latest row of each app then (none of the same app is newer; ties go to the later row), found in the
+        // (app_key, observed_at) index before any report is read.
+        rows = try await sql.raw(
+          """
+          SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+          WHERE a.id IN (
+            SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
+              SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
+                AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))) \(keys)
+          ORDER BY i.path, a.input_id, a.id
+          """
+        ).all()
+      }
       let decoder = JSONDecoder()
       var reports: [InspectionReport] = []
       var lastInput = -1
-      for row in rows {
+      let bundles = try await Self.bundles(
+        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil)
+      for (row, bundle) in zip(rows, bundles) {
         let input = try row.decode(column: "input_id", as: Int.self)
-        let bundle = try decoder.decode(
-          BundleReport.self, from: Data(try row.decode(column: "report", as: String.self).utf8))
         if input != lastInput {
           lastInput = input
           let kind = InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown
@@ -101,8 +118,14 @@ extension AuditStore {
         }
         reports[reports.count - 1].bundles.append(bundle)
       }
-      let results = try await latestRetrievals(
-        at: at, hosts: host == nil ? nil : Set(UniversalLinkInventory.requests(for: reports).map(\.host)))
+      // For one host, only the files that decide on it: its own, and its domains' above or (for a wildcard) below.
+      let hosts = host.map { _ in
+        Set(
+          UniversalLinkInventory.requests(for: reports).map(\.host).filter {
+            above.contains($0) || (wildcard && $0.hasSuffix("." + name))
+          })
+      }
+      let results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       for r in reports.indices {
         for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
       }
@@ -110,15 +133,59 @@ extension AuditStore {
     }
   }
 
+  /// Whether the store holds an app observed at `time` or before (at all, when nil).
+  func holdsApps(at time: Date?) async throws -> Bool {
+    try await sql.raw(
+      "SELECT COUNT(*) AS n FROM (SELECT 1 FROM apps WHERE observed_at <= \(bind: AuditStore.timestamp(time ?? .distantFuture)) LIMIT 1) x"
+    ).first(decodingColumn: "n", as: Int.self) ?? 0 > 0
+  }
+
+  /// The apps' reports decoded on every core: decoding is most of what reading the latest state costs.
+  /// With `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``).
+  static func bundles(_ texts: [String], claimsOnly: Bool) async throws -> [BundleReport] {
+    try await concurrentMap(texts) {
+      let decoder = JSONDecoder()
+      decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
+      return try decoder.decode(BundleReport.self, from: Data($0.utf8))
+    }
+  }
+
+  /// `transform` of each item, in order, done on every core in chunks of at least `chunk` items.
+  static func concurrentMap<T: Sendable, U: Sendable>(
+    _ items: [T], chunk: Int = 32, _ transform: @escaping @Sendable (T) throws -> U
+  ) async throws -> [U] {
+    let size = max(chunk, items.count / (ProcessInfo.processInfo.activeProcessorCount * 4) + 1)
+    let chunks = stride(from: 0, to: items.count, by: size).map { Array(items[$0..<min($0 + size, items.count)]) }
+    return try await withThrowingTaskGroup(of: (Int, [U]).self) { group in
+      for (index, chunk) in chunks.enumerated() {
+        group.addTask { (index, try chunk.map(transform)) }
+      }
+      var done = [[U]](repeating: [], count: chunks.count)
+      for try await (index, part) in group { done[index] = part }
+      return done.flatMap { $0 }
+    }
+  }
+
   /// The latest retrieval of each host's file (`at` or before), parsed once each: the latest with a definite answer
   /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
   /// links); a host that never had one, its latest.
-  private func latestRetrievals(at: String, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
+  private func latestRetrievals(at: String?, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
     let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
     var rows: [any SQLRow] = []
     let only: SQLQueryString = hosts.map { "AND r.host IN (\(binds: $0.sorted()))" } ?? ""
     if hosts?.isEmpty == true { return [:] }
-    for onlyDefinite in [false, true] {
+    if at == nil {
+      // The definite ones come second and so replace the others below.
+      rows = try await sql.raw(
+        """
+        SELECT r.host, r.developer_mode, r.result, f.body FROM latest_retrievals l
+        JOIN retrievals r ON r.id = l.retrieval LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        WHERE 1 = 1 \(only) ORDER BY l.definite
+        """
+      ).all()
+    }
+    for onlyDefinite in [false, true] where at != nil {
+      let at = at ?? ""
       let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite)) \(only)" : only
       let sameFilter: SQLQueryString = onlyDefinite ? "AND s.status IN (\(binds: definite))" : ""
       // The definite ones come second and so replace the others below.
@@ -133,17 +200,20 @@ extension AuditStore {
         """
       ).all()
     }
-    var out: [AASARequest: ParsedAASA] = [:]
-    let decoder = JSONDecoder()
-    for row in rows {
-      let request = AASARequest(
-        host: try row.decode(column: "host", as: String.self),
-        developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
-      var result = try decoder.decode(
-        AASAFetchResult.self, from: Data(try row.decode(column: "result", as: String.self).utf8))
-      result.body = try row.decode(column: "body", as: Data?.self).map { [UInt8]($0) }
-      out[request] = ParsedAASA(result)
+    let read = try rows.map { row in
+      (
+        AASARequest(
+          host: try row.decode(column: "host", as: String.self),
+          developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0),
+        try row.decode(column: "result", as: String.self), try row.decode(column: "body", as: Data?.self)
+      )
     }
-    return out
+    // Each file parsed and validated once, on every core; later rows (the definite ones) replace earlier ones.
+    let parsed = try await Self.concurrentMap(read) { request, json, body in
+      var result = try JSONDecoder().decode(AASAFetchResult.self, from: Data(json.utf8))
+      result.body = body.map { [UInt8]($0) }
+      return (request, ParsedAASA(result))
+    }
+    return Dictionary(parsed, uniquingKeysWith: { $1 })
   }
 }

@@ -1,3 +1,4 @@
+import IPALinksKit
 import SQLKit
 
 /// The store's tables, as numbered migrations applied in order when a store is opened. docs/store.md documents
@@ -7,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 1
+  static let version = 2
 
   /// Brings `store` up to ``version``: each migration it lacks, in one transaction, under a lock so that several
   /// processes opening a new store at once apply each migration once.
@@ -112,6 +113,47 @@ enum StoreSchema {
         """,
         "CREATE INDEX retrievals_host ON retrievals (host, developer_mode, retrieved_at, status)",
       ]
-    }
+    },
+    // The latest state kept as it is written, so that reading it costs what the apps and hosts cost, not what
+    // every run before them does.
+    { _ in
+      [
+        // `store runs` counts each run's inputs and apps.
+        "CREATE INDEX IF NOT EXISTS inputs_run ON inputs (run_id)",
+        "CREATE INDEX IF NOT EXISTS apps_run ON apps (run_id)",
+        // `history --app` reads an app's schemes.
+        "CREATE INDEX IF NOT EXISTS app_schemes_app ON app_schemes (app)",
+        """
+        CREATE TABLE latest_apps (app_key TEXT PRIMARY KEY, app BIGINT NOT NULL REFERENCES apps (id),
+          observed_at TEXT NOT NULL)
+        """,
+        """
+        INSERT INTO latest_apps (app_key, app, observed_at)
+        SELECT x.app_key, x.id, x.observed_at FROM apps x WHERE NOT EXISTS (
+          SELECT 1 FROM apps y WHERE y.app_key = x.app_key
+            AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
+        """,
+        """
+        CREATE TABLE latest_retrievals (host TEXT NOT NULL, developer_mode INTEGER NOT NULL,
+          definite INTEGER NOT NULL, retrieval BIGINT NOT NULL REFERENCES retrievals (id),
+          retrieved_at TEXT NOT NULL, PRIMARY KEY (host, developer_mode, definite))
+        """,
+      ]
+        + [false, true].map { definite in
+          let only =
+            definite
+            ? AASAFetchResult.Status.allCases.filter(\.isDefinite).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            : ""
+          let filter = definite ? "AND r.status IN (\(only))" : ""
+          let same = definite ? "AND s.status IN (\(only))" : ""
+          return """
+            INSERT INTO latest_retrievals (host, developer_mode, definite, retrieval, retrieved_at)
+            SELECT r.host, r.developer_mode, \(definite ? 1 : 0), r.id, r.retrieved_at FROM retrievals r
+            WHERE 1 = 1 \(filter) AND NOT EXISTS (
+              SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode \(same)
+                AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+            """
+        }
+    },
   ]
 }

@@ -192,17 +192,22 @@ extension StoreText {
 
 extension AuditStore {
   /// The state `at` names (the latest when nil) of the store at `location`, as the commands that take `--store`
-  /// as an input read it; an empty state is told to `warn` too, and nil, after telling it why, is a store that
-  /// cannot be read.
+  /// as an input read it; nil, after telling `warn` why, is a store that cannot be read or holds no app (then).
   /// With `about` (a `who-claims` query: a host, a wildcard or a URL), only the apps that question needs.
   public static func state(
     _ location: StoreLocation, at: StoreTime?, about query: String? = nil, warn: (String) -> Void
   ) async -> [InspectionReport]? {
     let host = query.flatMap(HostClaims.host(ofQuery:))
     let state = await reading(location, warn: warn) { store in
-      try await store.latestReports(at: try await store.instant(at, day: .end), about: host)
+      let time = try await store.instant(at, day: .end)
+      let reports = try await store.latestReports(at: time, about: host)
+      // No app on the host is an answer; no app at all is not.
+      return (reports, reports.isEmpty && host != nil ? try await store.holdsApps(at: time) : !reports.isEmpty)
     }
-    if state?.isEmpty == true { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
-    return state
+    guard let state, state.1 else {
+      if state != nil { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
+      return nil
+    }
+    return state.0
   }
 }

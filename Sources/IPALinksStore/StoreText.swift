@@ -69,9 +69,8 @@ public enum StoreText {
       out +=
         "\n" + style.bold("\(old) → \(new)") + ", first seen \(minute(version.firstSeen))"
         + (version.firstRun.map { " (\(TerminalText.escape($0)))" } ?? "") + ":\n"
-      let comparison = AASAComparison(old: history.files[i - 1], new: history.files[i], host: history.host)
       out += AASADiffReporter.text(
-        comparison, old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
+        history.comparisons[i - 1], old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
     }
     return out
   }

@@ -127,7 +127,40 @@ import Testing
     let files = try await store.sqlRows("SELECT COUNT(*) AS n FROM aasa_files WHERE size > 0")
     let distinct = try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) AS n FROM retrievals")
     #expect(files == distinct && files != ["0"], "\(files) \(distinct)")
+    // The latest state kept as it is written is the state at the end of time, worked out from every run.
+    let rendered = JSONReporter.render(latest, pretty: false)
+    #expect(JSONReporter.render(try await store.latestReports(at: .distantFuture), pretty: false) == rendered)
+    // A store of schema 1 (no latest tables) gains them from its rows when it is next opened.
+    for statement in [
+      "DROP TABLE latest_apps", "DROP TABLE latest_retrievals", "DELETE FROM ipalinks_schema WHERE version = 2",
+    ] {
+      try await store.sqlRows(statement)
+    }
     try await store.close()
+    let migrated = try await Self.open(location)
+    #expect(try await migrated.sqlRows("SELECT MAX(version) AS v FROM ipalinks_schema") == ["2"])
+    #expect(JSONReporter.render(try await migrated.latestReports(), pretty: false) == rendered)
+    try await migrated.close()
+    // A host no app claims is an answer from the store; a store with no app is not.
+    let nobody = try CLI.run(["who-claims", "nobody.invalid", "--store", location])
+    #expect(nobody.status == 1 && nobody.stdout == "nobody.invalid: claimed by 0 apps\n", "\(nobody.stderr)")
+    let early = try CLI.run(["who-claims", "shop.example.com", "--store", location, "--at", "2000-01-01"])
+    #expect(early.status == 2 && early.stderr.contains("no app in the store at 2000-01-01"), "\(early.stderr)")
+    // An older inventory imported later is history, not the latest state.
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "jsonl"])
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-old-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    try Data(saved.stdout.utf8).write(to: file)
+    try FileManager.default.setAttributes([.modificationDate: week1 - 86_400], ofItemAtPath: file.path)
+    let older = try CLI.run(["store", "import", "--store", location, file.path])
+    #expect(older.status == 0 && saved.stdout.contains("com.example.store"), "\(older.stderr)")
+    let after = try await Self.open(location)
+    #expect(JSONReporter.render(try await after.latestReports(), pretty: false) == rendered)
+    let imported = try await after.sqlRows(
+      "SELECT COUNT(*) AS n FROM latest_apps l JOIN apps a ON a.id = l.app JOIN runs r ON r.id = a.run_id "
+        + "WHERE r.command = 'store import'")
+    #expect(imported == ["0"])
+    try await after.close()
   }
 
   /// `history --host`, and `--at` and `diff --since` reading the state as it was, by label and by time.

@@ -161,10 +161,15 @@ public struct BundleReport: Sendable, Codable {
     case provisioningProfile, associatedDomains, urlSchemes, queriedURLSchemes, diagnostics
   }
 
+  /// A decoder's `userInfo` key: when true, the entitlements themselves (each source's, the effective ones and the
+  /// profile) are left out, since a reader of claims alone needs none of them and they are most of the decoding.
+  public static let claimsOnly = CodingUserInfoKey(rawValue: "ipalinks.claimsOnly")!
+
   /// Lenient about missing keys, like ``InspectionReport/init(from:)``. Saved rules get this bundle's app id back,
   /// since JSON carries it once per bundle, not once per domain.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
+    let claimsOnly = decoder.userInfo[Self.claimsOnly] as? Bool == true
     path = try c.decode(String.self, forKey: .path)
     kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .app
     bundleId = try c.decodeIfPresent(String.self, forKey: .bundleId)
@@ -180,10 +185,12 @@ public struct BundleReport: Sendable, Codable {
     encrypted = try c.decodeIfPresent(Bool.self, forKey: .encrypted)
     distribution = try c.decodeIfPresent(String.self, forKey: .distribution)
     entitlementSources = try c.decodeIfPresent([String].self, forKey: .entitlementSources) ?? []
-    entitlementSourceDetails =
-      try c.decodeIfPresent([EntitlementSource].self, forKey: .entitlementSourceDetails) ?? []
-    entitlements = try c.decodeIfPresent([String: PlistValue].self, forKey: .entitlements) ?? [:]
-    provisioningProfile = try c.decodeIfPresent(ProvisioningProfile.self, forKey: .provisioningProfile)
+    if !claimsOnly {
+      entitlementSourceDetails =
+        try c.decodeIfPresent([EntitlementSource].self, forKey: .entitlementSourceDetails) ?? []
+      entitlements = try c.decodeIfPresent([String: PlistValue].self, forKey: .entitlements) ?? [:]
+      provisioningProfile = try c.decodeIfPresent(ProvisioningProfile.self, forKey: .provisioningProfile)
+    }
     associatedDomains = try c.decodeIfPresent([AssociatedDomain].self, forKey: .associatedDomains) ?? []
     urlSchemes = try c.decodeIfPresent([String].self, forKey: .urlSchemes) ?? []
     queriedURLSchemes = try c.decodeIfPresent([String].self, forKey: .queriedURLSchemes) ?? []

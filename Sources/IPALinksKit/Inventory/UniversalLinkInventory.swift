@@ -122,7 +122,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     }
     aasa.signed = file.isSigned
     switch service {
-    case .applinks: aasa.listedApps = file.appLinksAppIDs
+    case .applinks: aasa.listedApps = parsed.appLinksAppIDs
     case .webcredentials: aasa.listedApps = file.webcredentials?.apps ?? []
     case .appclips: aasa.listedApps = file.appclips?.apps ?? []
     case .activitycontinuation: aasa.listedApps = file.activitycontinuation?.apps ?? []
@@ -154,6 +154,8 @@ public struct ParsedAASA: Sendable {
   let parseError: String?
   /// With both sources read: how the origin's file behaves differently from the CDN's copy, for every app.
   let sourceChanges: [AASAComparison.Change]
+  /// The apps the file's `applinks` lists, worked out once: a shared host's file is evaluated for every app.
+  let appLinksAppIDs: [String]
   /// Refused by one of our limits rather than malformed.
   var overLimit: Bool {
     fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
@@ -165,13 +167,14 @@ public struct ParsedAASA: Sendable {
     stripped.body = nil
     self.result = stripped
     guard result.status == .ok, let body = result.body else {
-      (hadBody, file, fileDiagnostics, parseError, sourceChanges) = (false, nil, [], nil, [])
+      (hadBody, file, fileDiagnostics, parseError, sourceChanges, appLinksAppIDs) = (false, nil, [], nil, [], [])
       return
     }
     hadBody = true
     let checked = AASAValidator.check(body)
     file = checked.file
     fileDiagnostics = checked.diagnostics
+    appLinksAppIDs = checked.file?.appLinksAppIDs ?? []
     sourceChanges = Self.compareSources(result, cdnFile: checked.file)
     if checked.file == nil {
       // Parse again only to get the error's wording; this happens once per broken file.

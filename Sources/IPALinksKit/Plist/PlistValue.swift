@@ -109,16 +109,18 @@ extension PlistValue: Decodable {
   /// is enough to compare saved inventories, and encoding again gives the same JSON.
   public init(from decoder: any Decoder) throws {
     let container = try decoder.singleValueContainer()
-    if let b = try? container.decode(Bool.self) {
+    // Each JSON type decodes as one of these alone (a number as an integer before a real), so the order changes no
+    // value; the commonest in entitlements come first, as every miss costs a thrown error.
+    if let s = try? container.decode(String.self) {
+      self = .string(s)
+    } else if let b = try? container.decode(Bool.self) {
       self = .bool(b)
+    } else if let a = try? container.decode([PlistValue].self) {
+      self = .array(a)
     } else if let i = try? container.decode(Int64.self) {
       self = .integer(i)
     } else if let r = try? container.decode(Double.self) {
       self = .real(r)
-    } else if let s = try? container.decode(String.self) {
-      self = .string(s)
-    } else if let a = try? container.decode([PlistValue].self) {
-      self = .array(a)
     } else {
       self = .dictionary(try container.decode([String: PlistValue].self))
     }

@@ -79,14 +79,17 @@ public struct AASAComparison: Sendable, Equatable, Codable {
   /// `host`.
   public init(old: AASAFile, new: AASAFile, appIDs: [String]? = nil, host: String = "example.com") {
     var apps: [String] = []
+    var seen: Set<String> = []
     for file in [old, new] {
       for detail in file.applinks?.details ?? [] {
-        for app in detail.appIDs where !apps.contains(app) { apps.append(app) }
+        for app in detail.appIDs where seen.insert(app).inserted { apps.append(app) }
       }
     }
     changes = (appIDs ?? apps).flatMap { app in
-      Side.compare(
-        Side(AppLinkRules(file: old, appID: app)), Side(AppLinkRules(file: new, appID: app)), appID: app, host: host)
+      let (before, after) = (AppLinkRules(file: old, appID: app), AppLinkRules(file: new, appID: app))
+      // The same rules from the same entry behave the same: most apps of a shared file, when one app's part changed.
+      if before == after { return [Change]() }
+      return Side.compare(Side(before), Side(after), appID: app, host: host)
     }
   }
 

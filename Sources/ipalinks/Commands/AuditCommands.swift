@@ -191,7 +191,7 @@ struct WhoClaimsCommand: StatusCommand {
   func execute() async throws -> Int32 {
     let loaded = try await audit.load(
       allInputs, inventories: inventories, store: store, about: urls == nil ? host : nil, fetch: fetch)
-    if loaded.reports.isEmpty { return 2 }
+    if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
     if let urls { return scan(urls, claims: index, trouble: loaded.unreadable > 0) }
     guard let host, let claims = HostClaims(query: host, claims: index) else {
