@@ -36,7 +36,7 @@ TEST_FILTER := awk -f scripts/test-filter.awk
 # the binaries they run go there, not in /tmp.
 SWIFT_TEST := sh scripts/with-tmpdir.sh $(SWIFT) test
 
-.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-batch bench-expansion bench-report report-demo samples clean
+.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-batch bench-expansion bench-report bench-store report-demo samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -182,6 +182,13 @@ bench-fetch: setup
 bench-batch: setup
 	$(SWIFT) build -c release --product ipalinks
 	python3 scripts/bench-batch.py
+
+## The audit store: 10,000 generated apps through `inspect --store` into SQLite and a private PostgreSQL server against
+## no store (goal: baseline/store >= 0.8), then 52 weekly runs of 1,000 apps: size per app per run, AASA bytes kept
+## once per version, who-claims and history times (goal: under 100 ms), report from the store against a saved inventory.
+bench-store: setup
+	$(SWIFT) build -c release --product ipalinks
+	python3 scripts/bench-store.py
 
 ## Page size and render time of `report` for 300 and 2,000 generated apps, and the search's time in WebKit; pass
 ## BEFORE=path/to/older/ipalinks to compare with another build in the same run.
