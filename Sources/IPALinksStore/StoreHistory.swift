@@ -196,7 +196,7 @@ extension AuditStore {
     // Each version against the one before, on every core.
     let files = history.files
     history.comparisons = try await failing("cannot compare the versions of \(host)") {
-      try await Self.concurrentMap(Array(files.indices.dropFirst()), chunk: 1) { i in
+      try Self.concurrentMap(Array(files.indices.dropFirst()), chunk: 1) { i in
         AASAComparison(old: files[i - 1], new: files[i], host: host)
       }
     }

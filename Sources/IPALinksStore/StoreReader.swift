@@ -103,7 +103,7 @@ extension AuditStore {
       let decoder = JSONDecoder()
       var reports: [InspectionReport] = []
       var lastInput = -1
-      let bundles = try await Self.bundles(
+      let bundles = try Self.bundles(
         try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil)
       for (row, bundle) in zip(rows, bundles) {
         let input = try row.decode(column: "input_id", as: Int.self)
@@ -142,28 +142,23 @@ extension AuditStore {
 
   /// The apps' reports decoded on every core: decoding is most of what reading the latest state costs.
   /// With `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``).
-  static func bundles(_ texts: [String], claimsOnly: Bool) async throws -> [BundleReport] {
-    try await concurrentMap(texts) {
+  static func bundles(_ texts: [String], claimsOnly: Bool) throws -> [BundleReport] {
+    try concurrentMap(texts) {
       let decoder = JSONDecoder()
       decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
       return try decoder.decode(BundleReport.self, from: Data($0.utf8))
     }
   }
 
-  /// `transform` of each item, in order, done on every core in chunks of at least `chunk` items.
+  /// `transform` of each item, in order, done on every core in chunks of at least `chunk` items; the first error
+  /// thrown, if any.
   static func concurrentMap<T: Sendable, U: Sendable>(
     _ items: [T], chunk: Int = 32, _ transform: @escaping @Sendable (T) throws -> U
-  ) async throws -> [U] {
-    let size = max(chunk, items.count / (ProcessInfo.processInfo.activeProcessorCount * 4) + 1)
-    let chunks = stride(from: 0, to: items.count, by: size).map { Array(items[$0..<min($0 + size, items.count)]) }
-    return try await withThrowingTaskGroup(of: (Int, [U]).self) { group in
-      for (index, chunk) in chunks.enumerated() {
-        group.addTask { (index, try chunk.map(transform)) }
-      }
-      var done = [[U]](repeating: [], count: chunks.count)
-      for try await (index, part) in group { done[index] = part }
-      return done.flatMap { $0 }
+  ) throws -> [U] {
+    try parallelMap(items.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: chunk) { k in
+      Result { try transform(items[k]) }
     }
+    .map { try $0.get() }
   }
 
   /// The latest retrieval of each host's file (`at` or before), parsed once each: the latest with a definite answer
@@ -209,7 +204,7 @@ extension AuditStore {
       )
     }
     // Each file parsed and validated once, on every core; later rows (the definite ones) replace earlier ones.
-    let parsed = try await Self.concurrentMap(read) { request, json, body in
+    let parsed = try Self.concurrentMap(read) { request, json, body in
       var result = try JSONDecoder().decode(AASAFetchResult.self, from: Data(json.utf8))
       result.body = body.map { [UInt8]($0) }
       return (request, ParsedAASA(result))

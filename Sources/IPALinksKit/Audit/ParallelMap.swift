@@ -2,8 +2,8 @@ import Dispatch
 
 /// `transform` applied to `0..<count` on up to `workers` threads at once, in contiguous chunks of at least
 /// `minimumChunk`, with the outputs in index order: for batches of independent, CPU-bound items (URLs to decide,
-/// inventory lines to decode) on a machine with cores to spare.
-func parallelMap<Output: Sendable>(
+/// inventory lines to decode, stored reports to read) on a machine with cores to spare.
+public func parallelMap<Output: Sendable>(
   _ count: Int, workers: Int, minimumChunk: Int = 256, _ transform: @Sendable (Int) -> Output
 ) -> [Output] {
   parallelMap(count, workers: workers, minimumChunk: minimumChunk, state: {}) { _, k in transform(k) }

@@ -85,12 +85,29 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         for app in detail.appIDs where seen.insert(app).inserted { apps.append(app) }
       }
     }
+    // An app whose first entry is the same in both files, under the same file-wide settings, has the same rules:
+    // most apps of a shared file, when one app's part changed.
+    let settled =
+      old.exceedsDeviceSizeLimit == new.exceedsDeviceSizeLimit && old.applinks?.defaults == new.applinks?.defaults
+      && old.applinks?.substitutionVariables == new.applinks?.substitutionVariables
+    let (oldEntries, newEntries) = (Self.firstEntries(old), Self.firstEntries(new))
     changes = (appIDs ?? apps).flatMap { app in
-      let (before, after) = (AppLinkRules(file: old, appID: app), AppLinkRules(file: new, appID: app))
-      // The same rules from the same entry behave the same: most apps of a shared file, when one app's part changed.
+      let (oldEntry, newEntry) = (oldEntries[app], newEntries[app])
+      if settled && oldEntry == newEntry { return [Change]() }
+      let before = AppLinkRules(file: old, appID: app, detail: oldEntry)
+      let after = AppLinkRules(file: new, appID: app, detail: newEntry)
       if before == after { return [Change]() }
       return Side.compare(Side(before), Side(after), appID: app, host: host)
     }
+  }
+
+  /// Each app's first `details` entry: the one iOS uses for it.
+  static func firstEntries(_ file: AASAFile) -> [String: AppLinksDetail] {
+    var entries: [String: AppLinksDetail] = [:]
+    for detail in file.applinks?.details ?? [] {
+      for app in detail.appIDs where entries[app] == nil { entries[app] = detail }
+    }
+    return entries
   }
 
   /// Compares one app's rules as two versions of a domain's file give them, such as the rules two saved

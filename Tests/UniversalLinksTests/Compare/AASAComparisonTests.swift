@@ -28,6 +28,23 @@ struct AASAComparisonTests {
     }
   }
 
+  /// An app whose entry did not change is skipped, unless a file-wide setting (the defaults) changed under it.
+  @Test func onlyTheAppsAChangeReachesAreCompared() {
+    func two(_ first: String, defaults: String = "") -> AASAFile {
+      Self.file(
+        #"\#(defaults)"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(first)]}, "#
+          + #"{"appIDs": ["\#(Self.other)"], "components": [{"/": "/shop/*"}]}]"#)
+    }
+    let base = two(#"{"/": "/buy/*"}"#)
+    let one = AASAComparison(old: base, new: two(#"{"/": "/sell/*"}"#))
+    #expect(!one.changes.isEmpty && one.changes.allSatisfy { $0.appId == Self.app }, "\(one.changes)")
+    let everyone = AASAComparison(
+      old: base, new: two(#"{"/": "/buy/*"}"#, defaults: #""defaults": {"caseSensitive": false}, "#))
+    #expect(Set(everyone.changes.map(\.appId)) == [Self.app, Self.other], "\(everyone.changes)")
+    Self.expectHonestExamples(
+      everyone, base, two(#"{"/": "/buy/*"}"#, defaults: #""defaults": {"caseSensitive": false}, "#))
+  }
+
   @Test func rewritingWithoutChangingBehaviourIsNoChange() {
     let base = Self.details(#""components": [{"/": "/buy/*", "caseSensitive": false}, {"/": "/help/*"}]"#)
     let hoisted = Self.details(
