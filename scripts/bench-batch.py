@@ -33,47 +33,27 @@ import collections
 import json
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
+from batchcorpus import corpus, self_peak_mib, tail, warm
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAKE = os.path.join(ROOT, "scripts", "make-batch-ipas.py")
 SUMMARY = re.compile(
     r"(?P<inputs>\d+) inputs? in .*?: (?P<complete>\d+) complete, (?P<partial>\d+) partial, "
     r"(?P<unreadable>\d+) unreadable; (?P<bundles>\d+) bundles, (?P<domains>\d+) associated "
     r"domains(?:; (?P<lookups>\d+) AASA hosts looked up for (?P<requests>\d+) domain requests)?")
 
 
-def corpus(out, count, seed):
-    """Generate (or reuse) a corpus; returns (dir, manifest, make-batch-ipas.py's report line)."""
-    d = os.path.join(out, "corpus-%d-seed%s" % (count, seed))
-    res = subprocess.run([sys.executable, MAKE, d, "--count", str(count), "--seed", str(seed)],
-                         stdout=subprocess.PIPE, text=True)
-    if res.returncode != 0:
-        sys.exit("make-batch-ipas.py failed for %s (exit %d)" % (d, res.returncode))
-    with open(os.path.join(d, "manifest.json")) as f:
-        manifest = json.load(f)
-    return d, manifest, res.stdout.strip()
 
 
-def warm(d, manifest):
-    """Read every IPA once so the first timed run does not pay for a cold page cache."""
-    for rel in manifest["ipas"]:
-        with open(os.path.join(d, rel), "rb") as f:
-            while f.read(1 << 20):
-                pass
 
 
-def tail(text, lines=20):
-    return "\n".join(text.rstrip("\n").split("\n")[-lines:])
 
 
-def self_peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def run(binary, d, jobs, check):

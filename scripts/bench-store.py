@@ -52,7 +52,6 @@ import os
 import pwd
 import random
 import re
-import resource
 import secrets
 import shlex
 import shutil
@@ -65,8 +64,9 @@ import sys
 import tempfile
 import time
 
+from batchcorpus import corpus, self_peak_mib, tail, warm
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MAKE = os.path.join(ROOT, "scripts", "make-batch-ipas.py")
 SUMMARY = re.compile(r"(?P<inputs>\d+) inputs? in .*?: (?P<complete>\d+) complete")
 QUERY_RUNS = 5
 REPORT_RUNS = 3
@@ -80,12 +80,8 @@ def log(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def tail(text, lines=20):
-    return "\n".join(text.rstrip("\n").split("\n")[-lines:])
 
 
-def self_peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def mib(n):
@@ -94,24 +90,8 @@ def mib(n):
 
 # -- corpora ------------------------------------------------------------------------------------
 
-def corpus(out, count, seed):
-    """Generate (or reuse) a corpus; returns (dir, manifest, make-batch-ipas.py's report line)."""
-    d = os.path.join(out, "corpus-%d-seed%s" % (count, seed))
-    res = subprocess.run([sys.executable, MAKE, d, "--count", str(count), "--seed", str(seed),
-                          "--quiet"], stdout=subprocess.PIPE, text=True)
-    if res.returncode != 0:
-        sys.exit("make-batch-ipas.py failed for %s (exit %d)" % (d, res.returncode))
-    with open(os.path.join(d, "manifest.json")) as f:
-        manifest = json.load(f)
-    return d, manifest, res.stdout.strip()
 
 
-def warm(d, manifest):
-    """Read every IPA once so the first timed run does not pay for a cold page cache."""
-    for rel in manifest["ipas"]:
-        with open(os.path.join(d, rel), "rb") as f:
-            while f.read(1 << 20):
-                pass
 
 
 # -- running ipalinks ---------------------------------------------------------------------------
@@ -640,9 +620,9 @@ def main():
     warnings = []
     load_at_start = os.getloadavg()[0]
     t0 = time.perf_counter()
-    big_dir, big, line = corpus(out, args.count, args.seed)
+    big_dir, big, line = corpus(out, args.count, args.seed, quiet=True)
     log(line)
-    hist_dir, hist, line = corpus(out, args.history_count, args.seed)
+    hist_dir, hist, line = corpus(out, args.history_count, args.seed, quiet=True)
     log(line)
     for d, m in ((big_dir, big), (hist_dir, hist)):
         warm(d, m)

@@ -113,7 +113,7 @@ public struct AppHistory: Sendable, Codable {
     public var at: String
     /// The run's label, when it had one.
     public var run: String?
-    /// The version and build inspected.
+    /// The version inspected.
     public var version: String?
     /// The build inspected.
     public var build: String?

@@ -62,44 +62,34 @@ extension AuditStore {
   {
     let at = AuditStore.timestamp(time ?? Date.distantFuture)
     return try await failing("cannot read the latest state") {
-      var name = ""
-      var above: [String] = []
-      var wildcard = false
+      // With a host, the apps with an entry on it, on a domain above it (a wildcard's) or, for a wildcard, below it.
+      let pattern = host.map(LinkRuntime.HostPattern.init)
+      let labels = pattern?.host.split(separator: ".") ?? []
+      let above = labels.indices.map { labels[$0...].joined(separator: ".") }
+      func below(_ name: String) -> Bool { pattern.map { $0.wildcard && name.hasSuffix("." + $0.host) } ?? false }
       var keys: SQLQueryString = ""
-      if let host {
-        let pattern = LinkRuntime.HostPattern(host)
-        name = pattern.host
-        wildcard = pattern.wildcard
-        let labels = name.split(separator: ".")
-        above = labels.indices.map { labels[$0...].joined(separator: ".") }
-        let below: SQLQueryString = wildcard ? " OR d.host LIKE \(bind: "%." + name)" : ""
-        keys = "AND EXISTS (SELECT 1 FROM app_domains d WHERE d.app = a.id AND (d.host IN (\(binds: above))\(below)))"
+      if let pattern {
+        let under: SQLQueryString = pattern.wildcard ? " OR d.host LIKE \(bind: "%." + pattern.host)" : ""
+        keys = "AND EXISTS (SELECT 1 FROM app_domains d WHERE d.app = a.id AND (d.host IN (\(binds: above))\(under)))"
       }
-      let rows: [any SQLRow]
-      if time == nil {
-        // The latest state as it was written: one row per app, whatever the number of runs.
-        rows = try await sql.raw(
-          """
-          SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM latest_apps l
-          JOIN apps a ON a.id = l.app JOIN inputs i ON i.id = a.input_id
-          WHERE 1 = 1 \(keys)
-          ORDER BY i.path, a.input_id, a.id
-          """
-        ).all()
-      } else {
-        // The latest row of each app then (none of the same app is newer; ties go to the later row), found in the
-        // (app_key, observed_at) index before any report is read.
-        rows = try await sql.raw(
-          """
-          SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
-          WHERE a.id IN (
-            SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
-              SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
-                AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))) \(keys)
-          ORDER BY i.path, a.input_id, a.id
-          """
-        ).all()
-      }
+      // The latest state as it was written, one row per app whatever the number of runs; at a time, the latest row
+      // of each app then (none of the same app is newer; ties go to the later row), found in the (app_key,
+      // observed_at) index before any report is read.
+      let latest: SQLQueryString =
+        time == nil
+        ? "SELECT app FROM latest_apps"
+        : """
+        SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
+          SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
+            AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
+        """
+      let rows = try await sql.raw(
+        """
+        SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        WHERE a.id IN (\(latest)) \(keys)
+        ORDER BY i.path, a.input_id, a.id
+        """
+      ).all()
       let decoder = JSONDecoder()
       var reports: [InspectionReport] = []
       var lastInput = -1
@@ -119,11 +109,8 @@ extension AuditStore {
         reports[reports.count - 1].bundles.append(bundle)
       }
       // For one host, only the files that decide on it: its own, and its domains' above or (for a wildcard) below.
-      let hosts = host.map { _ in
-        Set(
-          UniversalLinkInventory.requests(for: reports).map(\.host).filter {
-            above.contains($0) || (wildcard && $0.hasSuffix("." + name))
-          })
+      let hosts = pattern.map { _ in
+        Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
       }
       let results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       for r in reports.indices {
@@ -135,9 +122,8 @@ extension AuditStore {
 
   /// Whether the store holds an app observed at `time` or before (at all, when nil).
   func holdsApps(at time: Date?) async throws -> Bool {
-    try await sql.raw(
-      "SELECT COUNT(*) AS n FROM (SELECT 1 FROM apps WHERE observed_at <= \(bind: AuditStore.timestamp(time ?? .distantFuture)) LIMIT 1) x"
-    ).first(decodingColumn: "n", as: Int.self) ?? 0 > 0
+    let at = AuditStore.timestamp(time ?? .distantFuture)
+    return try await sql.raw("SELECT 1 FROM apps WHERE observed_at <= \(bind: at) LIMIT 1").first() != nil
   }
 
   /// The apps' reports decoded on every core: decoding is most of what reading the latest state costs.
@@ -169,8 +155,8 @@ extension AuditStore {
     var rows: [any SQLRow] = []
     let only: SQLQueryString = hosts.map { "AND r.host IN (\(binds: $0.sorted()))" } ?? ""
     if hosts?.isEmpty == true { return [:] }
-    if at == nil {
-      // The definite ones come second and so replace the others below.
+    // The definite ones come second and so replace the others below.
+    guard let at else {
       rows = try await sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM latest_retrievals l
@@ -178,12 +164,11 @@ extension AuditStore {
         WHERE 1 = 1 \(only) ORDER BY l.definite
         """
       ).all()
+      return try parsed(rows)
     }
-    for onlyDefinite in [false, true] where at != nil {
-      let at = at ?? ""
+    for onlyDefinite in [false, true] {
       let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite)) \(only)" : only
       let sameFilter: SQLQueryString = onlyDefinite ? "AND s.status IN (\(binds: definite))" : ""
-      // The definite ones come second and so replace the others below.
       rows += try await sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
@@ -195,6 +180,12 @@ extension AuditStore {
         """
       ).all()
     }
+    return try parsed(rows)
+  }
+
+  /// Retrieval rows (host, mode, result, body) as parsed files, each parsed and validated once, on every core; a
+  /// later row of a host replaces an earlier one.
+  private func parsed(_ rows: [any SQLRow]) throws -> [AASARequest: ParsedAASA] {
     let read = try rows.map { row in
       (
         AASARequest(
@@ -203,7 +194,6 @@ extension AuditStore {
         try row.decode(column: "result", as: String.self), try row.decode(column: "body", as: Data?.self)
       )
     }
-    // Each file parsed and validated once, on every core; later rows (the definite ones) replace earlier ones.
     let parsed = try Self.concurrentMap(read) { request, json, body in
       var result = try JSONDecoder().decode(AASAFetchResult.self, from: Data(json.utf8))
       result.body = body.map { [UInt8]($0) }

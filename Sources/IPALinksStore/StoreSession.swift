@@ -202,7 +202,7 @@ extension AuditStore {
       let time = try await store.instant(at, day: .end)
       let reports = try await store.latestReports(at: time, about: host)
       // No app on the host is an answer; no app at all is not.
-      return (reports, reports.isEmpty && host != nil ? try await store.holdsApps(at: time) : !reports.isEmpty)
+      return (reports, reports.isEmpty ? try await store.holdsApps(at: time) : true)
     }
     guard let state, state.1 else {
       if state != nil { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
