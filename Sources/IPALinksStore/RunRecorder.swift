@@ -142,6 +142,17 @@ public actor RunRecorder {
     recorded.formUnion(new.map(\.request))
   }
 
+  /// Writes the retrievals of a prepared input, without the input, in one transaction: what a refresh records.
+  func recordRetrievals(_ input: Prepared) async throws(AuditStore.Failure) {
+    let (store, run) = (store, run)
+    let new = input.retrievals.filter { !recorded.contains($0.request) }
+    guard !new.isEmpty else { return }
+    try await store.failing("cannot record the retrieval of \(new.map(\.request.host).joined(separator: ", "))") {
+      try await store.transaction { try await Self.insert(new, run: run, observed: input.observed, in: store) }
+    }
+    recorded.formUnion(new.map(\.request))
+  }
+
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
   public func finish(at time: Date = AuditStore.now) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)

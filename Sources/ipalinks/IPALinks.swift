@@ -16,7 +16,7 @@ struct IPALinks: AsyncParsableCommand {
     version: ToolVersion.current,
     subcommands: [
       Inspect.self, Fetch.self, Match.self, AASACommand.self, BlocklistCommand.self, DiffCommand.self,
-      ReportCommand.self, WhoClaimsCommand.self, HistoryCommand.self, StoreCommand.self,
+      ReportCommand.self, WhoClaimsCommand.self, HistoryCommand.self, RefreshCommand.self, StoreCommand.self,
     ]
   )
 }

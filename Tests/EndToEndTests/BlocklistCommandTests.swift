@@ -130,4 +130,35 @@ import Testing
     #expect(try CLI.run(["blocklist"]).status == 64)
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--format", "pdf"]).status == 64)
   }
+
+  /// `-o` replaces the file by a rename (a reader opening it meanwhile keeps a whole old file), keeps its
+  /// permissions, leaves no temporary file behind; `--if-changed` leaves an unchanged list alone with exit 3.
+  @Test func listsAreReplacedWholeAndOnlyWhenChanged() throws {
+    let folder = try Engines.folder()
+    let rules = folder.appendingPathComponent("rules.json").path
+    let base = ["blocklist", CLI.sample("Store.ipa"), "-o", rules, "--if-changed", "-q"]
+    let first = try CLI.run(base + ["--aasa-dir", CLI.sample("aasa")])
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(chmod(rules, 0o640) == 0)
+    let before = try FileManager.default.attributesOfItem(atPath: rules)
+    let reader = try #require(FileHandle(forReadingAtPath: rules))
+    defer { try? reader.close() }
+
+    let same = try CLI.run(base + ["--aasa-dir", CLI.sample("aasa")])
+    #expect(same.status == 3, "\(same.stderr)")
+    let unchanged = try FileManager.default.attributesOfItem(atPath: rules)
+    #expect(unchanged[.systemFileNumber] as? Int == before[.systemFileNumber] as? Int)
+
+    let changed = try CLI.run(base + ["--aasa-dir", CLI.sample("aasa/next"), "--aasa-dir", CLI.sample("aasa")])
+    #expect(changed.status == 0, "\(changed.stderr)")
+    let after = try FileManager.default.attributesOfItem(atPath: rules)
+    #expect(after[.systemFileNumber] as? Int != before[.systemFileNumber] as? Int)
+    #expect((after[.posixPermissions] as? Int) == 0o640)
+    // The reader that opened the old file still reads all of it.
+    let old = try #require(try reader.readToEnd())
+    #expect(old.count == before[.size] as? Int)
+    #expect(try JSONSerialization.jsonObject(with: old) is [Any])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rules.json"])
+    #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--if-changed"]).status == 64)
+  }
 }

@@ -381,3 +381,35 @@ public struct URLScanWriter: Sendable {
     }
   }
 }
+
+extension URLScan {
+  /// `who-claims --urls`: the lines of `path` decided in batches as they are read (``decide(_:workers:_:_:)``), so
+  /// the file is never held whole, and written on the terminal as ``URLScanWriter`` makes them in `format`; Ctrl-C
+  /// removes what the text kept on disk. Returns the exit code: 2 for `trouble` or a list that cannot be read, else
+  /// 0 when some URL opens an app and 1 when none does.
+  public static func scan(
+    _ path: String, claims: ClaimsIndex, format: OutputFormat, workers: Int, quiet: Bool, trouble: Bool
+  ) -> Int32 {
+    guard let lines = LineReader(path: path) else {
+      Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
+      return 2
+    }
+    var writer = URLScanWriter(format: format, style: Terminal.style)
+    let (text, interrupted) = (writer.text, writer.interrupted)
+    let interrupt = InterruptWatch {
+      text.discard()
+      Terminal.warn(interrupted)
+    }
+    Terminal.write(writer.head)
+    URLScan(claims: claims).decide(lines, workers: workers, writer.render) { batch in
+      writer.write(batch, output: Terminal.write) {
+        Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape($0.description))")
+      }
+    }
+    writer.finish(Terminal.write)
+    if let problem = writer.text.problem { Terminal.warn(problem) }
+    interrupt.stop()
+    if !quiet { Terminal.warn(writer.summary.line) }
+    return trouble ? 2 : writer.summary.opening > 0 ? 0 : 1
+  }
+}

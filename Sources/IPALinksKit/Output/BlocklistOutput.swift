@@ -33,10 +33,13 @@ public struct BlocklistOutput: Sendable {
   /// What the files hold, counted for people: `16 rules` (WebKit rules, regexes, or the AASA rules a guard or a
   /// pattern list carries), or `3 hosts`.
   public var size: String
+  /// The most rules a WebKit list or a regex file holds.
+  public let maxRules: Int
 
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   public init(_ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String) {
     let renderer = BlocklistRenderer(blocklist)
+    self.maxRules = maxRules
     notes = blocklist.notes
     let aasaRules = blocklist.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.rules.rules.count } }
     size = TerminalText.count(aasaRules, "rule")
@@ -71,6 +74,56 @@ public struct BlocklistOutput: Sendable {
     return base + suffix + (ext.isEmpty ? "" : "." + ext)
   }
 
+  /// Writes every file under `output` (``path(_:suffix:)``), each through a temporary file and a rename; with
+  /// `ifChanged`, nothing when every file already holds its text. Returns whether it wrote.
+  public func write(to output: String, ifChanged: Bool) throws(OutputFile.Failure) -> Bool {
+    let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
+    if ifChanged && targets.allSatisfy({ OutputFile.holds($1, at: $0) }) { return false }
+    for (path, text) in targets { try OutputFile.write(text, to: path) }
+    return true
+  }
+
+  /// What `blocklist` does with the files once made: tells the notes (unless `quiet`), writes the `--report`
+  /// document, then the files to `output` (with `ifChanged`, only when they differ) or to standard output. Returns
+  /// the exit code: 0 done; 1 partial (`loaded` is, or domains were left out, or the lists need `-o`); 2 a file
+  /// cannot be written; 3 with `ifChanged`, the files already held these rules.
+  public func deliver(
+    to output: String?, report: String?, ifChanged: Bool, apps: Int, loaded: LoadedInventory,
+    policy: UncoveredDomains, quiet: Bool
+  ) -> Int32 {
+    if files.count > 1 && output == nil {
+      Terminal.warn("the rules need \(files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
+      return 1
+    }
+    if !quiet {
+      for note in notes { Terminal.warn(note.line) }
+      if let leftOut = leftOut(policy) { Terminal.warn(leftOut) }
+    }
+    let partial: Int32 = loaded.partial || uncovered > 0 ? 1 : 0
+    do throws(OutputFile.Failure) {
+      if let report {
+        var failures = HostFailures()
+        loaded.reports.forEach { failures.add($0) }
+        try OutputFile.write(self.report(apps: apps, failedLookups: failures.lookups), to: report)
+      }
+      guard let output else {
+        files.forEach { Terminal.write($0.text) }
+        return partial
+      }
+      let wrote = try write(to: output, ifChanged: ifChanged)
+      if !quiet { Terminal.warn(wrote ? self.wrote(apps: apps, to: output) : unchanged(apps: apps, at: output)) }
+      return wrote ? partial : 3
+    } catch {
+      Terminal.warn(error.description)
+      return 2
+    }
+  }
+
+  /// `rules.json is unchanged (16 rules for 3 apps); not written`.
+  public func unchanged(apps: Int, at output: String) -> String {
+    "\(TerminalText.escape(output)) already holds these \(size) for \(TerminalText.count(apps, "app")); not written"
+  }
+
   /// The domains left out because their files are unknown.
   public var uncovered: Int { notes.filter { $0.kind == .uncovered }.count }
 
@@ -86,7 +139,7 @@ public struct BlocklistOutput: Sendable {
   /// `wrote 16 rules for 3 apps to rules.json`, and how many more files when the rules needed several.
   public func wrote(apps: Int, to output: String) -> String {
     let more = files.count > 1 ? " and \(TerminalText.count(files.count - 1, "more file"))" : ""
-    return "wrote \(size) for \(TerminalText.count(apps, "app")) to \(output)\(more)"
+    return "wrote \(size) for \(TerminalText.count(apps, "app")) to \(TerminalText.escape(output))\(more)"
   }
 
   /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as

@@ -114,8 +114,8 @@ struct ReportCommand: StatusCommand {
     if loaded.readable == 0 { return 2 }
     let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title)
     if let output {
-      do { try Data(html.utf8).write(to: URL(fileURLWithPath: output)) } catch {
-        Terminal.warn("\(output): cannot write: \((error as NSError).localizedDescription)")
+      do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
+        Terminal.warn(error.description)
         return 2
       }
       if !audit.quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
@@ -193,7 +193,10 @@ struct WhoClaimsCommand: StatusCommand {
       allInputs, inventories: inventories, store: store, about: urls == nil ? host : nil, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
-    if let urls { return scan(urls, claims: index, trouble: loaded.unreadable > 0) }
+    if let urls {
+      return URLScan.scan(
+        urls, claims: index, format: format, workers: audit.jobs, quiet: audit.quiet, trouble: loaded.unreadable > 0)
+    }
     guard let host, let claims = HostClaims(query: host, claims: index) else {
       Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
       return 64
@@ -202,31 +205,5 @@ struct WhoClaimsCommand: StatusCommand {
     // Like grep: an input that could not be read is trouble, whatever the others said.
     if loaded.unreadable > 0 { return 2 }
     return claims.claims.contains(where: \.isActive) ? 0 : 1
-  }
-
-  /// `--urls`: lines decided in batches as they are read (``URLScan/decide(_:workers:_:_:)``), so the file is never
-  /// held whole, and written as ``URLScanWriter`` makes them; Ctrl-C removes what the text kept on disk.
-  func scan(_ path: String, claims: ClaimsIndex, trouble: Bool) -> Int32 {
-    guard let lines = LineReader(path: path) else {
-      Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
-      return 2
-    }
-    var writer = URLScanWriter(format: format, style: Terminal.style)
-    let (text, interrupted) = (writer.text, writer.interrupted)
-    let interrupt = InterruptWatch {
-      text.discard()
-      Terminal.warn(interrupted)
-    }
-    Terminal.write(writer.head)
-    URLScan(claims: claims).decide(lines, workers: audit.jobs, writer.render) { batch in
-      writer.write(batch, output: Terminal.write) {
-        Terminal.warn("\(TerminalText.escape(path)): \(TerminalText.escape($0.description))")
-      }
-    }
-    writer.finish(Terminal.write)
-    if let problem = writer.text.problem { Terminal.warn(problem) }
-    interrupt.stop()
-    if !audit.quiet { Terminal.warn(writer.summary.line) }
-    return trouble ? 2 : writer.summary.opening > 0 ? 0 : 1
   }
 }

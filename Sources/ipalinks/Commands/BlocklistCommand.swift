@@ -22,8 +22,12 @@ struct BlocklistCommand: StatusCommand {
 
       What a format cannot express exactly is printed on stderr and written to --report.
 
+      -o writes through a temporary file and a rename, so a reader never sees half a list; with --if-changed, a \
+      list that already holds the same rules is left alone.
+
       Exit codes: 0 done; 1 partial (an input or a domain's AASA file could not be read, or a rule was left out); \
-      2 nothing could be read; 64 usage error.
+      2 nothing could be read, or the output cannot be written; 3 with --if-changed, the list is unchanged and was \
+      not written; 64 usage error.
       """
   )
 
@@ -44,6 +48,9 @@ struct BlocklistCommand: StatusCommand {
     help: ArgumentHelp(
       "Write here instead of stdout; for more than one rule list, also <name>-2.json and so on.", valueName: "file"))
   var output: String?
+
+  @Flag(name: .customLong("if-changed"), help: "With -o: leave the files alone when they hold these rules already.")
+  var ifChanged = false
 
   @Option(
     help: ArgumentHelp(
@@ -68,6 +75,7 @@ struct BlocklistCommand: StatusCommand {
       throw ValidationError("Give at least one input, --inventory or --store.")
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
+    if ifChanged && output == nil { throw ValidationError("--if-changed compares with the files -o names: give -o") }
   }
 
   func execute() async throws -> Int32 {
@@ -76,29 +84,8 @@ struct BlocklistCommand: StatusCommand {
     if loaded.readable == 0 { return 2 }
     let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
     let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")
-    if out.files.count > 1 && output == nil {
-      Terminal.warn(
-        "the rules need \(out.files.count) lists of at most \(maxRules) rules; give -o FILE to write them all")
-      return 1
-    }
-    if !audit.quiet {
-      for note in out.notes { Terminal.warn(note.line) }
-      if let leftOut = out.leftOut(uncovered) { Terminal.warn(leftOut) }
-    }
-    if let report {
-      var failures = HostFailures()
-      loaded.reports.forEach { failures.add($0) }
-      try Data(out.report(apps: blocklist.apps.count, failedLookups: failures.lookups).utf8)
-        .write(to: URL(fileURLWithPath: report))
-    }
-    for file in out.files {
-      if let output {
-        try Data(file.text.utf8).write(to: URL(fileURLWithPath: BlocklistOutput.path(output, suffix: file.suffix)))
-      } else {
-        Terminal.write(file.text)
-      }
-    }
-    if let output, !audit.quiet { Terminal.warn(out.wrote(apps: blocklist.apps.count, to: output)) }
-    return loaded.partial || out.uncovered > 0 ? 1 : 0
+    return out.deliver(
+      to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
+      policy: uncovered, quiet: audit.quiet)
   }
 }

@@ -1,0 +1,349 @@
+import Crypto
+import Foundation
+import IPALinksKit
+import SQLKit
+import UniversalLinks
+
+/// `refresh`: every host the store's latest apps claim, retrieved again, and what each new answer changes.
+///
+/// Each retrieval is recorded (a file's bytes once per distinct content), so every reader of the store decides with
+/// the host's current version afterwards. An answer that says nothing of the file (a timeout, DNS, TLS, offline) is
+/// not a change: the last definite answer stays current and the host is reported stale, so an outage never unblocks
+/// anything.
+public struct Refresh: Sendable, Encodable {
+  /// What a host's new answer is, against the one the store held.
+  public enum Outcome: String, Sendable, Codable, CaseIterable {
+    /// A new version of the file that behaves differently.
+    case changed
+    /// A definite answer without a file (a 404, a redirect, too large…) where there was one: nothing opens the apps.
+    case removed
+    /// New bytes that behave the same for every app: the same behaviour, retrieved again.
+    case rewritten
+    /// The same answer as before.
+    case unchanged
+    /// The first definite answer the store has for the host: nothing to compare with.
+    case first
+    /// No definite answer (a timeout, DNS, TLS, offline): the last definite one stays current.
+    case stale
+  }
+
+  /// One behavioural change of a host's file, for every app it is the same for.
+  public struct Change: Sendable, Encodable, Equatable {
+    /// What changed.
+    public var kind: AASAComparison.Change.Kind
+    /// The apps (as the file lists them) it changed for.
+    public var appIds: [String]
+    /// The rules involved in the old version, by JSON pointer.
+    public var old: [String]
+    /// The rules involved in the new version, by JSON pointer.
+    public var new: [String]
+    /// A URL whose verdict differs, when one was found.
+    public var example: String?
+    /// Its verdict with the old version.
+    public var oldVerdict: MatchResult.Verdict?
+    /// Its verdict with the new version.
+    public var newVerdict: MatchResult.Verdict?
+    /// The apps in the store it affects: those of ``appIds`` that claim the host.
+    public var affects: [String]
+  }
+
+  /// One host's refresh.
+  public struct Host: Sendable, Encodable {
+    /// The host whose file was retrieved.
+    public var host: String
+    /// Whether it was retrieved as a developer-mode domain (direct, from `/.well-known/` only).
+    public var developerMode: Bool
+    /// What the answer is, against the one the store held.
+    public var outcome: Outcome
+    /// This retrieval's status.
+    public var status: AASAFetchResult.Status
+    /// Where it came from.
+    public var source: AASAFetchResult.Source
+    /// Why there is no file, for an answer without one.
+    public var message: String?
+    /// The file's SHA-256, for an answer with one.
+    public var sha256: String?
+    /// The status the store held before.
+    public var previousStatus: AASAFetchResult.Status?
+    /// The file the store held before.
+    public var previousSha256: String?
+    /// When the store's last definite answer was retrieved: what a stale host keeps.
+    public var lastGood: String?
+    /// Its age in seconds at this refresh.
+    public var lastGoodAge: Int?
+    /// The apps in the store that claim the host (app IDs, else bundle IDs).
+    public var apps: [String]
+    /// The behavioural changes, for `changed` and `removed`.
+    public var changes: [Change]
+    /// The comparison and both files, for the text.
+    var comparison: AASAComparison?
+    var files: (old: AASAFile, new: AASAFile)?
+
+    private enum CodingKeys: String, CodingKey {
+      case host, developerMode, outcome, status, source, message, sha256, previousStatus, previousSha256, lastGood,
+        lastGoodAge, apps, changes
+    }
+
+    /// Whether it is a change: `changed` or `removed`.
+    public var isChange: Bool { outcome == .changed || outcome == .removed }
+  }
+
+  /// The run the retrievals were recorded in.
+  public var run: Int
+  /// When the refresh started.
+  public var startedAt: String
+  /// How many apps of the latest state claim the hosts.
+  public var appCount: Int
+  /// Every host, in the order the store's apps claim them.
+  public var hosts: [Host]
+
+  /// How many hosts had each outcome.
+  public func count(_ outcome: Outcome) -> Int { hosts.filter { $0.outcome == outcome }.count }
+  /// How many hosts changed (`changed` or `removed`).
+  public var changes: Int { hosts.filter(\.isChange).count }
+}
+
+extension AuditStore {
+  /// Retrieves again, with `fetcher`, the file of every host the latest apps claim (each host once), records each
+  /// retrieval in a run of its own labelled `label`, and compares each answer with the one the store held.
+  /// The retrievals are recorded as they arrive, one transaction each, so a refresh killed midway leaves the hosts
+  /// done recorded and the others as they were. `progress` hears of each host as it is done.
+  public func refresh(
+    with fetcher: AASAFetcher, label: String?, arguments: [String],
+    progress: (@Sendable (Refresh.Host) -> Void)? = nil
+  ) async throws(Failure) -> Refresh {
+    let started = AuditStore.now
+    let reports = try await latestReports()
+    // The apps that claim each request, by app ID (as AASA files name apps) and by the key the store knows them by.
+    var claimants: [AASARequest: [(appId: String?, key: String)]] = [:]
+    var requests: [AASARequest] = []
+    for bundle in reports.flatMap(\.bundles) {
+      let key = bundle.appId ?? bundle.bundleId ?? bundle.path
+      for request in Set(bundle.associatedDomains.compactMap(\.request)) {
+        if claimants[request] == nil { requests.append(request) }
+        claimants[request, default: []].append((bundle.appId, key))
+      }
+    }
+    requests.sort { ($0.host, $0.developerMode ? 1 : 0) < ($1.host, $1.developerMode ? 1 : 0) }
+    let previous = try await definiteRetrievals()
+    let recorder = try await RunRecorder.begin(
+      self, command: "refresh", arguments: arguments, label: label, shard: nil, at: started)
+    var refresh = Refresh(
+      run: recorder.run, startedAt: AuditStore.timestamp(started), appCount: reports.flatMap(\.bundles).count,
+      hosts: [])
+    // Each result is compared and recorded as it arrives, while the others are fetched.
+    let (results, sink) = AsyncStream<(AASARequest, AASAFetchResult)>.makeStream()
+    let wanted = requests
+    let fetching = Task {
+      _ = await fetcher.fetch(wanted) { sink.yield(($0, $1)) }
+      sink.finish()
+    }
+    var done: [AASARequest: Refresh.Host] = [:]
+    do {
+      for await (request, result) in results {
+        let time = AuditStore.now
+        let retrieval = AASARetrieval(result)
+        try await recorder.record(retrievals: [request: retrieval], at: time)
+        let host = try await compare(
+          request, result, with: previous[request], apps: claimants[request] ?? [], at: time)
+        done[request] = host
+        progress?(host)
+      }
+    } catch {
+      fetching.cancel()
+      await fetching.value
+      throw error
+    }
+    await fetching.value
+    try await recorder.finish()
+    refresh.hosts = requests.compactMap { done[$0] }
+    return refresh
+  }
+
+  /// A definite retrieval the store held: what a new answer is compared with.
+  struct HeldRetrieval: Sendable {
+    var status: AASAFetchResult.Status
+    var sha256: String?
+    var retrievedAt: String
+  }
+
+  /// Each host's latest definite retrieval, without its file.
+  private func definiteRetrievals() async throws(Failure) -> [AASARequest: HeldRetrieval] {
+    try await failing("cannot read the latest retrievals") {
+      var held: [AASARequest: HeldRetrieval] = [:]
+      for row in try await sql.raw(
+        """
+        SELECT r.host, r.developer_mode, r.status, r.file_sha256, r.retrieved_at FROM latest_retrievals l
+        JOIN retrievals r ON r.id = l.retrieval WHERE l.definite = 1
+        """
+      ).all() {
+        let request = AASARequest(
+          host: try row.decode(column: "host", as: String.self),
+          developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
+        held[request] = HeldRetrieval(
+          status: AASAFetchResult.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .ok,
+          sha256: try row.decode(column: "file_sha256", as: String?.self),
+          retrievedAt: try row.decode(column: "retrieved_at", as: String.self))
+      }
+      return held
+    }
+  }
+
+  /// `result` against the answer the store held for `request`, and what it changes for `apps`.
+  private func compare(
+    _ request: AASARequest, _ result: AASAFetchResult, with held: HeldRetrieval?,
+    apps: [(appId: String?, key: String)], at time: Date
+  ) async throws(Failure) -> Refresh.Host {
+    let sha256 = result.status == .ok ? result.body.map { hex(SHA256.hash(data: $0)) } : nil
+    var host = Refresh.Host(
+      host: request.host, developerMode: request.developerMode, outcome: .unchanged, status: result.status,
+      source: result.source,
+      // Fetch messages start with the host, which the output already names.
+      message: result.status == .ok
+        ? nil : String(result.message.trimmingPrefix(request.host + ": ")), sha256: sha256,
+      previousStatus: held?.status, previousSha256: held?.sha256, lastGood: held?.retrievedAt,
+      lastGoodAge: nil, apps: apps.map(\.key), changes: [])
+    guard result.status.isDefinite else {
+      host.outcome = .stale
+      host.lastGoodAge = held.flatMap { AuditStore.date($0.retrievedAt) }.map { Int(time.timeIntervalSince($0)) }
+      return host
+    }
+    guard let held else {
+      host.outcome = .first
+      return host
+    }
+    if held.status == result.status && held.sha256 == sha256 { return host }
+    // A definite answer without a file reads as a file that lists no app.
+    var oldBody: Data?
+    if let stored = held.sha256 {
+      oldBody = try await failing("cannot read a file of \(request.host)") {
+        try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: stored)")
+          .first(decodingColumn: "body", as: Data.self)
+      }
+    }
+    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
+    let old = oldBody.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? empty
+    let new = sha256 == nil ? empty : (result.body.flatMap { try? AASAFile(bytes: $0) } ?? empty)
+    let comparison = AASAComparison(old: old, new: new, host: request.host)
+    let claiming = Dictionary(
+      apps.compactMap { app in app.appId.map { ($0, app.key) } }, uniquingKeysWith: { a, _ in a })
+    host.changes = comparison.shared.map { shared in
+      Refresh.Change(
+        kind: shared.change.kind, appIds: shared.appIds, old: shared.change.old, new: shared.change.new,
+        example: shared.change.example, oldVerdict: shared.change.oldVerdict, newVerdict: shared.change.newVerdict,
+        affects: shared.appIds.compactMap { claiming[$0] })
+    }
+    host.comparison = comparison
+    host.files = (old, new)
+    host.outcome =
+      sha256 == nil && held.sha256 != nil ? .removed : comparison.equivalent ? .rewritten : .changed
+    return host
+  }
+}
+
+extension RunRecorder {
+  /// Records retrievals made outside any input (a refresh), at `time`, in one transaction: each file's bytes once
+  /// per distinct content, and the latest state moved on.
+  public func record(
+    retrievals: [AASARequest: AASARetrieval], at time: Date
+  ) async throws(AuditStore.Failure) {
+    let prepared = Self.prepare(
+      InspectionReport(input: "", inputKind: .unknown, diagnostics: []), retrievals: retrievals, at: time)
+    try await recordRetrievals(prepared)
+  }
+}
+
+extension StoreText {
+  /// `refresh` in `format`: the text (each host that changed, was removed, rewritten, first answered or stale, then
+  /// the counts), one JSON document with `hosts`, or one JSON object per host.
+  public static func refresh(_ refresh: Refresh, format: OutputFormat, style: TextStyle) -> String {
+    switch format {
+    case .json: return JSONReporter.document(refresh) + "\n"
+    case .jsonl: return refresh.hosts.map { JSONReporter.render($0, pretty: false) + "\n" }.joined()
+    case .text: break
+    }
+    let e = { (text: String) in TerminalText.escape(text) }
+    let file = { (sha256: String?, status: AASAFetchResult.Status?) in
+      sha256.map { "file " + String($0.prefix(8)) } ?? status?.rawValue ?? "nothing"
+    }
+    let apps = { (apps: [String]) in
+      TerminalText.pack(
+        apps.isEmpty ? ["no", "app", "in", "the", "store"] : apps.dropLast().map { e($0) + "," } + [e(apps.last!)],
+        width: style.width, rest: "    ", separator: " ")
+    }
+    var out = ""
+    for host in refresh.hosts where host.outcome != .unchanged {
+      let name = style.bold(e(host.host)) + (host.developerMode ? " (developer mode)" : "")
+      let was = file(host.previousSha256, host.previousStatus)
+      switch host.outcome {
+      case .changed, .removed:
+        out += "\(name): \(host.outcome.rawValue), \(file(host.sha256, host.status)) (was \(was))\n"
+        if let message = host.message { out += "  " + e(message) + "\n" }
+        if let comparison = host.comparison, let files = host.files {
+          out += AASADiffReporter.text(
+            comparison, old: "the stored file", new: "the new answer", files: files, style: style)
+        }
+        let affected = host.outcome == .removed ? host.apps : Array(Set(host.changes.flatMap(\.affects))).sorted()
+        out += apps(affected).enumerated().map { ($0 == 0 ? "  affects " : "") + $1 + "\n" }.joined() + "\n"
+      case .rewritten:
+        out += "\(name): rewritten, \(file(host.sha256, host.status)) (was \(was)); it behaves the same for every app\n"
+      case .first:
+        out += "\(name): first answer, \(file(host.sha256, host.status))\n"
+      case .stale:
+        let ago = host.lastGoodAge.map { " (\(age($0)))" } ?? ""
+        out +=
+          "\(name): stale: \(e(host.message ?? host.status.rawValue)); "
+          + (host.lastGood.map { "keeps the answer retrieved \(minute($0)) UTC\(ago)" }
+            ?? "the store has no answer from it")
+          + "\n"
+      case .unchanged: break
+      }
+    }
+    let counts = Refresh.Outcome.allCases.compactMap { outcome in
+      refresh.count(outcome) > 0 ? "\(refresh.count(outcome)) \(outcome.rawValue)" : nil
+    }
+    out += out.isEmpty || out.hasSuffix("\n\n") ? "" : "\n"
+    out +=
+      "refreshed \(TerminalText.count(refresh.hosts.count, "host")) claimed by "
+      + "\(TerminalText.count(refresh.appCount, "app")) (run \(refresh.run)): "
+      + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", ")) + "\n"
+    return out
+  }
+}
+
+extension StoreText {
+  /// An age in words: `40 s ago`, `12 min ago`, `5 h ago`, `7 days ago`.
+  static func age(_ seconds: Int) -> String {
+    switch seconds {
+    case ..<120: "\(max(0, seconds)) s ago"
+    case ..<7_200: "\(seconds / 60) min ago"
+    case ..<172_800: "\(seconds / 3_600) h ago"
+    default: "\(seconds / 86_400) days ago"
+    }
+  }
+}
+
+extension AuditStore {
+  /// `refresh`: the store at `location` refreshed with `fetcher` (see ``refresh(with:label:arguments:progress:)``)
+  /// and its text in `format`, with the exit code: 0 nothing changed; 1 a host changed; 2 the store cannot be read
+  /// or written, holds no app, or no host gave a definite answer (told to `warn`).
+  public static func refresh(
+    _ location: StoreLocation, with fetcher: AASAFetcher, label: String?, arguments: [String], format: OutputFormat,
+    style: TextStyle, warn: (String) -> Void
+  ) async -> (text: String?, status: Int32) {
+    let refresh = await reading(location, warn: warn) { store in
+      try await store.refresh(with: fetcher, label: label, arguments: arguments)
+    }
+    guard let refresh else { return (nil, 2) }
+    let text = StoreText.refresh(refresh, format: format, style: style)
+    if refresh.hosts.isEmpty {
+      warn("\(location): no app in the store claims a host")
+      return (text, 2)
+    }
+    if refresh.count(.stale) == refresh.hosts.count {
+      warn("no host gave a definite answer; the store keeps the answers it had")
+      return (text, 2)
+    }
+    return (text, refresh.changes > 0 ? 1 : 0)
+  }
+}

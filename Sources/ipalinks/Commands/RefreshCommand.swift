@@ -1,0 +1,37 @@
+import ArgumentParser
+import IPALinksKit
+import IPALinksStore
+
+/// `ipalinks refresh`: the AASA file of every host the store's apps claim, retrieved again and compared.
+struct RefreshCommand: StatusCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "refresh",
+    abstract: "Retrieve again the AASA file of every host the store's apps claim, and say what changed.",
+    discussion: """
+      Each host is retrieved once, however many apps claim it, and every retrieval is recorded in a run of its own; \
+      the readers of the store (who-claims, blocklist, report, diff) then decide with each host's new answer. A new \
+      version is shown as `aasa diff` shows it, with the apps in the store each change affects. An answer that says \
+      nothing of the file (a timeout, DNS, TLS, offline) is no change: the last definite answer stays current and \
+      the host is reported stale.
+
+      Exit codes: 0 nothing changed; 1 a host's file changed or was removed; 2 the store cannot be read or \
+      written, holds no app, or no host answered; 64 usage error.
+      """)
+
+  @OptionGroup var store: StoreOptions
+  @Option(name: .customLong("run-label"), help: ArgumentHelp("The run's label.", valueName: "label"))
+  var runLabel: String?
+  @Option(name: .shortAndLong, help: "Output format: text, json (one document), or jsonl (one object per host).")
+  var format: OutputFormat = .text
+  @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
+
+  func validate() throws { _ = try store.required() }
+
+  func execute() async throws -> Int32 {
+    let (text, status) = await AuditStore.refresh(
+      try store.required(), with: try fetch.makeFetcher(), label: runLabel,
+      arguments: StoreLocation.maskedCommandLine, format: format, style: Terminal.style, warn: Terminal.warn)
+    text.map(Terminal.write)
+    return status
+  }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import IPALinksKit
+import TestServers
+import Testing
+
+/// `ipalinks refresh`: every host the store's apps claim, retrieved again, on SQLite and PostgreSQL, from AASA
+/// folders and from a loopback HTTPS server whose files change between refreshes; and the store's readers deciding
+/// with each host's new answer afterwards.
+@Suite(.serialized) struct RefreshTests {
+  typealias Backend = AuditStoreTests.Backend
+
+  /// The verdict of the Store app for `url`, as `who-claims --store` reads the latest state.
+  static func verdict(_ url: String, store: String) throws -> String {
+    let run = try CLI.run(["who-claims", url, "--store", store, "-q", "--format", "json"])
+    let claims = try #require(run.json?["claims"] as? [[String: Any]], "\(run.stderr)")
+    let app = try #require(claims.first { $0["appId"] as? String == "ST0REAPP42.com.example.store" })
+    return (app["verdict"] as? [String: Any])?["verdict"] as? String ?? "none"
+  }
+
+  /// The hosts of a `refresh --format json` document, by host.
+  static func hosts(_ run: CLI.Result) throws -> [String: [String: Any]] {
+    let hosts = try #require(run.json?["hosts"] as? [[String: Any]], "\(run.stdout)\(run.stderr)")
+    return Dictionary(uniqueKeysWithValues: hosts.map { ($0["host"] as? String ?? "", $0) })
+  }
+
+  @Test(arguments: Backend.usable) func aRefreshFindsChangesAndKeepsTheLastGoodAnswer(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let store = try stores.make()
+    try await AuditStoreTests.record(
+      AuditStoreTests.samples, into: store, label: "week-1", at: Date(timeIntervalSince1970: 1_790_000_000))
+    let help = "https://shop.example.com/help/"
+    // The first file's /help/* rule needs the fragment "app"; the newer one opens every /help/ page.
+    #expect(try Self.verdict(help, store: store) == "no-match")
+    let (next, aasa) = (CLI.sample("aasa/next"), CLI.sample("aasa"))
+
+    // A new version: its behavioural change, with both verdicts of an example URL and the apps it affects.
+    let changed = try CLI.run(["refresh", "--store", store, "--aasa-dir", next, "--aasa-dir", aasa, "-f", "json"])
+    #expect(changed.status == 1, "\(changed.stderr)")
+    let hosts = try Self.hosts(changed)
+    let shop = try #require(hosts["shop.example.com"])
+    #expect(shop["outcome"] as? String == "changed")
+    let changes = try #require(shop["changes"] as? [[String: Any]])
+    let rule = try #require(changes.first { $0["kind"] as? String == "rule changed" })
+    #expect(rule["example"] as? String == help)
+    #expect(rule["oldVerdict"] as? String == "no-match" && rule["newVerdict"] as? String == "match")
+    #expect(rule["affects"] as? [String] == ["ST0REAPP42.com.example.store"])
+    #expect(hosts.values.filter { $0["outcome"] as? String == "unchanged" }.count == hosts.count - 1)
+    // Every reader decides with the new version.
+    #expect(try Self.verdict(help, store: store) == "match")
+
+    // The same answers again: nothing changed.
+    let again = try CLI.run(["refresh", "--store", store, "--aasa-dir", next, "--aasa-dir", aasa])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout.hasSuffix("\(hosts.count) unchanged\n"), "\(again.stdout)")
+
+    // No answer at all (offline, nothing cached): no change, every host stale, the new version still current.
+    let cache = stores.folder.appendingPathComponent("empty-cache").path
+    let outage = try CLI.run(["refresh", "--store", store, "--offline", "--cache-dir", cache, "-f", "json"])
+    #expect(outage.status == 2)
+    #expect(outage.stderr.contains("no host gave a definite answer"), "\(outage.stderr)")
+    let stale = try Self.hosts(outage)
+    #expect(stale.values.allSatisfy { $0["outcome"] as? String == "stale" && $0["lastGood"] is String })
+    #expect(try Self.verdict(help, store: store) == "match")
+
+    // A definite answer without a file: removed, for every app that claims the host.
+    let empty = stores.folder.appendingPathComponent("no-files")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let removed = try CLI.run(["refresh", "--store", store, "--aasa-dir", empty.path])
+    #expect(removed.status == 1)
+    #expect(removed.stdout.contains("shop.example.com: removed, not-found (was file "), "\(removed.stdout)")
+    #expect(removed.stdout.contains("affects ST0REAPP42.com.example.store"), "\(removed.stdout)")
+    #expect(try Self.verdict(help, store: store) == "no-match")
+
+    // Each refresh is a run of its own, and history shows its retrievals like any other.
+    let runs = try CLI.run(["store", "runs", "--store", store, "-f", "json"])
+    let commands = (runs.json?["runs"] as? [[String: Any]])?.map { $0["command"] as? String ?? "" }
+    #expect(commands == ["inspect", "refresh", "refresh", "refresh", "refresh"])
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "-f", "json"])
+    let versions = (history.json?["versions"] as? [[String: Any]])?.map { $0["status"] as? String ?? "" }
+    #expect(versions == ["ok", "ok", "not-found"])
+    #expect(history.json?["unanswered"] as? Int == 1)
+  }
+
+  /// A loopback HTTPS server whose file changes between refreshes, then stalls: the change is found, each host is
+  /// asked once, and a stalled host keeps its last good answer.
+  @Test func aRefreshOverHTTPSFollowsTheServersChanges() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    try await AuditStoreTests.record(["Store.ipa"], into: store, at: Date(timeIntervalSince1970: 1_790_000_000))
+    let server = try await HTTPSTestServer.start(
+      dnsNames: ["shop.example.com", "example.com", "dev.example.com"])
+    defer { Task { await server.stop() } }
+    let pem = stores.folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    func file(_ path: String) throws -> TestResponse {
+      .json(try String(contentsOf: CLI.samples.appendingPathComponent(path), encoding: .utf8))
+    }
+    let path = "/.well-known/apple-app-site-association"
+    server.respond(host: "example.com", path: path, with: try file("aasa/example.com.json"))
+    server.respond(host: "shop.example.com", path: path, with: try file("aasa/shop.example.com.json"))
+    let refresh = [
+      "refresh", "--store", store, "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
+      server.connectToEverything, "--no-cache", "--timeout", "2", "-f", "json",
+    ]
+
+    let same = try CLI.run(refresh)
+    #expect(same.status == 0, "\(same.stdout)\(same.stderr)")
+    #expect(try Self.hosts(same)["shop.example.com"]?["outcome"] as? String == "unchanged")
+    #expect(server.requests(host: "shop.example.com", path: path).count == 1)
+
+    server.respond(host: "shop.example.com", path: path, with: try file("aasa/next/shop.example.com.json"))
+    let changed = try CLI.run(refresh)
+    #expect(changed.status == 1, "\(changed.stderr)")
+    #expect(try Self.hosts(changed)["shop.example.com"]?["outcome"] as? String == "changed")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+
+    server.respond(
+      host: "shop.example.com", path: path,
+      with: TestResponse(body: .stall(prefix: Array("{".utf8), declaredLength: 4096)))
+    let stalled = try CLI.run(refresh)
+    #expect(stalled.status == 0, "\(stalled.stderr)")
+    let shop = try #require(try Self.hosts(stalled)["shop.example.com"])
+    #expect(shop["outcome"] as? String == "stale" && shop["status"] as? String == "timeout")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+  }
+}
