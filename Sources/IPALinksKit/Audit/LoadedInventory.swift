@@ -31,8 +31,11 @@ public struct LoadedInventory: Sendable {
   /// `fetcher` looks up their AASA files (nil: not looked up). A file that cannot be read, or a folder without an
   /// IPA, is passed to `problem` as one line naming it; each inspected report is passed to `inspected` as it is
   /// done, for the caller to say what went wrong in it.
+  ///
+  /// `hosts` add the apps their AASA files list (``HostInputs``), after the rest, leaving out the apps already read.
   public static func load(
-    _ paths: [String], inventories: [String] = [], order: Order = .byInput, fetcher: AASAFetcher?, jobs: Int,
+    _ paths: [String], inventories: [String] = [], hosts: [String] = [], order: Order = .byInput,
+    fetcher: AASAFetcher?, jobs: Int,
     problem: (String) -> Void, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
     inspected: (InspectionReport) -> Void
   ) async -> LoadedInventory {
@@ -57,9 +60,9 @@ public struct LoadedInventory: Sendable {
         loaded.unreadable += 1
       }
     }
+    let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
     _ = await BatchInspector.run(
-      paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs,
-      fetches: fetcher.map { SharedAASAFetches(fetcher: $0) },
+      paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs, fetches: fetches,
       problem: { line in
         problem(line)
         loaded.partial = true
@@ -72,6 +75,15 @@ public struct LoadedInventory: Sendable {
       add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
     }
     loaded.reports = keyed.sorted { $0.key < $1.key }.map(\.report)
+    if !hosts.isEmpty, let fetches {
+      let known = Set(loaded.reports.flatMap(\.bundles).compactMap(\.appId))
+      for report in await HostInputs.reports(for: hosts, fetches: fetches, leavingOut: known) {
+        inspected(report)
+        if report.status != .complete { loaded.partial = true }
+        if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
+        loaded.reports.append(report)
+      }
+    }
     return loaded
   }
 

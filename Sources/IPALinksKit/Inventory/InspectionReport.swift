@@ -34,6 +34,8 @@ public struct InspectionReport: Sendable, Codable {
     case entitlementsPlist = "entitlements-plist"
     /// A `.mobileprovision`, signed or as its bare plist.
     case provisioningProfile = "provisioning-profile"
+    /// A host given with `--host`: the apps its AASA file lists, assumed to claim it (``HostInputs``).
+    case host
     /// Missing, unrecognised, or a saved report whose kind this version does not know.
     case unknown
   }

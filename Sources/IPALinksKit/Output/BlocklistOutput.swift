@@ -104,7 +104,11 @@ public struct BlocklistOutput: Sendable {
       if let report {
         var failures = HostFailures()
         loaded.reports.forEach { failures.add($0) }
-        try OutputFile.write(self.report(apps: apps, failedLookups: failures.lookups), to: report)
+        let assumed = loaded.reports.filter { $0.inputKind == .host }.map {
+          AssumedClaims(host: $0.input, appIds: $0.bundles.compactMap(\.appId))
+        }
+        try OutputFile.write(
+          self.report(apps: apps, failedLookups: failures.lookups, assumed: assumed), to: report)
       }
       guard let output else {
         files.forEach { Terminal.write($0.text) }
@@ -144,8 +148,10 @@ public struct BlocklistOutput: Sendable {
 
   /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as
   /// JSON.
-  public func report(apps: Int, failedLookups: [HostFailures.Lookup] = []) -> String {
-    JSONReporter.render(Report(apps: apps, notes: notes, failedLookups: failedLookups))
+  public func report(
+    apps: Int, failedLookups: [HostFailures.Lookup] = [], assumed: [AssumedClaims] = []
+  ) -> String {
+    JSONReporter.render(Report(apps: apps, notes: notes, failedLookups: failedLookups, assumedClaims: assumed))
   }
 
   /// What `--report` holds.
@@ -153,5 +159,14 @@ public struct BlocklistOutput: Sendable {
     var apps: Int
     var notes: [BlocklistNote]
     var failedLookups: [HostFailures.Lookup]
+    var assumedClaims: [AssumedClaims]
+  }
+
+  /// The apps taken to claim a host given with `--host`, from its AASA file alone.
+  public struct AssumedClaims: Encodable, Sendable {
+    /// The host.
+    public var host: String
+    /// The app IDs its file lists, whose entitlements were not checked.
+    public var appIds: [String]
   }
 }

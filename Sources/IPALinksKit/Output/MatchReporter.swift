@@ -36,6 +36,15 @@ public struct MatchReporter: Sendable {
     public var shadowedRules: [MatchedRule]?
   }
 
+  /// The warning when `urls` name several hosts and no `--domain` was given: each is then matched as if the file
+  /// `name` were served for its own host. Nil otherwise.
+  public func severalHosts(_ urls: [String], name: String) -> String? {
+    let hosts = Set(urls.compactMap { UniversalLinkURL(string: $0)?.host })
+    guard domain == nil, hosts.count > 1 else { return nil }
+    return "warning: the URLs name \(hosts.count) hosts and no --domain was given, so each is matched as if \(name) "
+      + "were served for its own host; give --domain HOST to check them against the file's own host"
+  }
+
   /// Why the verdicts may all be "no": the file is too large for devices, or does not list the app (with the
   /// listed app it was probably meant to be); nil otherwise.
   public func warning(_ file: AASAFile, name: String) -> String? {

@@ -134,7 +134,8 @@ struct WhoClaimsCommand: StatusCommand {
     discussion: """
       HOST is a host name, a wildcard entry (*.example.com: the apps whose entries are it or a wider wildcard, and \
       the hosts below it that apps claim), or a URL to also get each app's verdict for it. Apps come from --inventory files \
-      (saved by `inspect --format json|jsonl`) and from INPUTs, which are inspected. For each app: the entries \
+      (saved by `inspect --format json|jsonl`), from INPUTs, which are inspected, and from --store; with none of \
+      them, from the host's own AASA file, every app it lists taken to claim it. For each app: the entries \
       that cover the host (all services), which applinks entry iOS uses for it, and that entry's rules in order.
 
       With --urls FILE (or - for standard input), there is no HOST: every line of FILE is a URL, decided against \
@@ -180,7 +181,7 @@ struct WhoClaimsCommand: StatusCommand {
         throw ValidationError(problem)
       }
     }
-    if allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
+    if urls != nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
       throw ValidationError("Give --inventory, --store or at least one input.")
     }
     if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
@@ -189,8 +190,11 @@ struct WhoClaimsCommand: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
+    // A host alone is answered from its own AASA file.
+    let alone = urls == nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven
     let loaded = try await audit.load(
-      allInputs, inventories: inventories, store: store, about: urls == nil ? host : nil, fetch: fetch)
+      allInputs, inventories: inventories, hosts: (alone ? [host.flatMap(HostClaims.host(ofQuery:)) ?? ""] : [], []),
+      store: store, about: urls == nil ? host : nil, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
     if let urls {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
 
 extension UncoveredDomains: ExpressibleByArgument {}
@@ -13,17 +12,15 @@ struct BlocklistCommand: StatusCommand {
     abstract: "Turn apps' universal links into blocklists and guards for web views.",
     discussion: """
       INPUTs are what `inspect` takes (their AASA files are fetched with the same options), and --inventory adds \
-      inventories saved by `inspect --format json`, so lists can be made later without network. All apps go into \
-      one output.
+      inventories saved by `inspect --format json`, so lists can be made later without network. --host and --hosts \
+      add every app a host's AASA file lists, decided by the first entry that lists it, as iOS does; such claims \
+      are assumed, as an app must also list the host in its entitlements. All apps go into one output.
 
       Formats: wkcontentrules (WKContentRuleList JSON blocking document loads that would open an app), swift (a \
       self-contained UniversalLinkGuard with a decidePolicyFor helper), js (a click guard to inject in pages), \
       domains, patterns and regex (plain lists for proxies and other tools).
 
       What a format cannot express exactly is printed on stderr and written to --report.
-
-      -o writes through a temporary file and a rename, so a reader never sees half a list; with --if-changed, a \
-      list that already holds the same rules is left alone.
 
       Exit codes: 0 done; 1 partial (an input or a domain's AASA file could not be read, or a rule was left out); \
       2 nothing could be read, or the output cannot be written; 3 with --if-changed, the list is unchanged and was \
@@ -38,6 +35,12 @@ struct BlocklistCommand: StatusCommand {
     name: .customLong("inventory"),
     help: ArgumentHelp("A saved `inspect --format json` inventory (object, array or JSON Lines).", valueName: "file"))
   var inventories: [String] = []
+
+  @Option(help: ArgumentHelp("A host whose AASA file's apps are taken to claim it. Repeatable.", valueName: "host"))
+  var host: [String] = []
+
+  @Option(help: ArgumentHelp("A file of hosts for --host, one per line (# starts a comment).", valueName: "file"))
+  var hosts: [String] = []
 
   @Option(
     name: .shortAndLong, help: "Output format: \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -71,8 +74,8 @@ struct BlocklistCommand: StatusCommand {
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws {
-    if inputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
-      throw ValidationError("Give at least one input, --inventory or --store.")
+    if inputs.isEmpty && inventories.isEmpty && host.isEmpty && hosts.isEmpty && !store.store.isGiven {
+      throw ValidationError("Give at least one input, --inventory, --host or --store.")
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
     if ifChanged && output == nil { throw ValidationError("--if-changed compares with the files -o names: give -o") }
@@ -80,7 +83,8 @@ struct BlocklistCommand: StatusCommand {
 
   func execute() async throws -> Int32 {
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
-    let loaded = try await audit.load(inputs, inventories: inventories, store: store, order: .asNamed, fetch: fetch)
+    let loaded = try await audit.load(
+      inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
     let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")

@@ -51,12 +51,7 @@ struct Match: StatusCommand {
     let matcher = file.matcher(appID: appID)
     let reporter = MatchReporter(appID: appID, domain: domain)
     if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
-    let hosts = Set(urls.compactMap { UniversalLinkURL(string: $0)?.host })
-    if domain == nil, hosts.count > 1 {
-      Terminal.warn(
-        "warning: the URLs name \(hosts.count) hosts and no --domain was given, so each is matched as if \(aasa) "
-          + "were served for its own host; give --domain HOST to check them against the file's own host")
-    }
+    if let warning = reporter.severalHosts(urls, name: aasa) { Terminal.warn(warning) }
     var allMatch = true
     var results: [MatchReporter.Line] = []
     let style = Terminal.style

@@ -8,11 +8,9 @@ struct RefreshCommand: StatusCommand {
     commandName: "refresh",
     abstract: "Retrieve again the AASA file of every host the store's apps claim, and say what changed.",
     discussion: """
-      Each host is retrieved once, however many apps claim it, and every retrieval is recorded in a run of its own; \
-      the readers of the store (who-claims, blocklist, report, diff) then decide with each host's new answer. A new \
-      version is shown as `aasa diff` shows it, with the apps in the store each change affects. An answer that says \
-      nothing of the file (a timeout, DNS, TLS, offline) is no change: the last definite answer stays current and \
-      the host is reported stale.
+      Each host is retrieved once and recorded in a run of its own, which every reader of the store then uses. A new \
+      version is shown as `aasa diff` shows it, with the apps in the store it affects. A timeout, DNS, TLS or \
+      offline answer is no change: the last definite answer stays current, and the host is reported stale.
 
       Exit codes: 0 nothing changed; 1 a host's file changed or was removed; 2 the store cannot be read or \
       written, holds no app, or no host answered; 64 usage error.

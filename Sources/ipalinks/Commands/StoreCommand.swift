@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
 import IPALinksStore
 

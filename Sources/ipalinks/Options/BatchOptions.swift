@@ -62,22 +62,29 @@ struct BatchOptions: ParsableArguments {
   /// ``inspect(_:shard:fetch:keepingRetrievals:willInspect:finished:)`` does, and the latest state of the `store`
   /// when one is given.
   func load(
-    _ paths: [String], inventories: [String] = [], store: StoreReadOptions? = nil, about: String? = nil,
+    _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
+    store: StoreReadOptions? = nil, about: String? = nil,
     order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
     let console = console
+    let listed: [String]
+    do throws(HostInputs.ListError) { listed = try HostInputs.hosts(hosts.named, files: hosts.files) } catch {
+      throw ValidationError(error.description)
+    }
     let flags = try fetch.makeFetchOptions().flagsGiven
     if let note = LoadedInventory.unusedFlags(flags, paths: paths, inventories: inventories) {
       console.say(note)
     }
     var loaded = await LoadedInventory.load(
-      paths, inventories: inventories, order: order, fetcher: fetcher, jobs: jobs, problem: console.problem,
+      paths, inventories: inventories, hosts: listed, order: order, fetcher: fetcher, jobs: jobs,
+      problem: console.problem,
       willInspect: console.begin(total:), started: console.started, inspected: console.finished)
     console.end()
+    HostInputs.notes(loaded.reports).forEach(console.say)
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
-    if let store, let location = try store.location(besideInputs: !paths.isEmpty || !inventories.isEmpty) {
+    if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       loaded.add(await AuditStore.state(location, at: store.at, about: about, warn: console.problem))
     }
     return loaded

@@ -1,0 +1,92 @@
+import Foundation
+
+/// Apps read from hosts' AASA files alone (`blocklist --host`, `who-claims HOST` with no inputs): what a web-view
+/// developer has when they know the hosts their web view shows, not the third-party apps' IPAs.
+///
+/// Every app ID a host's file lists under `applinks` is taken to claim the host, and is decided by the first
+/// `details` entry that lists it, as iOS does. The claim is assumed: an app must also list the host in its own
+/// entitlements, and without its IPA that cannot be checked. Each host becomes one report (``InspectionReport``,
+/// input kind `host`) with one bundle per app ID, so every consumer of the claims model reads it as it reads an IPA.
+public enum HostInputs {
+  /// One report per host, in the order given, from `fetches`; apps in `known` (app IDs whose IPA or inventory is
+  /// also given) are left out, since their own entitlements say what they claim.
+  public static func reports(
+    for hosts: [String], fetches: SharedAASAFetches, leavingOut known: Set<String> = []
+  ) async -> [InspectionReport] {
+    let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
+    let results = await fetches.results(for: requests)
+    return requests.map { request in
+      var report = InspectionReport(input: request.host, inputKind: .host)
+      guard let parsed = results[request] else { return report }
+      for appID in parsed.appLinksAppIDs where !known.contains(appID) {
+        // Shown after the input (the host) where an IPA's bundle path would be.
+        var bundle = BundleReport(path: "apple-app-site-association", kind: .app)
+        bundle.appId = appID
+        let team = appID.split(separator: ".", maxSplits: 1)
+        if team.count == 2 { (bundle.teamId, bundle.bundleId) = (String(team[0]), String(team[1])) }
+        var ignored: [Diagnostic] = []
+        bundle.associatedDomains = [AssociatedDomain.parse("applinks:" + request.host, diagnostics: &ignored)]
+        report.bundles.append(bundle)
+      }
+      UniversalLinkInventory.attach([request: parsed], to: &report)
+      // A file that gave no answer leaves the host's apps unknown: the report says so, as an IPA's would.
+      let status = parsed.result.status
+      if let code = DiagnosticCode.aasa(status) {
+        report.diagnostics.append(
+          Diagnostic(status.isDefinite ? .warning : .error, code, "\(parsed.result.message): it lists no app"))
+      } else if let error = parsed.parseError {
+        report.diagnostics.append(Diagnostic(.warning, .aasaInvalidJSON, "\(request.host): \(error): it lists no app"))
+      }
+      return report
+    }
+  }
+
+  /// The hosts `--host` names and those listed in the `--hosts` files (one per line; blank lines and `#` comments
+  /// skipped), each once; a bad name or an unreadable file is thrown, naming the line.
+  public static func hosts(_ named: [String], files: [String]) throws(ListError) -> [String] {
+    var out: [String] = []
+    var seen: Set<String> = []
+    func add(_ host: String, _ place: String) throws(ListError) {
+      if let problem = HostArgument.problem(host) { throw ListError(description: place + problem) }
+      if seen.insert(host.lowercased()).inserted { out.append(host.lowercased()) }
+    }
+    for host in named { try add(host, "--host: ") }
+    for file in files {
+      guard let lines = LineReader(path: file) else {
+        throw ListError(description: "\(TerminalText.escape(file)): cannot read the host list")
+      }
+      var number = 0
+      while let line = lines.next() {
+        number += 1
+        let host = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+          .trimmingCharacters(in: .whitespaces)
+        if !host.isEmpty { try add(host, "\(TerminalText.escape(file)):\(number): ") }
+      }
+    }
+    return out
+  }
+
+  /// A host list that cannot be used.
+  public struct ListError: Error, Sendable, CustomStringConvertible {
+    /// The message, naming the file and line.
+    public var description: String
+  }
+
+  /// The notes `blocklist` and `who-claims` print about `reports`' host inputs: that claims were assumed, and
+  /// which hosts list no app.
+  public static func notes(_ reports: [InspectionReport]) -> [String] {
+    let hosts = reports.filter { $0.inputKind == .host }
+    var notes = hosts.filter(\.bundles.isEmpty).map { report in
+      "\(TerminalText.escape(report.input)): its AASA file lists no app"
+        + (report.diagnostics.first.map { " (\($0.code.rawValue))" } ?? "")
+    }
+    let apps = Set(hosts.flatMap(\.bundles).compactMap(\.appId)).count
+    if apps > 0 {
+      notes.append(
+        "claims assumed from the AASA files of \(TerminalText.count(hosts.count - notes.count, "host")) for "
+          + "\(TerminalText.count(apps, "app")): each app must also list the host in its entitlements, which cannot "
+          + "be checked without its IPA")
+    }
+    return notes
+  }
+}
