@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 BIN := .build/debug/ipalinks
-APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 gir1.2-webkit2-4.1 python3-gi xvfb xauth bsdutils \
-  nodejs postgresql
+APT_PACKAGES := libzip-dev libplist-dev pkg-config zip unzip python3 python3-yaml gir1.2-webkit2-4.1 python3-gi xvfb \
+  xauth bsdutils nodejs postgresql
+# python3-yaml parses the workflow docs/keeping-current.md shows (RecipeTests).
 # The real engines the blocklist tests drive on Linux: WebKitGTK through PyGObject, under Xvfb; bsdutils gives
 # util-linux script(1), the pseudo-terminal the colour test runs the binary in; Node runs the JavaScript guard.
 WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.typelib)
@@ -12,7 +13,7 @@ WEBKIT_TYPELIB := $(wildcard /usr/lib/*-linux-gnu/girepository-1.0/WebKit2-4.1.t
 # the postgres user the harness runs it as under root, which PostgreSQL refuses), Homebrew's keg-only in opt/.
 POSTGRES_INITDB := $(wildcard /usr/lib/postgresql/*/bin/initdb /opt/homebrew/opt/postgresql@*/bin/initdb \
   /usr/local/opt/postgresql@*/bin/initdb)
-BREW_PACKAGES := libzip libplist pkg-config node postgresql@16
+BREW_PACKAGES := libzip libplist pkg-config node postgresql@16 pyyaml
 # Suites that drive real engines (WebKitGTK under Xvfb, swiftc, Node); `make test` runs them after the rest.
 ENGINE_SUITES := BlocklistEngineTests|ReportEngineTests|OutputEscapingEngineTests|SwiftGuardCompileTests|JSGuardNodeTests
 # On Linux `make setup` installs every tool the tests drive, so tests that need one fail instead of skipping.
@@ -40,7 +41,8 @@ SWIFT_TEST := sh scripts/with-tmpdir.sh $(SWIFT) test
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
-	@if pkg-config --exists libzip libplist-2.0 2>/dev/null && command -v zip >/dev/null && command -v python3 >/dev/null \
+	@if pkg-config --exists libzip libplist-2.0 2>/dev/null && command -v zip >/dev/null \
+	  && python3 -c 'import yaml' 2>/dev/null \
 	  && command -v node >/dev/null && { [ -n "$(POSTGRES_INITDB)" ] \
 	    || { [ "$$(uname)" = Darwin ] && command -v initdb >/dev/null; }; } \
 	  && { [ "$$(uname)" = Darwin ] || { command -v xvfb-run >/dev/null && [ -n "$(WEBKIT_TYPELIB)" ] \

@@ -115,13 +115,8 @@ extension AuditStore {
     try await latestReports(at: try await instant(time, day: .end))
   }
 
-  /// Now, as runs record it and ages count back from it: `SOURCE_DATE_EPOCH` (seconds since 1970) when set, as
-  /// reproducible-builds tools read it, so that examples and tests give the same output every time.
-  public static var now: Date {
-    ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init).map {
-      Date(timeIntervalSince1970: $0)
-    } ?? Date()
-  }
+  /// Now, as runs record it and ages count back from it: ``Clock/now``, which `SOURCE_DATE_EPOCH` sets.
+  public static var now: Date { Clock.now }
 
   /// A stored timestamp read back.
   static func date(_ text: String) -> Date? {

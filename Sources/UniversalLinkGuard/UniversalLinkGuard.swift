@@ -57,21 +57,78 @@ public struct UniversalLinkGuard: Sendable {
     case staysInWebView
   }
 
+  /// What a rules document says about itself, so an app can tell a newer one: the ipalinks that made it, when
+  /// (RFC 3339, UTC), and the SHA-256 of its rules, which stays the same while the rules do. Nil in a document
+  /// made before ipalinks stamped them, or for rules compiled in code.
+  public struct Stamp: Sendable, Equatable, Decodable {
+    /// The ipalinks that made the document, with its version.
+    public var generator: String?
+    /// When it was made.
+    public var generatedAt: String?
+    /// The SHA-256 of its rules, in lower-case hex.
+    public var sha256: String?
+  }
+
+  /// Why a rules document cannot be loaded: one line saying where it goes wrong.
+  public struct LoadError: Error, Sendable, CustomStringConvertible {
+    /// The message.
+    public var description: String
+  }
+
   /// The compiled rules of every app.
   public let table: LinkRuntime.Table
+  /// What the rules document said about itself.
+  public let stamp: Stamp
 
   /// A guard for compiled rules.
-  public init(table: LinkRuntime.Table) { self.table = table }
+  public init(table: LinkRuntime.Table) {
+    self.table = table
+    stamp = Stamp()
+  }
 
-  /// A guard for a rules document, the JSON that `ipalinks blocklist --format swift` embeds in the file it writes.
-  public init(rulesJSON: String) throws {
+  /// A guard for a rules document: the JSON that `ipalinks blocklist --format rules` writes, and `--format swift`
+  /// embeds in the file it writes. A document that is not one (not JSON, no `apps`, a rule that does not read)
+  /// throws a ``LoadError`` saying where.
+  public init(rulesJSON: String) throws(LoadError) {
     let data = Data(rulesJSON.utf8)
-    // Two passes: references to a variable's alternatives (`{"choice": n}`) read the shared table while the rules
-    // decode, so each variable's values are held once however many rules use it.
-    let decoder = JSONDecoder()
-    decoder.userInfo[LinkRuntime.choicesKey] = try JSONDecoder().decode(LinkRuntime.ChoiceTable.self, from: data)
-      .choices
-    table = try decoder.decode(LinkRuntime.Table.self, from: data)
+    do {
+      // Its `apps` must be there: a document without them would silently guard nothing.
+      stamp = try JSONDecoder().decode(Envelope.self, from: data).stamp
+      // Two passes: references to a variable's alternatives (`{"choice": n}`) read the shared table while the
+      // rules decode, so each variable's values are held once however many rules use it.
+      let decoder = JSONDecoder()
+      decoder.userInfo[LinkRuntime.choicesKey] = try JSONDecoder().decode(LinkRuntime.ChoiceTable.self, from: data)
+        .choices
+      table = try decoder.decode(LinkRuntime.Table.self, from: data)
+    } catch {
+      throw LoadError(description: "the rules document cannot be read: " + Self.describe(error))
+    }
+  }
+
+  /// A rules document's `apps` (required, not read here) and its stamp.
+  private struct Envelope: Decodable {
+    struct Skipped: Decodable {
+      init(from decoder: any Decoder) throws {}
+    }
+    let apps: [Skipped]
+    let generator: String?
+    let generatedAt: String?
+    let sha256: String?
+    var stamp: Stamp { Stamp(generator: generator, generatedAt: generatedAt, sha256: sha256) }
+  }
+
+  /// A decoding error in words, with the path of keys where it happened.
+  private static func describe(_ error: any Error) -> String {
+    func at(_ path: [any CodingKey]) -> String {
+      path.isEmpty ? "" : " at " + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+    }
+    switch error as? DecodingError {
+    case .dataCorrupted(let context): return "not valid JSON" + at(context.codingPath)
+    case .keyNotFound(let key, let context): return "no \"\(key.stringValue)\"" + at(context.codingPath)
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+      return context.debugDescription + at(context.codingPath)
+    default: return "\(error)"
+    }
   }
 
   /// What iOS would do with `url`.
@@ -94,6 +151,48 @@ public struct UniversalLinkGuard: Sendable {
   public func opensApp(_ url: URL) -> Bool {
     if case .opensApp = verdict(for: url) { return true }
     return false
+  }
+}
+
+/// A guard whose rules an app replaces while it runs, with a newer rules document it downloaded
+/// (`ipalinks blocklist --format rules`). A document that cannot be loaded, or is older than the one in use, is
+/// refused with a ``UniversalLinkGuard/LoadError`` and the guard keeps the rules it had: a failed download never
+/// leaves the web view unguarded.
+///
+///     let linkGuard = UpdatingLinkGuard(.shared)
+///     // later, with the body of https://example.com/ipalinks-rules.json:
+///     do { try linkGuard.update(rulesJSON: body) } catch { log("kept the rules in use: \(error)") }
+///     linkGuard.current.verdict(for: url)
+public final class UpdatingLinkGuard: @unchecked Sendable {
+  private let lock = NSLock()
+  private var guarded: UniversalLinkGuard
+
+  /// Starts with `initial`'s rules.
+  public init(_ initial: UniversalLinkGuard) { guarded = initial }
+
+  /// The rules in use.
+  public var current: UniversalLinkGuard {
+    lock.lock()
+    defer { lock.unlock() }
+    return guarded
+  }
+
+  /// Loads `rulesJSON` and uses it from now on. Returns false, changing nothing, when it holds the rules in use
+  /// (the same `sha256`). Throws, keeping the rules in use, when it cannot be loaded or was made before them.
+  @discardableResult
+  public func update(rulesJSON: String) throws(UniversalLinkGuard.LoadError) -> Bool {
+    let next = try UniversalLinkGuard(rulesJSON: rulesJSON)
+    lock.lock()
+    defer { lock.unlock() }
+    let now = guarded.stamp
+    if let sha256 = next.stamp.sha256, sha256 == now.sha256 { return false }
+    // RFC 3339 times in UTC sort as text.
+    if let made = next.stamp.generatedAt, let inUse = now.generatedAt, made < inUse {
+      throw UniversalLinkGuard.LoadError(
+        description: "the rules document was made \(made), before the rules in use (\(inUse)); kept those")
+    }
+    guarded = next
+    return true
   }
 }
 

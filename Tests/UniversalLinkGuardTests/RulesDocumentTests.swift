@@ -64,3 +64,53 @@ struct RulesDocumentTests {
     try Self.expectSameVerdicts(blocklist, urls)
   }
 }
+
+/// Rules swapped in at run time: a newer document replaces the rules, a broken or older one is refused with a clear
+/// error and the rules in use stay, and the same rules again change nothing.
+struct UpdatingGuardTests {
+  static let app = "AAAAAAAAAA.com.example.alpha"
+
+  /// The rules document of one app on alpha.example with `paths` opening it, made at `time`.
+  static func document(_ paths: [String], at time: TimeInterval) throws -> String {
+    let components = paths.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+    let json = #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [\#(components)]}]}}"#
+    let blocklist = try RulesDocumentTests.blocklist([(app, "alpha.example", false, json)])
+    let output = BlocklistOutput(
+      blocklist, format: .rules, maxRules: 100, generator: "ipalinks test",
+      at: Date(timeIntervalSince1970: time))
+    return try #require(output.files.first).text
+  }
+
+  @Test func newerRulesReplaceTheOldAndBrokenOnesAreRefused() throws {
+    let week1 = try Self.document(["/buy/*"], at: 1_790_000_000)
+    let week2 = try Self.document(["/buy/*", "/sell/*"], at: 1_790_604_800)
+    let first = try UniversalLinkGuard(rulesJSON: week1)
+    #expect(first.stamp.generator == "ipalinks test")
+    #expect(first.stamp.generatedAt == "2026-09-21T14:13:20Z")
+    #expect(first.stamp.sha256?.count == 64)
+    let linkGuard = UpdatingLinkGuard(first)
+    let sell = "https://alpha.example/sell/1"
+    #expect(linkGuard.current.verdict(for: sell) == .staysInWebView)
+
+    #expect(try linkGuard.update(rulesJSON: week2))
+    #expect(
+      linkGuard.current.verdict(for: sell) == .opensApp(appID: Self.app, rule: "/applinks/details/0/components/1"))
+
+    // The same rules made later: nothing to do.
+    #expect(try !linkGuard.update(rulesJSON: try Self.document(["/buy/*", "/sell/*"], at: 1_791_000_000)))
+
+    for (broken, message) in [
+      (String(week2.prefix(week2.count / 2)), "not valid JSON"), (#"{"generator": "x"}"#, #"no "apps""#),
+      (#"{"apps": [{"appID": 7}]}"#, "apps/0/appID"), (week1, "before the rules in use"),
+    ] {
+      #expect {
+        try linkGuard.update(rulesJSON: broken)
+      } throws: { error in
+        "\(error)".contains(message)
+      }
+      // The rules in use stay.
+      #expect(
+        linkGuard.current.verdict(for: sell) == .opensApp(appID: Self.app, rule: "/applinks/details/0/components/1"))
+    }
+  }
+}

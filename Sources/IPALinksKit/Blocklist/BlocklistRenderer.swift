@@ -174,10 +174,16 @@ public struct BlocklistRenderer: Sendable {
   static func specificity(_ scope: RuleScope) -> (Int, Int) { (scope.wildcard ? 0 : 1, scope.host.count) }
 
   /// A rule list as the JSON array `WKContentRuleListStore` compiles.
-  public static func json(_ rules: [ContentRule]) -> String {
+  public static func json(_ rules: [ContentRule]) -> String { json(rules, stamp: nil) }
+
+  /// The same, with `stamp` as the first rule's `ipalinks` key, which WebKit ignores, so an app that downloads the
+  /// list can tell which one it has.
+  static func json(_ rules: [ContentRule], stamp: ListStamp?) -> String {
+    var objects = rules.map(\.json)
+    if let stamp, !objects.isEmpty { objects[0]["ipalinks"] = stamp.json }
     let data =
       (try? JSONSerialization.data(
-        withJSONObject: rules.map(\.json), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        withJSONObject: objects, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
     return String(decoding: data, as: UTF8.self) + "\n"
   }
 
@@ -237,7 +243,10 @@ public struct BlocklistRenderer: Sendable {
   /// A multi-valued variable's alternatives are written once, in `choices`, and each reference is
   /// `{"choice": index}`: written inline at every reference, a 90 KB AASA file of references (within the expansion
   /// limit) made a 9 MB guard.
-  public func guardDocument(generator: String) -> String {
+  public func guardDocument(generator: String) -> String { stampedGuardDocument(generator: generator).text }
+
+  /// The rules document with its ``ListStamp`` (`generatedAt` and `sha256` beside `generator`), made at `time`.
+  func stampedGuardDocument(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
     var choices: [Any] = []
     var choiceIndex: [[[PatternPiece]]: Int] = [:]
     func pattern(_ pieces: [PatternPiece]?) -> Any { pieces.map { $0.map(piece) } ?? NSNull() }
@@ -269,23 +278,38 @@ public struct BlocklistRenderer: Sendable {
       }
       return ["appID": app.appID, "scopes": scopes]
     }
-    let document: [String: Any] = ["generator": generator, "apps": apps, "choices": choices]
-    let data =
-      (try? JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+    // The digest is of the rules alone, so the same rules made at another time or by another version have it too.
+    let content: [String: Any] = ["apps": apps, "choices": choices]
+    let rules =
+      (try? JSONSerialization.data(withJSONObject: content, options: [.sortedKeys, .withoutEscapingSlashes]))
       ?? Data("{}".utf8)
+    let stamp = ListStamp(generator: generator, at: time, content: Array(rules))
+    // Sorted keys put `apps` and `choices` first: the stamp goes after them, and `generator` stays where it was.
+    var document = String(decoding: rules.dropLast(), as: UTF8.self)
+    let quoted = (try? JSONEncoder().encode(generator)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
+    document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + quoted
+    document += #","sha256":"\#(stamp.sha256)"}"#
     // DEL, C1 and bidi controls from an app or AASA file stay `\u` escapes, so the guard file is safe to print.
-    return JSONReporter.terminalSafe(String(decoding: data, as: UTF8.self))
+    return (JSONReporter.terminalSafe(document), stamp)
   }
 
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
-  public func swiftGuard(generator: String) -> String {
-    SwiftGuardWriter.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+  public func swiftGuard(generator: String) -> String { stampedSwiftGuard(generator: generator).text }
+
+  /// The same, and the stamp of the rules it embeds.
+  func stampedSwiftGuard(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
+    let document = stampedGuardDocument(generator: generator, at: time)
+    return (SwiftGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 
   /// The click guard to inject in pages: `Resources/ipalinks-guard.js` (a port of the runtime core and the click
   /// handler) with the rules document in it.
-  public func javaScriptGuard(generator: String) -> String {
-    JSGuardWriter.render(rulesJSON: guardDocument(generator: generator), header: header(generator: generator))
+  public func javaScriptGuard(generator: String) -> String { stampedJavaScriptGuard(generator: generator).text }
+
+  /// The same, and the stamp of the rules it embeds.
+  func stampedJavaScriptGuard(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
+    let document = stampedGuardDocument(generator: generator, at: time)
+    return (JSGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 
   /// The comment block at the top of generated Swift and JavaScript: what the file covers, with untrusted names
@@ -304,4 +328,25 @@ public struct BlocklistRenderer: Sendable {
   static func commentSafe(_ s: String) -> String {
     tabSafe(s).replacingOccurrences(of: "*/", with: "* /").replacingOccurrences(of: "<", with: "< ")
   }
+}
+
+/// What a list says about itself, so an app that downloads a newer one can tell it apart: the ipalinks that made
+/// it, when, and a SHA-256 of its rules (without the stamp), which stays the same while the rules do.
+public struct ListStamp: Sendable, Equatable {
+  /// `ipalinks blocklist 0.9.0`-style: the tool and its version.
+  public var generator: String
+  /// When the list was made, RFC 3339 in UTC.
+  public var generatedAt: String
+  /// The rules' SHA-256, in lower-case hex.
+  public var sha256: String
+
+  /// The stamp of `content` made by `generator` at `time`.
+  init(generator: String, at time: Date, content: [UInt8]) {
+    self.generator = generator
+    generatedAt = Clock.rfc3339(time)
+    sha256 = Digest.sha256(content).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+  }
+
+  /// As a JSON object.
+  var json: [String: Any] { ["generator": generator, "generatedAt": generatedAt, "sha256": sha256] }
 }

@@ -14,6 +14,9 @@ public enum BlocklistFormat: String, CaseIterable, Sendable {
   case patterns
   /// Regular expressions, one a line, for proxies and other tools.
   case regex
+  /// The rules document the guards embed, alone: what an app downloads to swap in newer rules at run time
+  /// (`UniversalLinkGuard(rulesJSON:)`).
+  case rules
 }
 
 /// What `ipalinks blocklist` writes: the files of one format, and the notes on what the format could not express.
@@ -24,6 +27,15 @@ public struct BlocklistOutput: Sendable {
     public var suffix: String
     /// The file's text.
     public var text: String
+    /// What the file says about itself (``ListStamp``), for the formats that carry one.
+    public var stamp: ListStamp? = nil
+
+    /// Whether the file at `path` holds the same rules: the same stamp's digest and generator for a stamped format
+    /// (made at another time), the same bytes for the others.
+    func isHeld(at path: String) -> Bool {
+      guard let stamp else { return OutputFile.holds(text, at: path) }
+      return OutputFile.contains([stamp.sha256, stamp.generator], at: path, reading: text.utf8.count * 2 + 65_536)
+    }
   }
 
   /// The files, the first one always there.
@@ -37,7 +49,11 @@ public struct BlocklistOutput: Sendable {
   public let maxRules: Int
 
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
-  public init(_ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String) {
+  ///
+  /// The WebKit lists and the guards' rules carry a ``ListStamp`` made at `time`.
+  public init(
+    _ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String, at time: Date = Clock.now
+  ) {
     let renderer = BlocklistRenderer(blocklist)
     self.maxRules = maxRules
     notes = blocklist.notes
@@ -48,7 +64,10 @@ public struct BlocklistOutput: Sendable {
       let (lists, listNotes) = renderer.contentRules(maxRules: maxRules)
       notes = listNotes
       files = lists.enumerated().map { (index, list) in
-        File(suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list))
+        let stamp = ListStamp(generator: generator, at: time, content: Array(BlocklistRenderer.json(list).utf8))
+        return File(
+          suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list, stamp: stamp),
+          stamp: list.isEmpty ? nil : stamp)
       }
       size = TerminalText.count(lists.reduce(0) { $0 + $1.count }, "rule")
     case .regex:
@@ -56,8 +75,15 @@ public struct BlocklistOutput: Sendable {
       notes = listNotes
       files = [File(suffix: "", text: text)]
       size = TerminalText.count(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, "rule")
-    case .swift: files = [File(suffix: "", text: renderer.swiftGuard(generator: generator))]
-    case .js: files = [File(suffix: "", text: renderer.javaScriptGuard(generator: generator))]
+    case .swift:
+      let (text, stamp) = renderer.stampedSwiftGuard(generator: generator, at: time)
+      files = [File(suffix: "", text: text, stamp: stamp)]
+    case .js:
+      let (text, stamp) = renderer.stampedJavaScriptGuard(generator: generator, at: time)
+      files = [File(suffix: "", text: text, stamp: stamp)]
+    case .rules:
+      let (text, stamp) = renderer.stampedGuardDocument(generator: generator, at: time)
+      files = [File(suffix: "", text: text + "\n", stamp: stamp)]
     case .domains:
       let hosts = renderer.domains()
       files = [File(suffix: "", text: hosts)]
@@ -78,7 +104,7 @@ public struct BlocklistOutput: Sendable {
   /// `ifChanged`, nothing when every file already holds its text. Returns whether it wrote.
   public func write(to output: String, ifChanged: Bool) throws(OutputFile.Failure) -> Bool {
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
-    if ifChanged && targets.allSatisfy({ OutputFile.holds($1, at: $0) }) { return false }
+    if ifChanged && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return false }
     for (path, text) in targets { try OutputFile.write(text, to: path) }
     return true
   }

@@ -87,7 +87,7 @@ struct BlocklistCommand: StatusCommand {
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
-    let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: "ipalinks blocklist")
+    let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: ToolVersion.generator)
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
       policy: uncovered, quiet: audit.quiet)
