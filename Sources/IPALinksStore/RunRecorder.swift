@@ -220,20 +220,21 @@ public actor RunRecorder {
     let rows = try await store.sql.insert(into: "retrievals")
       .columns(
         "run_id", "host", "developer_mode", "retrieved_at", "source", "status", "http_status", "url", "message",
-        "file_sha256", "result", "findings"
+        "file_sha256", "result", "findings", "settles"
       )
       .rows(
         retrievals.map { r in
           ([
             run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.source.rawValue,
             r.result.status.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256, r.json, r.findings,
+            AuditStore.settles(r.result.status) ? 1 : 0,
           ] as [any Encodable & Sendable]).map(SQLBind.init)
         }
       )
       .returning("id", "host", "developer_mode")
       .all()
-    // Each host's latest retrieval, and its latest definite one, which the latest state reads.
-    let definite = Set(retrievals.filter(\.result.status.isDefinite).map(\.request))
+    // Each host's latest retrieval, and its latest one that settles what the file is, which the latest state reads.
+    let definite = Set(retrievals.filter { AuditStore.settles($0.result.status) }.map(\.request))
     var latest: [[any SQLExpression]] = []
     for row in rows {
       let request = AASARequest(
@@ -293,6 +294,14 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 }
 
 extension AuditStore {
+  /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
+  /// state: a definite answer, except those a captive portal, a proxy or a rebinding DNS gives as readily as the
+  /// site (a redirect, a body over the limit, a private address), which are kept as retrievals but never unblock a
+  /// link a good file opened.
+  public static func settles(_ status: AASAFetchResult.Status) -> Bool {
+    status.isDefinite && ![.redirect, .tooLarge, .refusedPrivateAddress].contains(status)
+  }
+
   /// Runs `body`, turning a driver's error into one naming the store, with any password masked.
   func failing<T>(_ what: String, _ body: () async throws -> T) async throws(Failure) -> T {
     do {

@@ -149,7 +149,7 @@ extension AuditStore {
     let rows = try await failing("cannot read the history of \(host)") {
       try await sql.raw(
         """
-        SELECT r.retrieved_at, r.source, r.status, r.file_sha256, f.size, u.label FROM retrievals r
+        SELECT r.retrieved_at, r.source, r.status, r.settles, r.file_sha256, f.size, u.label FROM retrievals r
         JOIN runs u ON u.id = r.run_id LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
         WHERE r.host = \(bind: host) AND r.retrieved_at <= \(bind: at) ORDER BY r.retrieved_at, r.id
         """
@@ -159,7 +159,8 @@ extension AuditStore {
     do {
       for row in rows {
         let status = try row.decode(column: "status", as: String.self)
-        guard AASAFetchResult.Status(rawValue: status)?.isDefinite ?? false else {
+        let settles = try row.decode(column: "settles", as: Int?.self).map { $0 != 0 }
+        guard settles ?? AASAFetchResult.Status(rawValue: status)?.isDefinite ?? false else {
           history.unanswered += 1
           continue
         }

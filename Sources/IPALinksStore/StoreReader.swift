@@ -167,8 +167,12 @@ extension AuditStore {
       return try parsed(rows)
     }
     for onlyDefinite in [false, true] {
-      let filter: SQLQueryString = onlyDefinite ? "AND r.status IN (\(binds: definite)) \(only)" : only
-      let sameFilter: SQLQueryString = onlyDefinite ? "AND s.status IN (\(binds: definite))" : ""
+      // Rows older than the `settles` column settle by their status.
+      let filter: SQLQueryString =
+        onlyDefinite
+        ? "AND (r.settles = 1 OR (r.settles IS NULL AND r.status IN (\(binds: definite)))) \(only)" : only
+      let sameFilter: SQLQueryString =
+        onlyDefinite ? "AND (s.settles = 1 OR (s.settles IS NULL AND s.status IN (\(binds: definite))))" : ""
       rows += try await sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r

@@ -15,7 +15,7 @@ public struct Refresh: Sendable, Encodable {
   public enum Outcome: String, Sendable, Codable, CaseIterable {
     /// A new version of the file that behaves differently.
     case changed
-    /// A definite answer without a file (a 404, a redirect, too large…) where there was one: nothing opens the apps.
+    /// A definite answer without a file (a 404, an invalid file) where there was one: nothing opens the apps.
     case removed
     /// New bytes that behave the same for every app: the same behaviour, retrieved again.
     case rewritten
@@ -23,7 +23,9 @@ public struct Refresh: Sendable, Encodable {
     case unchanged
     /// The first definite answer the store has for the host: nothing to compare with.
     case first
-    /// No definite answer (a timeout, DNS, TLS, offline): the last definite one stays current.
+    /// No answer that settles what the file is (a timeout, DNS, TLS, offline; or a redirect, a body over the limit or
+    /// a private address, which a captive portal or a rebinding DNS gives as readily as the site): the last one that
+    /// did stays current.
     case stale
   }
 
@@ -203,7 +205,7 @@ extension AuditStore {
         ? nil : String(result.message.trimmingPrefix(request.host + ": ")), sha256: sha256,
       previousStatus: held?.status, previousSha256: held?.sha256, lastGood: held?.retrievedAt,
       lastGoodAge: nil, apps: apps.map(\.key), changes: [])
-    guard result.status.isDefinite else {
+    guard AuditStore.settles(result.status) else {
       host.outcome = .stale
       host.lastGoodAge = held.flatMap { AuditStore.date($0.retrievedAt) }.map { Int(time.timeIntervalSince($0)) }
       return host

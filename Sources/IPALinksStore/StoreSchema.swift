@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 2
+  static let version = 3
 
   /// Brings `store` up to ``version``: each migration it lacks, in one transaction, under a lock so that several
   /// processes opening a new store at once apply each migration once.
@@ -155,5 +155,9 @@ enum StoreSchema {
             """
         }
     },
+    // Whether a retrieval may replace a good file in the latest state, kept with it (NULL in older rows: by its
+    // status), as answers a captive portal or a rebinding DNS gives (a redirect, a huge body, a private address)
+    // no longer do.
+    { _ in ["ALTER TABLE retrievals ADD COLUMN settles INTEGER"] },
   ]
 }

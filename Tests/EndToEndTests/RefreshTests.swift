@@ -124,5 +124,26 @@ import Testing
     let shop = try #require(try Self.hosts(stalled)["shop.example.com"])
     #expect(shop["outcome"] as? String == "stale" && shop["status"] as? String == "timeout")
     #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+
+    // A redirect and a body announced at 50 MB are what a captive portal or a proxy gives as readily as the site:
+    // recorded, but the last good file stays current.
+    for (response, status) in [
+      (TestResponse.status(302, headers: [("Location", "https://portal.test/login")]), "redirect"),
+      (TestResponse(body: .stall(prefix: Array("{".utf8), declaredLength: 50_000_000)), "too-large"),
+    ] {
+      server.respond(host: "shop.example.com", path: path, with: response)
+      let hostile = try CLI.run(refresh)
+      #expect(hostile.status == 0, "\(hostile.stderr)")
+      let host = try #require(try Self.hosts(hostile)["shop.example.com"])
+      #expect(host["outcome"] as? String == "stale" && host["status"] as? String == status, "\(host)")
+      #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+    }
+    // Without --allow-private the loopback server is a private address: every host stale, nothing changes.
+    let unplugged = try CLI.run(refresh.filter { $0 != "--allow-private" })
+    #expect(unplugged.status == 2, "\(unplugged.stderr)")
+    #expect(try Self.hosts(unplugged).values.allSatisfy { $0["status"] as? String == "refused-private-address" })
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "-f", "json"])
+    #expect((history.json?["versions"] as? [[String: Any]])?.count == 2)
   }
 }
