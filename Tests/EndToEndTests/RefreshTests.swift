@@ -3,6 +3,8 @@ import IPALinksKit
 import TestServers
 import Testing
 
+@testable import IPALinksStore
+
 /// `ipalinks refresh`: every host the store's apps claim, retrieved again, on SQLite and PostgreSQL, from AASA
 /// folders and from a loopback HTTPS server whose files change between refreshes; and the store's readers deciding
 /// with each host's new answer afterwards.
@@ -145,5 +147,57 @@ import Testing
     #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
     let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "-f", "json"])
     #expect((history.json?["versions"] as? [[String: Any]])?.count == 2)
+  }
+
+  /// `report --store` says what the latest run changed: nothing to compare after the first run; after a refresh
+  /// that found a new file, a line per change linking to the host and the app, with the example URL; after an
+  /// inspection, the apps whose domains or schemes changed.
+  @Test(arguments: Backend.usable) func theReportSaysWhatTheLatestRunChanged(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let store = try stores.make()
+    try await AuditStoreTests.record(
+      AuditStoreTests.samples, into: store, label: "week-1", at: Date(timeIntervalSince1970: 1_790_000_000))
+    func changesSection() throws -> String {
+      let page = stores.folder.appendingPathComponent("report.html")
+      let run = try CLI.run(["report", "--store", store, "-o", page.path, "-q"])
+      #expect(run.status == 0, "\(run.stderr)")
+      let html = try String(contentsOf: page, encoding: .utf8)
+      let start = try #require(html.range(of: "<section id=\"changes\">"))
+      let end = try #require(html.range(of: "</section>", range: start.upperBound..<html.endIndex))
+      return String(html[start.lowerBound..<end.upperBound])
+    }
+    #expect(try changesSection().contains("week-1 is the store's first run: nothing to compare."))
+
+    let refresh = try CLI.run([
+      "refresh", "--store", store, "--run-label", "refresh-1", "--aasa-dir", CLI.sample("aasa/next"), "--aasa-dir",
+      CLI.sample("aasa"),
+    ])
+    #expect(refresh.status == 1, "\(refresh.stderr)")
+    let section = try changesSection()
+    #expect(section.contains("What refresh-1 found changed since week-1."), "\(section)")
+    #expect(section.contains(##"<code>shop.example.com</code></a>: rule changed for <a href="#app-"##), "\(section)")
+    #expect(section.contains("<code>https://shop.example.com/help/</code> no-match → match"), "\(section)")
+
+    // An inspection that finds the Store app with one more domain and scheme.
+    var report = await BatchInspector.inspect(CLI.sample("Store.ipa"), fetches: nil)
+    var ignored: [Diagnostic] = []
+    report.bundles[0].associatedDomains.append(
+      AssociatedDomain.parse("applinks:pay.example.com", diagnostics: &ignored))
+    report.bundles[0].urlSchemes.append("storepay")
+    let opened = try await AuditStoreTests.open(store)
+    let later = Date() + 60
+    let run = try await RunRecorder.begin(
+      opened, command: "inspect", arguments: [], label: "week-2", shard: nil, at: later)
+    try await run.record(report, retrievals: [:], at: later)
+    try await run.finish(at: later)
+    let changes = try #require(try await opened.runChanges())
+    try await opened.close()
+    #expect(changes.run == "week-2" && changes.previous == "refresh-1" && changes.hosts.isEmpty)
+    let app = try #require(changes.apps.first { $0.appKey == "ST0REAPP42.com.example.store" })
+    #expect(!app.first && app.domainsAdded == ["applinks:pay.example.com"] && app.schemesAdded == ["storepay"])
+    #expect(changes.apps.count == 1)
+    #expect(
+      try changesSection().contains("+ <code>applinks:pay.example.com</code>, + URL scheme <code>storepay</code>"))
   }
 }

@@ -20,6 +20,8 @@ public struct LoadedInventory: Sendable {
   public var readable = 0
   /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs.
   public var unreadable = 0
+  /// What the latest run of a store read as an input changed, when it was asked for.
+  public var changes: RunChanges?
 
   /// Reports already read as a whole, such as a store's state.
   public init(reports: [InspectionReport] = []) {

@@ -110,9 +110,9 @@ struct ReportCommand: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
-    let loaded = try await audit.load(inputs, store: store, fetch: fetch)
+    let loaded = try await audit.load(inputs, store: store, changes: true, fetch: fetch)
     if loaded.readable == 0 { return 2 }
-    let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title)
+    let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes)
     if let output {
       do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
         Terminal.warn(error.description)

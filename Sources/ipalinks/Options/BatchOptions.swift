@@ -63,7 +63,7 @@ struct BatchOptions: ParsableArguments {
   /// when one is given.
   func load(
     _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
-    store: StoreReadOptions? = nil, about: String? = nil,
+    store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false,
     order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
@@ -86,6 +86,7 @@ struct BatchOptions: ParsableArguments {
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       loaded.add(await AuditStore.state(location, at: store.at, about: about, warn: console.problem))
+      if changes { loaded.changes = await AuditStore.runChanges(location, at: store.at, warn: console.problem) }
     }
     return loaded
   }

@@ -21,8 +21,10 @@ public enum HTMLReporter {
     render(ClaimsIndex(reports: reports), title: title)
   }
 
-  /// The page of the claims model.
-  public static func render(_ claims: ClaimsIndex, title: String = "ipalinks report") -> String {
+  /// The page of the claims model; with `changes` (from a store), a section on what its latest run changed.
+  public static func render(
+    _ claims: ClaimsIndex, title: String = "ipalinks report", changes: RunChanges? = nil
+  ) -> String {
     let model = ReportModel(claims)
     var html = """
       <!doctype html>
@@ -43,6 +45,7 @@ public enum HTMLReporter {
 
       """
     html += summary(model)
+    if let changes { html += self.changes(changes, model: model) }
     html += filters(model)
     if !model.hosts.isEmpty { html += chart(model) + domainView(model) }
     if model.apps.count > 1 { html += overview(model) }

@@ -1,0 +1,89 @@
+import UniversalLinks
+
+/// What a store's latest run changed against the runs before it: the hosts whose AASA file it found changed, and
+/// the apps whose claims it found changed. `report --store` shows it as "Changed since the previous run".
+public struct RunChanges: Sendable, Encodable {
+  /// A host whose file the run found different from the last one before it that settled what the file is.
+  public struct Host: Sendable, Encodable {
+    /// The host.
+    public var host: String
+    /// Whether it was retrieved as a developer-mode domain.
+    public var developerMode: Bool
+    /// The status before (`ok`, or the definite failure).
+    public var oldStatus: String
+    /// The status now.
+    public var newStatus: String
+    /// Each behavioural change, with the apps (by app ID) it is for.
+    public var changes: [Change]
+
+    /// Creates a host's entry.
+    public init(host: String, developerMode: Bool, oldStatus: String, newStatus: String, changes: [Change]) {
+      (self.host, self.developerMode, self.oldStatus, self.newStatus, self.changes) = (
+        host, developerMode, oldStatus, newStatus, changes
+      )
+    }
+  }
+
+  /// One behavioural change of a host's file, for every app it is the same for.
+  public struct Change: Sendable, Encodable {
+    /// What changed.
+    public var kind: AASAComparison.Change.Kind
+    /// The apps (as the file lists them) it is for.
+    public var appIds: [String]
+    /// A URL whose verdict differs, when one was found.
+    public var example: String?
+    /// Its verdict before.
+    public var oldVerdict: MatchResult.Verdict?
+    /// Its verdict now.
+    public var newVerdict: MatchResult.Verdict?
+
+    /// The change `shared` stands for.
+    public init(_ shared: AASAComparison.SharedChange) {
+      (kind, appIds, example) = (shared.change.kind, shared.appIds, shared.change.example)
+      (oldVerdict, newVerdict) = (shared.change.oldVerdict, shared.change.newVerdict)
+    }
+  }
+
+  /// An app whose claims the run found changed: its associated domains or URL schemes, or an app first inspected.
+  public struct App: Sendable, Encodable {
+    /// The app ID, else the bundle ID.
+    public var appKey: String
+    /// Its name, as the run saw it.
+    public var name: String?
+    /// Whether the run is the first to inspect it.
+    public var first: Bool
+    /// Associated domains entries added, as written (`applinks:shop.example.com`).
+    public var domainsAdded: [String]
+    /// Associated domains entries removed.
+    public var domainsRemoved: [String]
+    /// URL schemes the app registers, added.
+    public var schemesAdded: [String]
+    /// URL schemes removed.
+    public var schemesRemoved: [String]
+
+    /// Creates an app's entry.
+    public init(
+      appKey: String, name: String?, first: Bool, domainsAdded: [String], domainsRemoved: [String],
+      schemesAdded: [String], schemesRemoved: [String]
+    ) {
+      (self.appKey, self.name, self.first) = (appKey, name, first)
+      (self.domainsAdded, self.domainsRemoved, self.schemesAdded, self.schemesRemoved) = (
+        domainsAdded, domainsRemoved, schemesAdded, schemesRemoved
+      )
+    }
+  }
+
+  /// The run: its label, else when it started (UTC).
+  public var run: String
+  /// The run before it, likewise; nil when it is the store's first, which has nothing to be compared with.
+  public var previous: String?
+  /// The hosts whose file changed.
+  public var hosts: [Host]
+  /// The apps whose claims changed.
+  public var apps: [App]
+
+  /// Creates the changes of `run` against `previous`.
+  public init(run: String, previous: String?, hosts: [Host], apps: [App]) {
+    (self.run, self.previous, self.hosts, self.apps) = (run, previous, hosts, apps)
+  }
+}

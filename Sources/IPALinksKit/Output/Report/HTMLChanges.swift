@@ -1,0 +1,51 @@
+extension HTMLReporter {
+  /// "Changed since the previous run" (`report --store`): a line per behavioural change of a host's file and per
+  /// app whose claims changed, each linking to the host's row or the app's details, with the example URL and its
+  /// verdicts before and after.
+  static func changes(_ changes: RunChanges, model: ReportModel) -> String {
+    var html = "<section id=\"changes\"><h2>Changed since the previous run</h2>\n"
+    guard let previous = changes.previous else {
+      return html + "<p class=\"muted\">\(HTML.text(changes.run)) is the store's first run: nothing to compare.</p>"
+        + "</section>\n"
+    }
+    html += "<p class=\"muted\">What \(HTML.text(changes.run)) found changed since \(HTML.text(previous)).</p>\n"
+    guard !changes.hosts.isEmpty || !changes.apps.isEmpty else { return html + "<p>Nothing changed.</p></section>\n" }
+    let hostNumbers = Dictionary(model.hosts.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
+    let appAnchors = Dictionary(
+      model.apps.compactMap { app in (app.bundle?.appId ?? app.bundle?.bundleId).map { ($0, (app.anchor, app.name)) } },
+      uniquingKeysWith: { a, _ in a })
+    func host(_ name: String) -> String {
+      hostNumbers[name].map { "<a href=\"#h-\($0)\">\(HTML.code(name))</a>" } ?? HTML.code(name)
+    }
+    func app(_ key: String, _ name: String? = nil) -> String {
+      guard let (anchor, shown) = appAnchors[key] else { return HTML.text(name ?? key) }
+      return "<a href=\"#\(anchor)\">\(HTML.text(shown))</a>"
+    }
+    html += "<ul class=\"changes\">\n"
+    for changed in changes.hosts {
+      let status =
+        changed.oldStatus == changed.newStatus
+        ? "" : " (AASA \(HTML.text(changed.oldStatus)) → \(HTML.text(changed.newStatus)))"
+      if changed.changes.isEmpty {
+        html += "<li>\(host(changed.host))\(status): a new version that behaves the same</li>\n"
+      }
+      for change in changed.changes {
+        html += "<li>\(host(changed.host))\(status): \(HTML.text(change.kind.rawValue)) for "
+        html += change.appIds.map { app($0) }.joined(separator: ", ")
+        if let example = change.example, let old = change.oldVerdict, let new = change.newVerdict {
+          html += "; e.g. \(HTML.code(example)) \(HTML.text(old.rawValue)) → \(HTML.text(new.rawValue))"
+        }
+        html += "</li>\n"
+      }
+    }
+    for changed in changes.apps {
+      var parts =
+        changed.domainsAdded.map { "+ " + HTML.code($0) } + changed.domainsRemoved.map { "− " + HTML.code($0) }
+      parts += changed.schemesAdded.map { "+ URL scheme " + HTML.code($0) }
+      parts += changed.schemesRemoved.map { "− URL scheme " + HTML.code($0) }
+      html += "<li>\(app(changed.appKey, changed.name)): "
+      html += (changed.first ? "first inspected" : parts.joined(separator: ", ")) + "</li>\n"
+    }
+    return html + "</ul></section>\n"
+  }
+}

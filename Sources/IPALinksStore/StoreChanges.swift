@@ -1,0 +1,145 @@
+import Foundation
+import IPALinksKit
+import SQLKit
+import UniversalLinks
+
+extension AuditStore {
+  /// What the latest run (started at `time` or before; the latest of all when nil) changed against the runs before
+  /// it: each host whose file it retrieved differs from the host's last answer before it that settled what the file
+  /// is, with the behavioural changes; and each app it inspected whose associated domains or URL schemes differ from
+  /// the app's observation before, or that no run saw before. Nil when the store has no run then.
+  ///
+  /// It reads what the run recorded and the one row before each of its rows, not whole states, so it costs what the
+  /// run holds.
+  public func runChanges(at time: Date? = nil) async throws(Failure) -> RunChanges? {
+    let at = AuditStore.timestamp(time ?? .distantFuture)
+    let runs = try await failing("cannot read the runs") {
+      try await sql.raw(
+        "SELECT id, label, started_at FROM runs WHERE started_at <= \(bind: at) ORDER BY started_at DESC, id DESC LIMIT 2"
+      ).all().map { row in
+        (
+          id: try row.decode(column: "id", as: Int.self),
+          name: try row.decode(column: "label", as: String?.self)
+            ?? StoreText.minute(try row.decode(column: "started_at", as: String.self)) + " UTC"
+        )
+      }
+    }
+    guard let run = runs.first else { return nil }
+    guard runs.count == 2 else { return RunChanges(run: run.name, previous: nil, hosts: [], apps: []) }
+    let hosts = try await changedHosts(in: run.id)
+    let apps = try await changedApps(in: run.id)
+    return RunChanges(run: run.name, previous: runs[1].name, hosts: hosts, apps: apps)
+  }
+
+  /// The retrievals of `run` that settle what a file is, against the one before each that did.
+  private func changedHosts(in run: Int) async throws(Failure) -> [RunChanges.Host] {
+    let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
+    let rows = try await failing("cannot read the retrievals of run \(run)") {
+      try await sql.raw(
+        """
+        SELECT x.host, x.developer_mode, x.status, x.file_sha256, x.prev_status, x.prev_sha FROM (
+          SELECT r.run_id, r.host, r.developer_mode, r.status, r.file_sha256, LAG(r.id) OVER w AS prev_id,
+            LAG(r.status) OVER w AS prev_status, LAG(r.file_sha256) OVER w AS prev_sha
+          FROM retrievals r
+          WHERE (r.settles = 1 OR (r.settles IS NULL AND r.status IN (\(binds: definite))))
+            AND r.host IN (SELECT host FROM retrievals WHERE run_id = \(bind: run))
+          WINDOW w AS (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at, r.id)
+        ) x
+        WHERE x.run_id = \(bind: run) AND x.prev_id IS NOT NULL
+          AND (x.status <> x.prev_status OR COALESCE(x.file_sha256, '') <> COALESCE(x.prev_sha, ''))
+        ORDER BY x.host, x.developer_mode
+        """
+      ).all()
+    }
+    var out: [RunChanges.Host] = []
+    for row in rows {
+      let (host, old, new) = try await failing("cannot read the files of run \(run)") {
+        (
+          try row.decode(column: "host", as: String.self),
+          try await file(try row.decode(column: "prev_sha", as: String?.self)),
+          try await file(try row.decode(column: "file_sha256", as: String?.self))
+        )
+      }
+      let comparison = AASAComparison(old: old, new: new, host: host)
+      try await failing("cannot read the retrievals of run \(run)") {
+        out.append(
+          RunChanges.Host(
+            host: host, developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0,
+            oldStatus: try row.decode(column: "prev_status", as: String.self),
+            newStatus: try row.decode(column: "status", as: String.self),
+            changes: comparison.shared.map(RunChanges.Change.init)))
+      }
+    }
+    return out
+  }
+
+  /// A stored file, parsed; a file that lists no app for none or one that does not parse.
+  private func file(_ sha256: String?) async throws -> AASAFile {
+    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
+    guard let sha256 else { return empty }
+    let body = try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
+      .first(decodingColumn: "body", as: Data.self)
+    return body.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? empty
+  }
+
+  /// The apps of `run` whose domains or schemes differ from their observation before, or that have none before.
+  private func changedApps(in run: Int) async throws(Failure) -> [RunChanges.App] {
+    // Each app row of the run with the row of the same app before it.
+    let pairs: SQLQueryString = """
+      WITH pairs AS (
+        SELECT x.id, x.prev_id FROM (
+          SELECT a.id, a.run_id, LAG(a.id) OVER (PARTITION BY a.app_key ORDER BY a.observed_at, a.id) AS prev_id
+          FROM apps a WHERE a.app_key IN (SELECT app_key FROM apps WHERE run_id = \(bind: run))
+        ) x WHERE x.run_id = \(bind: run)
+      )
+      """
+    return try await failing("cannot read the apps of run \(run)") {
+      let apps = try await sql.raw(
+        "\(pairs) SELECT p.id, p.prev_id, a.app_key, a.name FROM pairs p JOIN apps a ON a.id = p.id ORDER BY a.app_key"
+      ).all()
+      var domains: [Int: [String]] = [:]
+      for row in try await sql.raw(
+        """
+        \(pairs) SELECT d.app, d.raw FROM app_domains d
+        WHERE d.app IN (SELECT id FROM pairs) OR d.app IN (SELECT prev_id FROM pairs) ORDER BY d.app, d.position
+        """
+      ).all() {
+        domains[try row.decode(column: "app", as: Int.self), default: []].append(
+          try row.decode(column: "raw", as: String.self))
+      }
+      var schemes: [Int: [String]] = [:]
+      for row in try await sql.raw(
+        """
+        \(pairs) SELECT s.app, s.scheme FROM app_schemes s
+        WHERE s.queried = 0 AND (s.app IN (SELECT id FROM pairs) OR s.app IN (SELECT prev_id FROM pairs))
+        """
+      ).all() {
+        schemes[try row.decode(column: "app", as: Int.self), default: []].append(
+          try row.decode(column: "scheme", as: String.self))
+      }
+      return try apps.compactMap { row -> RunChanges.App? in
+        let id = try row.decode(column: "id", as: Int.self)
+        let previous = try row.decode(column: "prev_id", as: Int?.self)
+        let (domainsAdded, domainsRemoved) = Self.delta(previous.map { domains[$0] ?? [] } ?? [], domains[id] ?? [])
+        let (schemesAdded, schemesRemoved) = Self.delta(previous.map { schemes[$0] ?? [] } ?? [], schemes[id] ?? [])
+        let app = RunChanges.App(
+          appKey: try row.decode(column: "app_key", as: String.self),
+          name: try row.decode(column: "name", as: String?.self), first: previous == nil,
+          domainsAdded: domainsAdded, domainsRemoved: domainsRemoved, schemesAdded: schemesAdded,
+          schemesRemoved: schemesRemoved)
+        let changed = ![domainsAdded, domainsRemoved, schemesAdded, schemesRemoved].allSatisfy(\.isEmpty)
+        return app.first || changed ? app : nil
+      }
+    }
+  }
+
+  /// ``runChanges(at:)`` of the store at `location` at `time`; nil, after telling `warn` why, when it cannot be
+  /// read.
+  public static func runChanges(_ location: StoreLocation, at time: StoreTime?, warn: (String) -> Void) async
+    -> RunChanges?
+  {
+    await reading(location, warn: warn) { store in
+      try await store.runChanges(at: try await store.instant(time, day: .end))
+    } ?? nil
+  }
+}
