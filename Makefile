@@ -37,7 +37,7 @@ TEST_FILTER := awk -f scripts/test-filter.awk
 # the binaries they run go there, not in /tmp.
 SWIFT_TEST := sh scripts/with-tmpdir.sh $(SWIFT) test
 
-.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-batch bench-expansion bench-report bench-store report-demo samples clean
+.PHONY: setup build demo install test test-asan test-tsan fuzz lint format bench bench-match bench-scan bench-scan-count bench-fetch bench-refresh bench-batch bench-expansion bench-report bench-store report-demo samples clean
 
 ## Install the C libraries we link (libzip, libplist) if pkg-config cannot find them.
 setup:
@@ -179,6 +179,11 @@ bench-expansion: setup
 ## 200 loopback domains with 200 ms latency each: sequential vs concurrent fetching, against the ideal.
 bench-fetch: setup
 	$(SWIFT) run -c release FetchBenchmark
+
+## `refresh` of a store whose apps claim 10,000 hosts, from a loopback server answering after 200 ms, against the
+## ideal time at --concurrency 64 and against fetching the same hosts without a store.
+bench-refresh: setup
+	$(SWIFT) run -c release RefreshBenchmark
 
 ## 1,000 generated IPAs through `inspect --format jsonl --aasa-dir`: throughput at --jobs 1 and 2, peak memory.
 bench-batch: setup

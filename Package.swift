@@ -117,6 +117,10 @@ let package = Package(
       ],
       path: "Benchmarks/FetchBenchmark"
     ),
+    .executableTarget(
+      name: "RefreshBenchmark", dependencies: ["IPALinksKit", "IPALinksStore", "TestServers"],
+      path: "Benchmarks/RefreshBenchmark"
+    ),
     // Real HTTPS servers on loopback (SwiftNIO + NIOSSL) with a CA made at run time, shared by the fetcher's
     // tests and its benchmark. Never part of the shipped products.
     .target(

@@ -28,6 +28,9 @@ public struct HostHistory: Sendable, Encodable {
     public var firstRun: String?
     /// The apps the file's `applinks` lists.
     public var appIds: [String]
+    /// How many distinct files behaved as this version: more than one when the host rewrote its file without
+    /// changing what opens (``sha256`` and ``size`` are the first's).
+    public var files = 1
   }
 
   /// One behavioural change between two consecutive versions, for every app it is the same for.
@@ -63,13 +66,18 @@ public struct HostHistory: Sendable, Encodable {
   /// Retrievals without a definite answer (a timeout, a TLS or DNS error): they say nothing of the file and are
   /// left out of the versions.
   public var unanswered: Int
+  /// Whether the host rewrites its file without changing what opens: some version spans at least
+  /// ``unstableFiles`` distinct files.
+  public var unstable = false
+  /// How many distinct files of one behaviour make a host unstable.
+  public static let unstableFiles = 3
   /// Each version's file, parsed (an empty file for a definite failure), for the text's rules.
   var files: [AASAFile] = []
   /// Each version against the one before (from the second on), as the text shows them.
   var comparisons: [AASAComparison] = []
 
   private enum CodingKeys: String, CodingKey {
-    case host, versions, changes, unanswered
+    case host, versions, changes, unanswered, unstable
   }
 }
 
@@ -201,6 +209,32 @@ extension AuditStore {
         AASAComparison(old: files[i - 1], new: files[i], host: host)
       }
     }
+    // A file rewritten without a change in behaviour (a generated timestamp in it, say) is the same version, seen
+    // in one more file: a host that does it on every retrieval would otherwise flood the history.
+    var merged: [Int] = history.versions.isEmpty ? [] : [0]
+    for i in history.versions.indices.dropFirst() {
+      let (last, version) = (history.versions[merged[merged.count - 1]], history.versions[i])
+      if history.comparisons[i - 1].equivalent, last.sha256 != nil, version.sha256 != nil {
+        let into = merged[merged.count - 1]
+        history.versions[into].lastSeen = version.lastSeen
+        history.versions[into].retrievals += version.retrievals
+        history.versions[into].files += version.files
+        for source in version.sources where !last.sources.contains(source) {
+          history.versions[into].sources.append(source)
+        }
+      } else {
+        merged.append(i)
+      }
+    }
+    // Each kept version's comparison is the one with the raw version before it, which behaves as the kept one before.
+    history.comparisons = merged.dropFirst().map { history.comparisons[$0 - 1] }
+    history.files = merged.map { history.files[$0] }
+    history.versions = merged.enumerated().map { number, i in
+      var version = history.versions[i]
+      version.version = number + 1
+      return version
+    }
+    history.unstable = history.versions.contains { $0.files >= HostHistory.unstableFiles }
     for i in history.versions.indices {
       history.versions[i].appIds = history.files[i].appLinksAppIDs
       guard i > 0 else { continue }

@@ -57,7 +57,10 @@ extension AuditStore {
   /// `diff` read from a store. With `about`, only the apps with an entry on that host, on a domain above it (a
   /// wildcard's) or, for a wildcard, below it, and without their entitlements: all that `who-claims HOST` needs,
   /// read through the host index.
-  public func latestReports(at time: Date? = nil, about host: String? = nil) async throws(Failure)
+  ///
+  /// Without `files`, the apps come without their hosts' files and entitlements: what `refresh` needs to know which
+  /// hosts to retrieve, for the cost of the apps alone.
+  public func latestReports(at time: Date? = nil, about host: String? = nil, files: Bool = true) async throws(Failure)
     -> [InspectionReport]
   {
     let at = AuditStore.timestamp(time ?? Date.distantFuture)
@@ -94,7 +97,7 @@ extension AuditStore {
       var reports: [InspectionReport] = []
       var lastInput = -1
       let bundles = try Self.bundles(
-        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil)
+        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil || !files)
       for (row, bundle) in zip(rows, bundles) {
         let input = try row.decode(column: "input_id", as: Int.self)
         if input != lastInput {
@@ -108,6 +111,7 @@ extension AuditStore {
         }
         reports[reports.count - 1].bundles.append(bundle)
       }
+      guard files else { return reports }
       // For one host, only the files that decide on it: its own, and its domains' above or (for a wildcard) below.
       let hosts = pattern.map { _ in
         Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })

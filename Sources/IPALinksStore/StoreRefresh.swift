@@ -115,7 +115,7 @@ extension AuditStore {
     progress: (@Sendable (Refresh.Host) -> Void)? = nil
   ) async throws(Failure) -> Refresh {
     let started = AuditStore.now
-    let reports = try await latestReports()
+    let reports = try await latestReports(files: false)
     // The apps that claim each request, by app ID (as AASA files name apps) and by the key the store knows them by.
     var claimants: [AASARequest: [(appId: String?, key: String)]] = [:]
     var requests: [AASARequest] = []
@@ -137,20 +137,37 @@ extension AuditStore {
     let (results, sink) = AsyncStream<(AASARequest, AASAFetchResult)>.makeStream()
     let wanted = requests
     let fetching = Task {
-      _ = await fetcher.fetch(wanted) { sink.yield(($0, $1)) }
+      await fetcher.fetchEach(wanted) { sink.yield(($0, $1)) }
       sink.finish()
     }
     var done: [AASARequest: Refresh.Host] = [:]
-    do {
-      for await (request, result) in results {
-        let time = AuditStore.now
-        let retrieval = AASARetrieval(result)
-        try await recorder.record(retrievals: [request: retrieval], at: time)
+    // Recorded in batches, one transaction each: a transaction per host would hold the fetches back at a few
+    // hundred answers a second. A batch is at most `batchSize` answers or half a second of them, which is what a
+    // refresh killed midway can lose; the hosts of every batch before it are recorded whole.
+    var batch: [(AASARequest, AASAFetchResult)] = []
+    var opened = ContinuousClock.now
+    func flush() async throws(Failure) {
+      guard !batch.isEmpty else { return }
+      let time = AuditStore.now
+      let retrievals = Dictionary(batch.map { ($0.0, AASARetrieval($0.1)) }, uniquingKeysWith: { a, _ in a })
+      try await recorder.record(retrievals: retrievals, at: time)
+      for (request, result) in batch {
         let host = try await compare(
           request, result, with: previous[request], apps: claimants[request] ?? [], at: time)
         done[request] = host
         progress?(host)
       }
+      batch = []
+    }
+    do throws(Failure) {
+      for await answer in results {
+        if batch.isEmpty { opened = .now }
+        batch.append(answer)
+        if batch.count >= Self.refreshBatchSize || ContinuousClock.now - opened > .milliseconds(500) {
+          try await flush()
+        }
+      }
+      try await flush()
     } catch {
       fetching.cancel()
       await fetching.value
@@ -161,6 +178,9 @@ extension AuditStore {
     refresh.hosts = requests.compactMap { done[$0] }
     return refresh
   }
+
+  /// The most answers a refresh records in one transaction.
+  static let refreshBatchSize = 256
 
   /// A definite retrieval the store held: what a new answer is compared with.
   struct HeldRetrieval: Sendable {

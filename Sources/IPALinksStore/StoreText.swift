@@ -54,14 +54,18 @@ public enum StoreText {
     var out =
       "\(host): \(TerminalText.count(history.versions.count, "version")) of its AASA file, from "
       + TerminalText.count(seen, "retrieval")
-      + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "") + "\n\n"
+      + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "") + "\n"
+      + (history.unstable
+        ? "unstable: it rewrites its file without changing what opens; files that behave alike are one version\n"
+        : "") + "\n"
     out += table(
       ["VERSION", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN", "SOURCE", "FILE"],
       history.versions.map { v in
         [
           String(v.version), minute(v.firstSeen), minute(v.lastSeen), String(v.retrievals),
           v.sources.joined(separator: ","),
-          v.sha256.map { String($0.prefix(8)) + (v.size.map { " (\($0) B)" } ?? "") } ?? v.status,
+          (v.sha256.map { String($0.prefix(8)) + (v.size.map { " (\($0) B)" } ?? "") } ?? v.status)
+            + (v.files > 1 ? ", \(v.files) files alike" : ""),
         ]
       }, right: [0, 3], shrinking: [4], width: style.width)
     for (i, version) in history.versions.enumerated().dropFirst() {

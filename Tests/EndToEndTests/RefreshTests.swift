@@ -200,4 +200,117 @@ import Testing
     #expect(
       try changesSection().contains("+ <code>applinks:pay.example.com</code>, + URL scheme <code>storepay</code>"))
   }
+
+  /// A refresh killed with SIGKILL midway leaves the store consistent: the run is marked unfinished, the hosts it
+  /// recorded have their new file in the latest state, and every other host keeps the one it had.
+  @Test(arguments: Backend.usable) func aRefreshKilledMidwayLeavesTheStoreConsistent(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let (old, new) = (
+      #"{"applinks":{"details":[{"appIDs":["KILLED1234.com.example.app"],"components":[{"/":"/old/*"}]}]}}"#,
+      #"{"applinks":{"details":[{"appIDs":["KILLED1234.com.example.app"],"components":[{"/":"/newer/*"}]}]}}"#
+    )
+    let hosts = (0..<60).map { "k\($0).bench.test" }
+    let store = try await AuditStoreTests.open(location)
+    let week = Date() - 7 * 86_400
+    let seed = try await RunRecorder.begin(
+      store, command: "inspect", arguments: [], label: "seed", shard: nil, at: week)
+    var bundle = BundleReport(path: "Payload/App.app", kind: .app)
+    (bundle.bundleId, bundle.appId) = ("com.example.app", "KILLED1234.com.example.app")
+    var ignored: [Diagnostic] = []
+    bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:" + $0, diagnostics: &ignored) }
+    let retrievals = Dictionary(
+      uniqueKeysWithValues: hosts.map {
+        (
+          AASARequest(host: $0),
+          AASARetrieval(
+            AASAFetchResult(host: $0, status: .ok, source: .directWellKnown, message: "ok", body: Array(old.utf8)))
+        )
+      })
+    try await seed.record(
+      InspectionReport(input: "app.ipa", inputKind: .ipa, bundles: [bundle]), retrievals: retrievals, at: week)
+    try await seed.finish(at: week)
+    try await store.close()
+
+    let server = try await HTTPSTestServer.start()
+    defer { Task { await server.stop() } }
+    server.respond(path: "/.well-known/apple-app-site-association", with: .json(new, delay: .milliseconds(400)))
+    let pem = stores.folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = [
+      "refresh", "--store", location, "--source", "direct", "--ca-file", pem.path, "--allow-private",
+      "--connect-to", server.connectToEverything, "--no-cache", "--concurrency", "4", "-f", "json",
+    ]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    // 60 hosts, 4 at a time, 0.4 s each: 6 s in all; answers are recorded every half second. Killed once the
+    // first are recorded, however slowly this machine runs it.
+    let watcher = try await AuditStoreTests.open(location)
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline,
+      try await watcher.sqlRows(
+        "SELECT COUNT(*) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'") == ["0"]
+    {
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    try await watcher.close()
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .uncaughtSignal)
+
+    let reopened = try await AuditStoreTests.open(location)
+    let unfinished = try await reopened.sqlRows("SELECT COUNT(*) AS n FROM runs WHERE finished_at IS NULL")
+    #expect(unfinished == ["1"])
+    let refreshed = Set(
+      try await reopened.sqlRows(
+        "SELECT r.host FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'"))
+    #expect(!refreshed.isEmpty && refreshed.count < hosts.count, "\(refreshed.count) of \(hosts.count) recorded")
+    // Each host's latest state: the new file where the refresh recorded it, the old one elsewhere.
+    let newSHA = try await reopened.sqlRows(
+      """
+      SELECT r.host FROM latest_retrievals l JOIN retrievals r ON r.id = l.retrieval JOIN aasa_files f
+        ON f.sha256 = r.file_sha256 WHERE l.definite = 1 AND f.size = \(new.utf8.count)
+      """)
+    #expect(Set(newSHA) == refreshed)
+    let latest = try await reopened.latestReports()
+    try await reopened.close()
+    let domains = try #require(latest.first?.bundles.first?.associatedDomains)
+    #expect(domains.count == hosts.count)
+    for domain in domains {
+      let rules = domain.aasa?.appLinks?.rules.compactMap(\.path) ?? []
+      #expect(rules.contains(refreshed.contains(domain.host) ? "/newer/*" : "/old/*"), "\(domain.host): \(rules)")
+    }
+  }
+
+  /// A host that rewrites its file on every retrieval without changing what opens (a generated timestamp) is no
+  /// change to `refresh`, and one version, flagged unstable, to `history`.
+  @Test func aFileRewrittenWithoutChangingBehaviourIsOneVersion() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    try await AuditStoreTests.record(["Store.ipa"], into: store, at: Date(timeIntervalSince1970: 1_790_000_000))
+    let original = try String(
+      contentsOf: CLI.samples.appendingPathComponent("aasa/shop.example.com.json"), encoding: .utf8)
+    for generation in 1...3 {
+      let folder = stores.folder.appendingPathComponent("generation-\(generation)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let rewritten = "{\"generated\": \"2026-11-\(generation)\"," + original.drop { $0 != "{" }.dropFirst()
+      try Data(rewritten.utf8).write(to: folder.appendingPathComponent("shop.example.com.json"))
+      let run = try CLI.run(
+        ["refresh", "--store", store, "--aasa-dir", folder.path, "--aasa-dir", CLI.sample("aasa"), "-f", "json"])
+      #expect(run.status == 0, "\(run.stderr)")
+      #expect(try Self.hosts(run)["shop.example.com"]?["outcome"] as? String == "rewritten")
+    }
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "-f", "json"])
+    #expect(history.json?["unstable"] as? Bool == true)
+    let versions = try #require(history.json?["versions"] as? [[String: Any]])
+    #expect(versions.count == 1 && versions.first?["files"] as? Int == 4, "\(versions)")
+    let text = try CLI.run(["history", "--host", "shop.example.com", "--store", store])
+    #expect(text.stdout.contains("unstable: it rewrites its file without changing what opens"), "\(text.stdout)")
+    #expect(text.stdout.contains(", 4 files alike"), "\(text.stdout)")
+  }
 }

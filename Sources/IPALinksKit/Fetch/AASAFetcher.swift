@@ -59,11 +59,23 @@ public final class AASAFetcher: Sendable {
   public func fetch(
     _ requests: [AASARequest], onResult: (@Sendable (AASARequest, AASAFetchResult) -> Void)? = nil
   ) async -> [AASARequest: AASAFetchResult] {
+    var results: [AASARequest: AASAFetchResult] = [:]
+    await fetchEach(requests) { request, result in
+      results[request] = result
+      onResult?(request, result)
+    }
+    return results
+  }
+
+  /// Fetches every distinct request, `concurrency` at a time, handing each result to `handle` as it arrives and
+  /// keeping none: memory stays that of the requests in flight however many there are (`refresh` of 10,000 hosts).
+  public func fetchEach(
+    _ requests: [AASARequest], _ handle: (AASARequest, AASAFetchResult) -> Void
+  ) async {
     var seen = Set<AASARequest>()
     let unique = requests.filter { seen.insert($0).inserted }
     let session = FetchSession(options: options, tls: tls)
     await session.prepare(hosts: Set(unique.flatMap { networkHosts(for: $0) }))
-    var results: [AASARequest: AASAFetchResult] = [:]
     await withTaskGroup(of: (AASARequest, AASAFetchResult).self) { group in
       var pending = unique.makeIterator()
       for _ in 0..<options.concurrency {
@@ -71,15 +83,13 @@ public final class AASAFetcher: Sendable {
         group.addTask { (request, await self.fetchOne(request, session: session)) }
       }
       while let (request, result) = await group.next() {
-        results[request] = result
-        onResult?(request, result)
+        handle(request, result)
         if let request = pending.next() {
           group.addTask { (request, await self.fetchOne(request, session: session)) }
         }
       }
     }
     await session.close()
-    return results
   }
 
   // MARK: - One request
