@@ -19,8 +19,10 @@ import Testing
     }
     let jsonl = folder.appendingPathComponent("inventory.jsonl")
     try Data(saved.joined(separator: "\n").utf8).write(to: jsonl)
-    let direct = try CLI.run(["blocklist"] + Self.inputs + ["--format", format])
-    let later = try CLI.run(["blocklist", "--inventory", jsonl.path, "--format", format])
+    // One time for both: the lists are stamped with it.
+    let time = ["SOURCE_DATE_EPOCH": "1795683600"]
+    let direct = try CLI.run(["blocklist"] + Self.inputs + ["--format", format], environment: time)
+    let later = try CLI.run(["blocklist", "--inventory", jsonl.path, "--format", format], environment: time)
     #expect(direct.status == 0, "\(direct.stderr)")
     #expect(later.status == 0, "\(later.stderr)")
     #expect(!direct.stdout.isEmpty)

@@ -47,7 +47,7 @@ struct HostInputsTests {
       {"applinks": {"details": [
         {"appIDs": ["TEAMAAAAAA.com.example.a"], "components": [{"/": "/a/*"}]},
         {"appIDs": ["TEAMAAAAAA.com.example.a", "TEAMBBBBBB.com.example.b"], "components": [{"/": "/b/*"}]}
-      ]}}
+      ]}, "webcredentials": {"apps": ["TEAMBBBBBB.com.example.b", "TEAMCCCCCC.com.example.c"]}}
       """#.utf8
     ).write(to: folder.appendingPathComponent("two.example.com.json"))
     let run = try CLI.run(
@@ -59,7 +59,23 @@ struct HostInputsTests {
       uniqueKeysWithValues: claims.map {
         ($0["appId"] as? String ?? "", ($0["verdict"] as? [String: Any])?["verdict"] as? String ?? "")
       })
-    #expect(verdicts == ["TEAMAAAAAA.com.example.a": "no-match", "TEAMBBBBBB.com.example.b": "match"])
+    #expect(
+      verdicts == [
+        "TEAMAAAAAA.com.example.a": "no-match", "TEAMBBBBBB.com.example.b": "match",
+        // Listed for password sharing only: no universal link opens it.
+        "TEAMCCCCCC.com.example.c": "no-match",
+      ])
+
+    // Per service: the host alone lists the password-sharing app too.
+    let host = try CLI.run(["who-claims", "two.example.com", "--aasa-dir", folder.path, "--format", "json"])
+    let entries = try #require(host.json?["claims"] as? [[String: Any]]).map { claim in
+      (
+        claim["appId"] as? String ?? "",
+        ((claim["entries"] as? [[String: Any]]) ?? []).compactMap { $0["service"] as? String }
+      )
+    }
+    #expect(entries.map(\.0) == ["TEAMAAAAAA.com.example.a", "TEAMBBBBBB.com.example.b", "TEAMCCCCCC.com.example.c"])
+    #expect(entries.map(\.1) == [["applinks"], ["applinks", "webcredentials"], ["webcredentials"]], "\(host.stdout)")
 
     let none = try CLI.run(["who-claims", "nothing.example.com", "--aasa-dir", folder.path])
     #expect(none.status == 1, "\(none.stdout)\(none.stderr)")

@@ -3,8 +3,9 @@ import Foundation
 /// Apps read from hosts' AASA files alone (`blocklist --host`, `who-claims HOST` with no inputs): what a web-view
 /// developer has when they know the hosts their web view shows, not the third-party apps' IPAs.
 ///
-/// Every app ID a host's file lists under `applinks` is taken to claim the host, and is decided by the first
-/// `details` entry that lists it, as iOS does. The claim is assumed: an app must also list the host in its own
+/// Every app ID a host's file lists is taken to claim the host for each service that lists it (`applinks`,
+/// `webcredentials`, `appclips`, `activitycontinuation`), and is decided by the first `details` entry that lists it,
+/// as iOS does. The claim is assumed: an app must also list the host in its own
 /// entitlements, and without its IPA that cannot be checked. Each host becomes one report (``InspectionReport``,
 /// input kind `host`) with one bundle per app ID, so every consumer of the claims model reads it as it reads an IPA.
 public enum HostInputs {
@@ -18,14 +19,30 @@ public enum HostInputs {
     return requests.map { request in
       var report = InspectionReport(input: request.host, inputKind: .host)
       guard let parsed = results[request] else { return report }
-      for appID in parsed.appLinksAppIDs where !known.contains(appID) {
+      // Every app a service of the file lists, with an entry for each service that lists it.
+      let listed: [(Service, [String])] = [
+        (.applinks, parsed.appLinksAppIDs), (.webcredentials, parsed.file?.webcredentials?.apps ?? []),
+        (.appclips, parsed.file?.appclips?.apps ?? []),
+        (.activitycontinuation, parsed.file?.activitycontinuation?.apps ?? []),
+      ]
+      var order: [String] = []
+      var services: [String: [Service]] = [:]
+      for (service, apps) in listed {
+        for appID in apps where !known.contains(appID) && services[appID]?.contains(service) != true {
+          if services[appID] == nil { order.append(appID) }
+          services[appID, default: []].append(service)
+        }
+      }
+      for appID in order {
         // Shown after the input (the host) where an IPA's bundle path would be.
         var bundle = BundleReport(path: "apple-app-site-association", kind: .app)
         bundle.appId = appID
         let team = appID.split(separator: ".", maxSplits: 1)
         if team.count == 2 { (bundle.teamId, bundle.bundleId) = (String(team[0]), String(team[1])) }
         var ignored: [Diagnostic] = []
-        bundle.associatedDomains = [AssociatedDomain.parse("applinks:" + request.host, diagnostics: &ignored)]
+        bundle.associatedDomains = (services[appID] ?? []).map {
+          AssociatedDomain.parse("\($0.name):\(request.host)", diagnostics: &ignored)
+        }
         report.bundles.append(bundle)
       }
       UniversalLinkInventory.attach([request: parsed], to: &report)
