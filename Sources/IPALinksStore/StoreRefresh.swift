@@ -109,9 +109,10 @@ extension AuditStore {
   /// Retrieves again, with `fetcher`, the file of every host the latest apps claim (each host once), records each
   /// retrieval in a run of its own labelled `label`, and compares each answer with the one the store held.
   /// The retrievals are recorded as they arrive, one transaction each, so a refresh killed midway leaves the hosts
-  /// done recorded and the others as they were. `progress` hears of each host as it is done.
+  /// done recorded and the others as they were. `willFetch` hears how many hosts there are, and `progress` of each
+  /// host as it is done.
   public func refresh(
-    with fetcher: AASAFetcher, label: String?, arguments: [String],
+    with fetcher: AASAFetcher, label: String?, arguments: [String], willFetch: ((Int) -> Void)? = nil,
     progress: (@Sendable (Refresh.Host) -> Void)? = nil
   ) async throws(Failure) -> Refresh {
     let started = AuditStore.now
@@ -136,6 +137,7 @@ extension AuditStore {
     // Each result is compared and recorded as it arrives, while the others are fetched.
     let (results, sink) = AsyncStream<(AASARequest, AASAFetchResult)>.makeStream()
     let wanted = requests
+    willFetch?(requests.count)
     let fetching = Task {
       await fetcher.fetchEach(wanted) { sink.yield(($0, $1)) }
       sink.finish()
@@ -293,14 +295,21 @@ extension StoreText {
         apps.isEmpty ? ["no", "app", "in", "the", "store"] : apps.dropLast().map { e($0) + "," } + [e(apps.last!)],
         width: style.width, rest: "    ", separator: " ")
     }
+    // A line in words, broken between them to fit the width; continuation lines indented.
+    let fit = { (line: String, indent: String) in
+      TerminalText.pack(
+        line.split(separator: " ").map(String.init), width: style.width, first: indent,
+        rest: indent + "  ", separator: " "
+      ).map { $0 + "\n" }.joined()
+    }
     var out = ""
     for host in refresh.hosts where host.outcome != .unchanged {
       let name = style.bold(e(host.host)) + (host.developerMode ? " (developer mode)" : "")
       let was = file(host.previousSha256, host.previousStatus)
       switch host.outcome {
       case .changed, .removed:
-        out += "\(name): \(host.outcome.rawValue), \(file(host.sha256, host.status)) (was \(was))\n"
-        if let message = host.message { out += "  " + e(message) + "\n" }
+        out += fit("\(name): \(host.outcome.rawValue), \(file(host.sha256, host.status)) (was \(was))", "")
+        if let message = host.message { out += fit(e(message), "  ") }
         if let comparison = host.comparison, let files = host.files {
           out += AASADiffReporter.text(
             comparison, old: "the stored file", new: "the new answer", files: files, style: style)
@@ -308,16 +317,17 @@ extension StoreText {
         let affected = host.outcome == .removed ? host.apps : Array(Set(host.changes.flatMap(\.affects))).sorted()
         out += apps(affected).enumerated().map { ($0 == 0 ? "  affects " : "") + $1 + "\n" }.joined() + "\n"
       case .rewritten:
-        out += "\(name): rewritten, \(file(host.sha256, host.status)) (was \(was)); it behaves the same for every app\n"
+        out += fit(
+          "\(name): rewritten, \(file(host.sha256, host.status)) (was \(was)); it behaves the same for every app", "")
       case .first:
-        out += "\(name): first answer, \(file(host.sha256, host.status))\n"
+        out += fit("\(name): first answer, \(file(host.sha256, host.status))", "")
       case .stale:
         let ago = host.lastGoodAge.map { " (\(age($0)))" } ?? ""
-        out +=
+        out += fit(
           "\(name): stale: \(e(host.message ?? host.status.rawValue)); "
-          + (host.lastGood.map { "keeps the answer retrieved \(minute($0)) UTC\(ago)" }
-            ?? "the store has no answer from it")
-          + "\n"
+            + (host.lastGood.map { "keeps the answer retrieved \(minute($0)) UTC\(ago)" }
+              ?? "the store has no answer from it"),
+          "")
       case .unchanged: break
       }
     }
@@ -325,10 +335,10 @@ extension StoreText {
       refresh.count(outcome) > 0 ? "\(refresh.count(outcome)) \(outcome.rawValue)" : nil
     }
     out += out.isEmpty || out.hasSuffix("\n\n") ? "" : "\n"
-    out +=
+    out += fit(
       "refreshed \(TerminalText.count(refresh.hosts.count, "host")) claimed by "
-      + "\(TerminalText.count(refresh.appCount, "app")) (run \(refresh.run)): "
-      + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", ")) + "\n"
+        + "\(TerminalText.count(refresh.appCount, "app")) (run \(refresh.run)): "
+        + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", ")), "")
     return out
   }
 }
@@ -353,9 +363,14 @@ extension AuditStore {
     _ location: StoreLocation, with fetcher: AASAFetcher, label: String?, arguments: [String], format: OutputFormat,
     style: TextStyle, warn: (String) -> Void
   ) async -> (text: String?, status: Int32) {
+    // A progress bar on a terminal, as batches have: 10,000 hosts take a while even 64 at a time.
+    let console = BatchConsole(progress: true, quiet: false, unit: "host")
     let refresh = await reading(location, warn: warn) { store in
-      try await store.refresh(with: fetcher, label: label, arguments: arguments)
+      try await store.refresh(
+        with: fetcher, label: label, arguments: arguments, willFetch: console.begin(total:),
+        progress: { console.advanced($0.host) })
     }
+    console.end()
     guard let refresh else { return (nil, 2) }
     let text = StoreText.refresh(refresh, format: format, style: style)
     if refresh.hosts.isEmpty {

@@ -18,12 +18,15 @@ public final class BatchConsole: @unchecked Sendable {
   private var interrupt: InterruptWatch?
   private var total = 0
   private var done = 0
+  /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
+  private let unit: String
   private let startedAt = Date()
 
   /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
-  /// `quiet`, every failing host when `verbose`.
-  public init(progress: Bool, quiet: Bool, verbose: Bool = false) {
+  /// `quiet`, every failing host when `verbose`; it counts `unit`s.
+  public init(progress: Bool, quiet: Bool, verbose: Bool = false, unit: String = "input") {
     self.verbose = verbose
+    self.unit = unit
     showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
     self.quiet = quiet
     failures = HostFailures(errorsOnly: quiet)
@@ -39,7 +42,7 @@ public final class BatchConsole: @unchecked Sendable {
       locked {
         clearBar()
         bar = nil
-        Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, "input")) finished")
+        Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, unit)) finished")
       }
     }
   }
@@ -59,6 +62,15 @@ public final class BatchConsole: @unchecked Sendable {
       failures.add(report)
       if let line = InspectReporter.problemLine(report) { warnLocked(line) }
       bar?.finished(report.input)
+      drawBar(force: done == total)
+    }
+  }
+
+  /// One item that is not an inspected input (a host a refresh retrieved) is done: the bar moves on.
+  public func advanced(_ name: String) {
+    locked {
+      done += 1
+      bar?.finished(name)
       drawBar(force: done == total)
     }
   }
