@@ -108,9 +108,9 @@ public struct Refresh: Sendable, Encodable {
 extension AuditStore {
   /// Retrieves again, with `fetcher`, the file of every host the latest apps claim (each host once), records each
   /// retrieval in a run of its own labelled `label`, and compares each answer with the one the store held.
-  /// The retrievals are recorded as they arrive, one transaction each, so a refresh killed midway leaves the hosts
-  /// done recorded and the others as they were. `willFetch` hears how many hosts there are, and `progress` of each
-  /// host as it is done.
+  /// The retrievals are recorded as they arrive, a batch per transaction, so a refresh killed midway leaves the
+  /// hosts of every finished batch recorded and the others as they were. `willFetch` hears how many hosts there
+  /// are, and `progress` of each host as it is done.
   public func refresh(
     with fetcher: AASAFetcher, label: String?, arguments: [String], willFetch: ((Int) -> Void)? = nil,
     progress: (@Sendable (Refresh.Host) -> Void)? = nil
@@ -144,7 +144,7 @@ extension AuditStore {
     }
     var done: [AASARequest: Refresh.Host] = [:]
     // Recorded in batches, one transaction each: a transaction per host would hold the fetches back at a few
-    // hundred answers a second. A batch is at most `batchSize` answers or half a second of them, which is what a
+    // hundred answers a second. A batch is at most `refreshBatchSize` answers or half a second of them, what a
     // refresh killed midway can lose; the hosts of every batch before it are recorded whole.
     var batch: [(AASARequest, AASAFetchResult)] = []
     var opened = ContinuousClock.now
