@@ -1,6 +1,7 @@
 import Foundation
 import IPALinksKit
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -26,6 +27,8 @@ public final class AuditStore: @unchecked Sendable {
   /// SQLite or PostgreSQL, where their SQL differs.
   let dialect: Dialect
   private let closeConnection: @Sendable () async throws -> Void
+  /// The text of each multi-row INSERT already made, by shape (see ``insert(into:columns:rows:returning:_:)``).
+  let statementTexts = NIOLockedValueBox<[String: String]>([:])
 
   /// The two databases, where their SQL differs.
   enum Dialect: Sendable {
@@ -99,6 +102,14 @@ public final class AuditStore: @unchecked Sendable {
       database: server.database, tls: tls)
     let connection = try await PostgresConnection.connect(
       on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: quietLogger)
+    do {
+      // As SQLite's NORMAL: a commit does not wait for the server's disk, so a server that crashes may lose the last
+      // inputs, never the store's consistency.
+      _ = try await connection.sql().raw("SET synchronous_commit = off").all()
+    } catch {
+      try? await connection.close()
+      throw error
+    }
     return AuditStore(
       location: location, sql: connection.sql(), dialect: .postgres, close: { try await connection.close() })
   }
@@ -141,19 +152,5 @@ public final class AuditStore: @unchecked Sendable {
   }()
 
   /// An instant as the store writes it: ISO 8601 in UTC with milliseconds, which sorts as text in both databases.
-  static func timestamp(_ date: Date) -> String {
-    // By hand: a formatter costs more to make than the rest of an input's row, and is not Sendable to keep.
-    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
-    var parts = tm()
-    gmtime_r(&seconds, &parts)
-    func padded(_ value: Int32, _ width: Int) -> String {
-      let digits = String(value)
-      return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-    let fraction = Int32(((milliseconds % 1000) + 1000) % 1000)
-    return padded(parts.tm_year + 1900, 4) + "-" + padded(parts.tm_mon + 1, 2) + "-" + padded(parts.tm_mday, 2) + "T"
-      + padded(parts.tm_hour, 2) + ":" + padded(parts.tm_min, 2) + ":" + padded(parts.tm_sec, 2) + "."
-      + padded(fraction, 3) + "Z"
-  }
+  static func timestamp(_ date: Date) -> String { Clock.rfc3339(date, milliseconds: true) }
 }

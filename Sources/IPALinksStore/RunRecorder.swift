@@ -120,26 +120,39 @@ public actor RunRecorder {
   }
 
   /// Writes a prepared input in one transaction: a statement per row kind, several rows each.
-  public func record(_ input: Prepared) async throws(AuditStore.Failure) {
+  public func record(_ input: Prepared) async throws(AuditStore.Failure) { try await record([input]) }
+
+  /// Writes prepared inputs, oldest first, in one transaction: each of them whole, or none. A statement per row
+  /// kind serves them all (the inputs aside, whose IDs come back one by one), so inputs that queued while the
+  /// store was busy cost about what one does.
+  public func record(_ inputs: [Prepared]) async throws(AuditStore.Failure) {
+    guard let first = inputs.first else { return }
     let (store, run) = (store, run)
-    let new = input.retrievals.filter { !recorded.contains($0.request) }
-    try await store.failing("cannot record \(input.input)") {
+    // Each retrieval once per run, with the first input that used it.
+    var seen = recorded
+    let new = inputs.flatMap { input in
+      input.retrievals.filter { seen.insert($0.request).inserted }.map { ($0, input.observed) }
+    }
+    let what = first.input + (inputs.count > 1 ? " and the \(inputs.count - 1) inputs queued with it" : "")
+    try await store.failing("cannot record \(what)") {
       try await store.transaction {
-        if !new.isEmpty { try await Self.insert(new, run: run, observed: input.observed, in: store) }
-        let id = try await store.sql.raw(
-          """
-          INSERT INTO inputs (run_id, path, size, sha256, kind, status, observed_at, diagnostics)
-          VALUES (\(bind: run), \(bind: input.input), \(bind: input.size), \(bind: input.sha256),
-            \(bind: input.kind), \(bind: input.status), \(bind: input.observed), \(bind: input.diagnostics))
-          RETURNING id
-          """
-        ).first(decodingColumn: "id", as: Int.self)
-        for app in input.apps {
-          try await Self.insert(app, input: id ?? 0, run: run, observed: input.observed, in: store)
+        if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
+        var apps: [(input: Int, observed: String, app: Prepared.App)] = []
+        for input in inputs {
+          let id = try await store.sql.raw(
+            """
+            INSERT INTO inputs (run_id, path, size, sha256, kind, status, observed_at, diagnostics)
+            VALUES (\(bind: run), \(bind: input.input), \(bind: input.size), \(bind: input.sha256),
+              \(bind: input.kind), \(bind: input.status), \(bind: input.observed), \(bind: input.diagnostics))
+            RETURNING id
+            """
+          ).first(decodingColumn: "id", as: Int.self)
+          apps += input.apps.map { (id ?? 0, input.observed, $0) }
         }
+        if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
       }
     }
-    recorded.formUnion(new.map(\.request))
+    recorded = seen
   }
 
   /// Writes the retrievals of a prepared input, without the input, in one transaction: what a refresh records.
@@ -148,7 +161,7 @@ public actor RunRecorder {
     let new = input.retrievals.filter { !recorded.contains($0.request) }
     guard !new.isEmpty else { return }
     try await store.failing("cannot record the retrieval of \(new.map(\.request.host).joined(separator: ", "))") {
-      try await store.transaction { try await Self.insert(new, run: run, observed: input.observed, in: store) }
+      try await store.transaction { try await Self.insert(new.map { ($0, input.observed) }, run: run, in: store) }
     }
     recorded.formUnion(new.map(\.request))
   }
@@ -163,101 +176,119 @@ public actor RunRecorder {
     }
   }
 
+  /// Apps, with their domains and schemes, and the latest state moved on to them.
   private static func insert(
-    _ app: Prepared.App, input: Int, run: Int, observed: String, in store: AuditStore
+    _ apps: [(input: Int, observed: String, app: Prepared.App)], run: Int, in store: AuditStore
   ) async throws {
-    let bundle = app.bundle
-    let id =
-      try await store.sql.raw(
-        """
-        INSERT INTO apps (input_id, run_id, app_key, path, kind, bundle_id, app_id, team_id, name, version, build,
-          distribution, observed_at, report)
-        VALUES (\(bind: input), \(bind: run), \(bind: app.key), \(bind: bundle.path), \(bind: bundle.kind.rawValue),
-          \(bind: bundle.bundleId), \(bind: bundle.appId), \(bind: bundle.teamId), \(bind: bundle.name),
-          \(bind: bundle.version), \(bind: bundle.build), \(bind: bundle.distribution), \(bind: observed),
-          \(bind: app.report))
-        RETURNING id
-        """
-      ).first(decodingColumn: "id", as: Int.self) ?? 0
-    // The latest state moves on unless a later observation is already there (an import of an older inventory).
-    try await store.sql.raw(
-      """
-      INSERT INTO latest_apps (app_key, app, observed_at) VALUES (\(bind: app.key), \(bind: id), \(bind: observed))
-      ON CONFLICT (app_key) DO UPDATE SET app = excluded.app, observed_at = excluded.observed_at
-      WHERE excluded.observed_at > latest_apps.observed_at
-        OR (excluded.observed_at = latest_apps.observed_at AND excluded.app > latest_apps.app)
-      """
-    ).run()
-    if !app.domains.isEmpty {
-      try await store.sql.insert(into: "app_domains")
-        .columns("app", "position", "raw", "service", "host", "wildcard", "modes", "active")
-        .rows(app.domains.map { ([id] + $0).map(SQLBind.init) })
-        .run()
+    let rows: [[any Encodable & Sendable]] = apps.map { input, observed, app in
+      let bundle = app.bundle
+      return [
+        input, run, app.key, bundle.path, bundle.kind.rawValue, bundle.bundleId, bundle.appId, bundle.teamId,
+        bundle.name, bundle.version, bundle.build, bundle.distribution, observed, app.report,
+      ]
     }
-    if !app.schemes.isEmpty {
-      try await store.sql.insert(into: "app_schemes").columns("app", "scheme", "queried")
-        .rows(app.schemes.map { ([id] + $0).map(SQLBind.init) })
-        .run()
+    let columns = [
+      "input_id", "run_id", "app_key", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build",
+      "distribution", "observed_at", "report",
+    ]
+    // A bundle's path names it within its input, which is how the rows' IDs are told apart; an inventory that
+    // repeats a path (nothing ipalinks writes) has its apps inserted one by one instead.
+    let keys = apps.map { "\($0.input)/\($0.app.bundle.path)" }
+    var ids: [Int] = []
+    if Set(keys).count == keys.count {
+      let returned = try await store.insert(
+        into: "apps", columns: columns, rows: rows, returning: ["id", "input_id", "path"])
+      var byKey: [String: Int] = [:]
+      for row in returned {
+        let key =
+          "\(try row.decode(column: "input_id", as: Int.self))/\(try row.decode(column: "path", as: String.self))"
+        byKey[key] = try row.decode(column: "id", as: Int.self)
+      }
+      ids = keys.map { byKey[$0] ?? 0 }
+    } else {
+      for row in rows {
+        let returned = try await store.insert(into: "apps", columns: columns, rows: [row], returning: ["id"])
+        ids.append(try returned.first?.decode(column: "id", as: Int.self) ?? 0)
+      }
     }
+    // The latest state moves on unless a later observation is already there (an import of an older inventory);
+    // within the batch, the last observation of an app is the one that can.
+    var latest: [String: (id: Int, observed: String)] = [:]
+    for (index, (_, observed, app)) in apps.enumerated() {
+      if let kept = latest[app.key], (kept.observed, kept.id) > (observed, ids[index]) { continue }
+      latest[app.key] = (ids[index], observed)
+    }
+    try await store.insert(
+      into: "latest_apps", columns: ["app_key", "app", "observed_at"],
+      rows: latest.sorted { $0.key < $1.key }.map { [$0.key, $0.value.id, $0.value.observed] }
+    ) {
+      $0.onConflict(with: ["app_key"]) {
+        $0.set(excludedValueOf: "app").set(excludedValueOf: "observed_at")
+          .where(
+            SQLRaw(
+              "excluded.observed_at > latest_apps.observed_at OR (excluded.observed_at = latest_apps.observed_at "
+                + "AND excluded.app > latest_apps.app)"))
+      }
+    }
+    try await store.insert(
+      into: "app_domains", columns: ["app", "position", "raw", "service", "host", "wildcard", "modes", "active"],
+      rows: zip(ids, apps).flatMap { id, app in app.app.domains.map { [id] + $0 } })
+    try await store.insert(
+      into: "app_schemes", columns: ["app", "scheme", "queried"],
+      rows: zip(ids, apps).flatMap { id, app in app.app.schemes.map { [id] + $0 } })
   }
 
   /// Retrievals; each file's bytes once per distinct content, keyed by their SHA-256.
   private static func insert(
-    _ retrievals: [Prepared.Retrieval], run: Int, observed: String, in store: AuditStore
+    _ retrievals: [(retrieval: Prepared.Retrieval, observed: String)], run: Int, in store: AuditStore
   ) async throws {
-    var files: [String: Data] = [:]
-    for r in retrievals { if let sha256 = r.sha256, let body = r.body { files[sha256] = body } }
-    if !files.isEmpty {
-      try await store.sql.insert(into: "aasa_files").columns("sha256", "size", "body", "first_seen")
-        .rows(
-          files.sorted { $0.key < $1.key }.map {
-            [SQLBind($0.key), SQLBind($0.value.count), SQLBind($0.value), SQLBind(observed)]
-          }
-        )
-        .ignoringConflicts(with: "sha256")
-        .run()
+    var files: [String: (body: Data, observed: String)] = [:]
+    for (r, observed) in retrievals {
+      if let sha256 = r.sha256, let body = r.body, files[sha256] == nil { files[sha256] = (body, observed) }
     }
-    let rows = try await store.sql.insert(into: "retrievals")
-      .columns(
+    try await store.insert(
+      into: "aasa_files", columns: ["sha256", "size", "body", "first_seen"],
+      rows: files.sorted { $0.key < $1.key }.map { [$0.key, $0.value.body.count, $0.value.body, $0.value.observed] }
+    ) { $0.ignoringConflicts(with: "sha256") }
+    let rows = try await store.insert(
+      into: "retrievals",
+      columns: [
         "run_id", "host", "developer_mode", "retrieved_at", "source", "status", "http_status", "url", "message",
-        "file_sha256", "result", "findings", "settles"
-      )
-      .rows(
-        retrievals.map { r in
-          ([
-            run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.source.rawValue,
-            r.result.status.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256, r.json, r.findings,
-            AuditStore.settles(r.result.status) ? 1 : 0,
-          ] as [any Encodable & Sendable]).map(SQLBind.init)
-        }
-      )
-      .returning("id", "host", "developer_mode")
-      .all()
+        "file_sha256", "result", "findings", "settles",
+      ],
+      rows: retrievals.map { r, observed in
+        [
+          run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.source.rawValue,
+          r.result.status.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256, r.json, r.findings,
+          AuditStore.settles(r.result.status) ? 1 : 0,
+        ]
+      },
+      returning: ["id", "host", "developer_mode"])
     // Each host's latest retrieval, and its latest one that settles what the file is, which the latest state reads.
-    let definite = Set(retrievals.filter { AuditStore.settles($0.result.status) }.map(\.request))
-    var latest: [[any SQLExpression]] = []
+    let definite = Set(retrievals.filter { AuditStore.settles($0.retrieval.result.status) }.map(\.retrieval.request))
+    let observed = Dictionary(retrievals.map { ($0.retrieval.request, $0.observed) }, uniquingKeysWith: { a, _ in a })
+    var latest: [[any Encodable & Sendable]] = []
     for row in rows {
       let request = AASARequest(
         host: try row.decode(column: "host", as: String.self),
         developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
       let id = try row.decode(column: "id", as: Int.self)
       for kind in definite.contains(request) ? [0, 1] : [0] {
-        latest.append(
-          ([request.host, request.developerMode ? 1 : 0, kind, id, observed] as [any Encodable & Sendable])
-            .map(SQLBind.init))
+        latest.append([request.host, request.developerMode ? 1 : 0, kind, id, observed[request] ?? ""])
       }
     }
-    try await store.sql.insert(into: "latest_retrievals")
-      .columns("host", "developer_mode", "definite", "retrieval", "retrieved_at")
-      .rows(latest)
-      .onConflict(with: ["host", "developer_mode", "definite"]) {
+    try await store.insert(
+      into: "latest_retrievals", columns: ["host", "developer_mode", "definite", "retrieval", "retrieved_at"],
+      rows: latest
+    ) {
+      $0.onConflict(with: ["host", "developer_mode", "definite"]) {
         $0.set(excludedValueOf: "retrieval").set(excludedValueOf: "retrieved_at")
           .where(
             SQLRaw(
               "excluded.retrieved_at > latest_retrievals.retrieved_at OR (excluded.retrieved_at = "
                 + "latest_retrievals.retrieved_at AND excluded.retrieval > latest_retrievals.retrieval)"))
       }
-      .run()
+    }
   }
 
   /// The size and SHA-256 of an input that is a regular file; nil for a folder, standard input or a missing file.
@@ -294,6 +325,48 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 }
 
 extension AuditStore {
+  /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
+  static let bindLimit = 30_000
+
+  /// Inserts `rows` into `table`'s `columns`, in as many statements as ``bindLimit`` needs, each shaped by
+  /// `modify` (a conflict clause); returns the `returning` columns of every row inserted.
+  ///
+  /// The text of each statement is made once per shape and kept (``statementTexts``): only the values change from
+  /// one batch to the next, and making the text again costs more than the database's work on small rows. A table's
+  /// statements are shaped one way here (`modify` is the same for every insert into it), so the shape is its table,
+  /// columns, number of rows and `returning` columns.
+  @discardableResult
+  func insert(
+    into table: String, columns: [String], rows: [[any Encodable & Sendable]], returning: [String] = [],
+    _ modify: (SQLInsertBuilder) -> Void = { _ in }
+  ) async throws -> [any SQLRow] {
+    var returned: [any SQLRow] = []
+    let size = max(1, Self.bindLimit / max(1, columns.count))
+    for start in stride(from: 0, to: rows.count, by: size) {
+      let chunk = rows[start..<min(rows.count, start + size)]
+      let shape = [table, columns.joined(separator: ","), String(chunk.count), returning.joined(separator: ",")]
+        .joined(separator: "\u{0}")
+      let text =
+        statementTexts.withLockedValue { $0[shape] }
+        ?? {
+          let builder = sql.insert(into: table).columns(columns)
+            .rows(Array(repeating: Array(repeating: SQLBind(0), count: columns.count), count: chunk.count))
+          modify(builder)
+          if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
+          let text = sql.serialize(builder.insert).sql
+          statementTexts.withLockedValue { $0[shape] = text }
+          return text
+        }()
+      let statement = KeptStatement(text: text, binds: chunk.flatMap { $0 }, database: sql)
+      if returning.isEmpty {
+        try await statement.run()
+      } else {
+        returned += try await statement.all()
+      }
+    }
+    return returned
+  }
+
   /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
   /// state: a definite answer, except those a captive portal, a proxy or a rebinding DNS gives as readily as the
   /// site (a redirect, a body over the limit, a private address), which are kept as retrievals but never unblock a
@@ -311,5 +384,22 @@ extension AuditStore {
     } catch {
       throw Failure(description: "\(location): \(what): \(location.masking(Self.describe(error)))")
     }
+  }
+}
+
+/// A statement whose text was made before, with this time's values: a query SQLKit runs as it is.
+private final class KeptStatement: SQLQueryFetcher, SQLExpression {
+  let text: String
+  let binds: [any Encodable & Sendable]
+  let database: any SQLDatabase
+  var query: any SQLExpression { self }
+
+  init(text: String, binds: [any Encodable & Sendable], database: any SQLDatabase) {
+    (self.text, self.binds, self.database) = (text, binds, database)
+  }
+
+  func serialize(to serializer: inout SQLSerializer) {
+    serializer.write(text)
+    serializer.binds += binds
   }
 }

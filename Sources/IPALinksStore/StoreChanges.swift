@@ -9,8 +9,8 @@ extension AuditStore {
   /// is, with the behavioural changes; and each app it inspected whose associated domains or URL schemes differ from
   /// the app's observation before, or that no run saw before. Nil when the store has no run then.
   ///
-  /// It reads what the run recorded and the one row before each of its rows, not whole states, so it costs what the
-  /// run holds.
+  /// It reads what the run recorded and, through the indexes, the one row before each of its rows: not whole states
+  /// nor whole histories, so it costs what the run holds however many runs came before.
   public func runChanges(at time: Date? = nil) async throws(Failure) -> RunChanges? {
     let at = AuditStore.timestamp(time ?? .distantFuture)
     let runs = try await failing("cannot read the runs") {
@@ -33,21 +33,18 @@ extension AuditStore {
 
   /// The retrievals of `run` that settle what a file is, against the one before each that did.
   private func changedHosts(in run: Int) async throws(Failure) -> [RunChanges.Host] {
-    let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
     let rows = try await failing("cannot read the retrievals of run \(run)") {
       try await sql.raw(
         """
-        SELECT x.host, x.developer_mode, x.status, x.file_sha256, x.prev_status, x.prev_sha FROM (
-          SELECT r.run_id, r.host, r.developer_mode, r.status, r.file_sha256, LAG(r.id) OVER w AS prev_id,
-            LAG(r.status) OVER w AS prev_status, LAG(r.file_sha256) OVER w AS prev_sha
-          FROM retrievals r
-          WHERE (r.settles = 1 OR (r.settles IS NULL AND r.status IN (\(binds: definite))))
-            AND r.host IN (SELECT host FROM retrievals WHERE run_id = \(bind: run))
-          WINDOW w AS (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at, r.id)
-        ) x
-        WHERE x.run_id = \(bind: run) AND x.prev_id IS NOT NULL
-          AND (x.status <> x.prev_status OR COALESCE(x.file_sha256, '') <> COALESCE(x.prev_sha, ''))
-        ORDER BY x.host, x.developer_mode
+        SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, p.file_sha256 AS prev_sha
+        FROM retrievals r JOIN retrievals p ON p.id = (
+          SELECT s.id FROM retrievals s
+          WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
+            AND (s.retrieved_at < r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id < r.id))
+          ORDER BY s.retrieved_at DESC, s.id DESC LIMIT 1)
+        WHERE r.run_id = \(bind: run) AND \(Self.settling("r"))
+          AND (r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(p.file_sha256, ''))
+        ORDER BY r.host, r.developer_mode
         """
       ).all()
     }
@@ -56,8 +53,8 @@ extension AuditStore {
       let (host, old, new) = try await failing("cannot read the files of run \(run)") {
         (
           try row.decode(column: "host", as: String.self),
-          try await file(try row.decode(column: "prev_sha", as: String?.self)),
-          try await file(try row.decode(column: "file_sha256", as: String?.self))
+          try await storedFile(try row.decode(column: "prev_sha", as: String?.self)),
+          try await storedFile(try row.decode(column: "file_sha256", as: String?.self))
         )
       }
       let comparison = AASAComparison(old: old, new: new, host: host)
@@ -67,19 +64,10 @@ extension AuditStore {
             host: host, developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0,
             oldStatus: try row.decode(column: "prev_status", as: String.self),
             newStatus: try row.decode(column: "status", as: String.self),
-            changes: comparison.shared.map(RunChanges.Change.init)))
+            changes: comparison.shared))
       }
     }
     return out
-  }
-
-  /// A stored file, parsed; a file that lists no app for none or one that does not parse.
-  private func file(_ sha256: String?) async throws -> AASAFile {
-    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
-    guard let sha256 else { return empty }
-    let body = try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
-      .first(decodingColumn: "body", as: Data.self)
-    return body.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? empty
   }
 
   /// The apps of `run` whose domains or schemes differ from their observation before, or that have none before.
@@ -87,10 +75,11 @@ extension AuditStore {
     // Each app row of the run with the row of the same app before it.
     let pairs: SQLQueryString = """
       WITH pairs AS (
-        SELECT x.id, x.prev_id FROM (
-          SELECT a.id, a.run_id, LAG(a.id) OVER (PARTITION BY a.app_key ORDER BY a.observed_at, a.id) AS prev_id
-          FROM apps a WHERE a.app_key IN (SELECT app_key FROM apps WHERE run_id = \(bind: run))
-        ) x WHERE x.run_id = \(bind: run)
+        SELECT a.id, (
+          SELECT y.id FROM apps y WHERE y.app_key = a.app_key
+            AND (y.observed_at < a.observed_at OR (y.observed_at = a.observed_at AND y.id < a.id))
+          ORDER BY y.observed_at DESC, y.id DESC LIMIT 1) AS prev_id
+        FROM apps a WHERE a.run_id = \(bind: run)
       )
       """
     return try await failing("cannot read the apps of run \(run)") {
@@ -101,7 +90,7 @@ extension AuditStore {
       for row in try await sql.raw(
         """
         \(pairs) SELECT d.app, d.raw FROM app_domains d
-        WHERE d.app IN (SELECT id FROM pairs) OR d.app IN (SELECT prev_id FROM pairs) ORDER BY d.app, d.position
+        WHERE d.app IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs) ORDER BY d.app, d.position
         """
       ).all() {
         domains[try row.decode(column: "app", as: Int.self), default: []].append(
@@ -111,7 +100,7 @@ extension AuditStore {
       for row in try await sql.raw(
         """
         \(pairs) SELECT s.app, s.scheme FROM app_schemes s
-        WHERE s.queried = 0 AND (s.app IN (SELECT id FROM pairs) OR s.app IN (SELECT prev_id FROM pairs))
+        WHERE s.queried = 0 AND s.app IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs)
         """
       ).all() {
         schemes[try row.decode(column: "app", as: Int.self), default: []].append(

@@ -33,7 +33,9 @@ public struct HostHistory: Sendable, Encodable {
     public var files = 1
   }
 
-  /// One behavioural change between two consecutive versions, for every app it is the same for.
+  /// One behavioural change between two consecutive versions, for every app it is the same for: the change's own
+  /// fields (``AASAComparison/SharedChange``) beside `from`, `to` and `at`.
+  @dynamicMemberLookup
   public struct Change: Sendable, Encodable, Equatable {
     /// The version before.
     public var from: Int
@@ -41,20 +43,22 @@ public struct HostHistory: Sendable, Encodable {
     public var to: Int
     /// When the new version was first seen.
     public var at: String
-    /// What changed.
-    public var kind: AASAComparison.Change.Kind
-    /// The apps it changed for.
-    public var appIds: [String]
-    /// The rules involved in the old version, by JSON pointer.
-    public var old: [String]
-    /// The rules involved in the new version, by JSON pointer.
-    public var new: [String]
-    /// A URL whose verdict differs, when one was found.
-    public var example: String?
-    /// Its verdict with the old version.
-    public var oldVerdict: MatchResult.Verdict?
-    /// Its verdict with the new version.
-    public var newVerdict: MatchResult.Verdict?
+    /// The change, with the apps it is for.
+    public var change: AASAComparison.SharedChange
+
+    /// The change's fields (`kind`, `appIds`, `example`…), read through.
+    public subscript<T>(dynamicMember field: KeyPath<AASAComparison.SharedChange, T>) -> T { change[keyPath: field] }
+
+    private enum CodingKeys: String, CodingKey { case from, to, at }
+
+    /// One flat object: `from`, `to` and `at` beside the change's fields.
+    public func encode(to encoder: any Encoder) throws {
+      try change.encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(from, forKey: .from)
+      try c.encode(to, forKey: .to)
+      try c.encode(at, forKey: .at)
+    }
   }
 
   /// The host.
@@ -194,14 +198,9 @@ extension AuditStore {
     // Each distinct file once; a definite failure reads as a file that lists no app.
     var parsed: [String: AASAFile] = [:]
     for sha256 in Set(history.versions.compactMap(\.sha256)) {
-      let body = try await failing("cannot read a file of \(host)") {
-        try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
-          .first(decodingColumn: "body", as: Data.self)
-      }
-      parsed[sha256] = body.flatMap { try? AASAFile(bytes: [UInt8]($0)) }
+      parsed[sha256] = try await failing("cannot read a file of \(host)") { try await storedFile(sha256) }
     }
-    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
-    history.files = history.versions.map { $0.sha256.flatMap { parsed[$0] } ?? empty }
+    history.files = history.versions.map { $0.sha256.flatMap { parsed[$0] } ?? Self.listingNoApp }
     // Each version against the one before, on every core.
     let files = history.files
     history.comparisons = try await failing("cannot compare the versions of \(host)") {
@@ -240,10 +239,7 @@ extension AuditStore {
       guard i > 0 else { continue }
       let comparison = history.comparisons[i - 1]
       history.changes += comparison.shared.map { shared in
-        HostHistory.Change(
-          from: i, to: i + 1, at: history.versions[i].firstSeen, kind: shared.change.kind, appIds: shared.appIds,
-          old: shared.change.old, new: shared.change.new, example: shared.change.example,
-          oldVerdict: shared.change.oldVerdict, newVerdict: shared.change.newVerdict)
+        HostHistory.Change(from: i, to: i + 1, at: history.versions[i].firstSeen, change: shared)
       }
     }
     return history

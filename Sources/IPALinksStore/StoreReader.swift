@@ -155,7 +155,6 @@ extension AuditStore {
   /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
   /// links); a host that never had one, its latest.
   private func latestRetrievals(at: String?, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
-    let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
     var rows: [any SQLRow] = []
     let only: SQLQueryString = hosts.map { "AND r.host IN (\(binds: $0.sorted()))" } ?? ""
     if hosts?.isEmpty == true { return [:] }
@@ -171,12 +170,11 @@ extension AuditStore {
       return try parsed(rows)
     }
     for onlyDefinite in [false, true] {
-      // Rows older than the `settles` column settle by their status.
       let filter: SQLQueryString =
         onlyDefinite
-        ? "AND (r.settles = 1 OR (r.settles IS NULL AND r.status IN (\(binds: definite)))) \(only)" : only
+        ? "AND \(Self.settling("r")) \(only)" : only
       let sameFilter: SQLQueryString =
-        onlyDefinite ? "AND (s.settles = 1 OR (s.settles IS NULL AND s.status IN (\(binds: definite))))" : ""
+        onlyDefinite ? "AND \(Self.settling("s"))" : ""
       rows += try await sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
@@ -208,5 +206,27 @@ extension AuditStore {
       return (request, ParsedAASA(result))
     }
     return Dictionary(parsed, uniquingKeysWith: { $1 })
+  }
+}
+
+extension AuditStore {
+  /// The condition that the retrieval row `alias` settles what its host's file is (``settles(_:)``): by its
+  /// `settles` column, or by its status for a row older than the column.
+  static func settling(_ alias: String) -> SQLQueryString {
+    let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)
+    return
+      "(\(ident: alias).settles = 1 OR (\(ident: alias).settles IS NULL AND \(ident: alias).status IN (\(binds: definite))))"
+  }
+
+  /// A file that lists no app: what a definite answer without a file reads as, and a stored file that no longer
+  /// parses.
+  static let listingNoApp = (try? AASAFile(bytes: Array("{}".utf8)))!
+
+  /// The stored file with `sha256`, parsed; ``listingNoApp`` for none, or for one that does not parse.
+  func storedFile(_ sha256: String?) async throws -> AASAFile {
+    guard let sha256 else { return Self.listingNoApp }
+    let body = try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
+      .first(decodingColumn: "body", as: Data.self)
+    return body.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? Self.listingNoApp
   }
 }

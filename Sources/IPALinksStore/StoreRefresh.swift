@@ -29,24 +29,26 @@ public struct Refresh: Sendable, Encodable {
     case stale
   }
 
-  /// One behavioural change of a host's file, for every app it is the same for.
+  /// One behavioural change the new answer makes, for every app it is the same for: the change's own fields
+  /// (``AASAComparison/SharedChange``) beside `affects`.
+  @dynamicMemberLookup
   public struct Change: Sendable, Encodable, Equatable {
-    /// What changed.
-    public var kind: AASAComparison.Change.Kind
-    /// The apps (as the file lists them) it changed for.
-    public var appIds: [String]
-    /// The rules involved in the old version, by JSON pointer.
-    public var old: [String]
-    /// The rules involved in the new version, by JSON pointer.
-    public var new: [String]
-    /// A URL whose verdict differs, when one was found.
-    public var example: String?
-    /// Its verdict with the old version.
-    public var oldVerdict: MatchResult.Verdict?
-    /// Its verdict with the new version.
-    public var newVerdict: MatchResult.Verdict?
-    /// The apps in the store it affects: those of ``appIds`` that claim the host.
+    /// The change, with the apps (as the file lists them) it is for.
+    public var change: AASAComparison.SharedChange
+    /// The apps in the store it affects: those of its `appIds` that claim the host.
     public var affects: [String]
+
+    /// The change's fields (`kind`, `appIds`, `example`…), read through.
+    public subscript<T>(dynamicMember field: KeyPath<AASAComparison.SharedChange, T>) -> T { change[keyPath: field] }
+
+    private enum CodingKeys: String, CodingKey { case affects }
+
+    /// One flat object: `affects` beside the change's fields.
+    public func encode(to encoder: any Encoder) throws {
+      try change.encode(to: encoder)
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(affects, forKey: .affects)
+    }
   }
 
   /// One host's refresh.
@@ -238,24 +240,14 @@ extension AuditStore {
     }
     if held.status == result.status && held.sha256 == sha256 { return host }
     // A definite answer without a file reads as a file that lists no app.
-    var oldBody: Data?
-    if let stored = held.sha256 {
-      oldBody = try await failing("cannot read a file of \(request.host)") {
-        try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: stored)")
-          .first(decodingColumn: "body", as: Data.self)
-      }
-    }
-    let empty = (try? AASAFile(bytes: Array("{}".utf8)))!
-    let old = oldBody.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? empty
-    let new = sha256 == nil ? empty : (result.body.flatMap { try? AASAFile(bytes: $0) } ?? empty)
+    let old = try await failing("cannot read a file of \(request.host)") { try await storedFile(held.sha256) }
+    let new =
+      sha256 == nil ? Self.listingNoApp : (result.body.flatMap { try? AASAFile(bytes: $0) } ?? Self.listingNoApp)
     let comparison = AASAComparison(old: old, new: new, host: request.host)
     let claiming = Dictionary(
       apps.compactMap { app in app.appId.map { ($0, app.key) } }, uniquingKeysWith: { a, _ in a })
     host.changes = comparison.shared.map { shared in
-      Refresh.Change(
-        kind: shared.change.kind, appIds: shared.appIds, old: shared.change.old, new: shared.change.new,
-        example: shared.change.example, oldVerdict: shared.change.oldVerdict, newVerdict: shared.change.newVerdict,
-        affects: shared.appIds.compactMap { claiming[$0] })
+      Refresh.Change(change: shared, affects: shared.appIds.compactMap { claiming[$0] })
     }
     host.comparison = comparison
     host.files = (old, new)

@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 3
+  static let version = 4
 
   /// Brings `store` up to ``version``: each migration it lacks, in one transaction, under a lock so that several
   /// processes opening a new store at once apply each migration once.
@@ -159,5 +159,7 @@ enum StoreSchema {
     // status), as answers a captive portal or a rebinding DNS gives (a redirect, a huge body, a private address)
     // no longer do.
     { _ in ["ALTER TABLE retrievals ADD COLUMN settles INTEGER"] },
+    // `report --store` reads the latest run's retrievals, each with the one before it.
+    { _ in ["CREATE INDEX IF NOT EXISTS retrievals_run ON retrievals (run_id)"] },
   ]
 }

@@ -41,7 +41,14 @@ extension AuditStore {
         let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
-        for report in reports { try await run.record(report, retrievals: [:], at: time) }
+        // Prepared on every core, and written as many per transaction as a run that falls behind writes.
+        for start in stride(from: 0, to: reports.count, by: RecordingRun.queueLimit) {
+          let chunk = Array(reports[start..<min(reports.count, start + RecordingRun.queueLimit)])
+          try await run.record(
+            parallelMap(chunk.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 4) {
+              RunRecorder.prepare(chunk[$0], retrievals: [:], at: time)
+            })
+        }
         try await run.finish(at: time)
         imported += 1
       } catch let failure as Failure {
@@ -67,16 +74,23 @@ extension AuditStore {
 /// command's own output goes on regardless, and ``finish()`` says whether all of it was stored.
 ///
 /// Recording overlaps the inspection: ``record(_:_:)`` returns once the input is queued, and each input is prepared
-/// (its hash, its JSON) on its own task while the one before is written, in order. At most ``queueLimit`` inputs
-/// wait, so memory stays bounded when the store is slower than the inspection.
+/// (its hash, its JSON) on its own task while earlier ones are written, in order. An input waits for the store only
+/// while another transaction is under way; the inputs that queued meanwhile go in the next one together, each
+/// whole, so a store slower than the inspection writes more inputs per transaction rather than fall behind. At
+/// most ``queueLimit`` inputs wait, so memory stays bounded.
 public actor RecordingRun {
   private let recorder: RunRecorder?
   private let warn: @Sendable (String) -> Void
   /// Whether everything so far reached the store.
   public private(set) var stored: Bool
-  /// The inputs queued and not yet written, oldest first.
-  private var queue: [Task<Void, Never>] = []
-  /// How many inputs may wait to be written.
+  /// The inputs queued and not yet written, oldest first, each being prepared on its own task.
+  private var queue: [Task<RunRecorder.Prepared, Never>] = []
+  /// The transaction under way, if any.
+  private var writing: Task<Void, Never>?
+  /// The retrievals already queued with an input: each is recorded once per run, so the inputs after the first
+  /// that used it leave it out before it is prepared.
+  private var queuedRetrievals: Set<AASARequest> = []
+  /// How many inputs may wait to be written, and so go in one transaction at most.
   public static let queueLimit = 32
 
   private init(_ recorder: RunRecorder?, warn: @escaping @Sendable (String) -> Void) {
@@ -109,18 +123,33 @@ public actor RecordingRun {
 
   /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept.
   public func record(_ report: InspectionReport, _ fetches: SharedAASAFetches?) async {
-    guard stored, let recorder else { return }
+    guard stored, recorder != nil else { return }
     let time = AuditStore.now
-    let retrievals = await fetches?.retrievals(for: UniversalLinkInventory.requests(for: report)) ?? [:]
-    let previous = queue.last
-    let task = Task.detached {
-      let prepared = RunRecorder.prepare(report, retrievals: retrievals, at: time)
-      await previous?.value
-      guard await self.stored else { return }
-      do throws(AuditStore.Failure) { try await recorder.record(prepared) } catch { await self.failed(error) }
+    let requests = UniversalLinkInventory.requests(for: report).filter { queuedRetrievals.insert($0).inserted }
+    let retrievals = await fetches?.retrievals(for: requests) ?? [:]
+    queue.append(Task.detached { RunRecorder.prepare(report, retrievals: retrievals, at: time) })
+    writeNext()
+    while queue.count > Self.queueLimit, let writing { await writing.value }
+  }
+
+  /// Starts a transaction of every input queued, unless one is under way; each one that ends starts the next.
+  private func writeNext() {
+    guard writing == nil, !queue.isEmpty, let recorder else { return }
+    let inputs = queue.prefix(Self.queueLimit)
+    queue.removeFirst(inputs.count)
+    writing = Task {
+      var prepared: [RunRecorder.Prepared] = []
+      for input in inputs { prepared.append(await input.value) }
+      if self.stored {
+        do throws(AuditStore.Failure) { try await recorder.record(prepared) } catch { self.failed(error) }
+      }
+      self.wrote()
     }
-    queue.append(task)
-    if queue.count > Self.queueLimit { await queue.removeFirst().value }
+  }
+
+  private func wrote() {
+    writing = nil
+    if stored { writeNext() } else { queue = [] }
   }
 
   private func failed(_ error: AuditStore.Failure) {
@@ -133,8 +162,7 @@ public actor RecordingRun {
   /// whether it was.
   public func finish() async -> Bool {
     guard let recorder else { return false }
-    for task in queue { await task.value }
-    queue = []
+    while let writing { await writing.value }
     if stored {
       do { try await recorder.finish() } catch {
         warn(error.description)

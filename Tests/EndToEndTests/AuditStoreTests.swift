@@ -82,6 +82,7 @@ import Testing
     try await documentedQueries(try stores.make())
     try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
     try await hostileStringsComeBackUnchanged(try stores.make())
+    try await aBatchOfInputsIsWrittenWhole(try stores.make())
     try fourWritersLoseNothing(try stores.make())
     try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
@@ -130,10 +131,10 @@ import Testing
     // The latest state kept as it is written is the state at the end of time, worked out from every run.
     let rendered = JSONReporter.render(latest, pretty: false)
     #expect(JSONReporter.render(try await store.latestReports(at: .distantFuture), pretty: false) == rendered)
-    // A store of schema 1 (no latest tables, no `settles`) gains them from its rows when it is next opened.
+    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run) gains them from its rows when it is next opened.
     for statement in [
       "DROP TABLE latest_apps", "DROP TABLE latest_retrievals", "ALTER TABLE retrievals DROP COLUMN settles",
-      "DELETE FROM ipalinks_schema WHERE version > 1",
+      "DROP INDEX retrievals_run", "DELETE FROM ipalinks_schema WHERE version > 1",
     ] {
       try await store.sqlRows(statement)
     }
@@ -377,6 +378,48 @@ import Testing
     #expect(text.stdout.contains("\\u{1b}[31m"), "\(text.stdout)")
   }
 
+  /// Inputs written in one transaction, as a run that falls behind writes them: each app keeps its own domains,
+  /// even when an inventory repeats a bundle's path, an app with more domains than one statement can bind has all
+  /// of them, and the latest state takes each app's last observation.
+  func aBatchOfInputsIsWrittenWhole(_ location: String) async throws {
+    var ignored: [Diagnostic] = []
+    func bundle(_ id: String, _ path: String, _ hosts: [String]) -> BundleReport {
+      var bundle = BundleReport(path: path, kind: .app)
+      (bundle.bundleId, bundle.appId) = (id, "ABCDE12345.\(id)")
+      bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:\($0)", diagnostics: &ignored) }
+      return bundle
+    }
+    let reports = [
+      InspectionReport(
+        input: "twins.json", inputKind: .ipa,
+        bundles: [
+          bundle("com.example.one", "Payload/Same.app", ["one.example.com"]),
+          bundle("com.example.two", "Payload/Same.app", ["two.example.com", "2.example.com"]),
+        ]),
+      InspectionReport(
+        input: "many.json", inputKind: .ipa,
+        bundles: [bundle("com.example.many", "Payload/Many.app", (0..<5_000).map { "h\($0).example.com" })]),
+      InspectionReport(
+        input: "later.json", inputKind: .ipa,
+        bundles: [bundle("com.example.one", "Payload/One.app", ["later.example.com"])]
+      ),
+    ]
+    let store = try await Self.open(location)
+    let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: "batch", shard: nil)
+    let time = Date(timeIntervalSince1970: 1_800_000_000)
+    try await run.record(
+      reports.enumerated().map { RunRecorder.prepare($1, retrievals: [:], at: time + Double($0)) })
+    try await run.finish()
+    let domains = try await store.sqlRows(
+      "SELECT a.bundle_id || ' ' || COUNT(*) FROM app_domains d JOIN apps a ON a.id = d.app GROUP BY a.id, a.bundle_id "
+        + "ORDER BY a.id")
+    #expect(domains == ["com.example.one 1", "com.example.two 2", "com.example.many 5000", "com.example.one 1"])
+    let latest = try await store.latestReports().flatMap(\.bundles)
+    #expect(latest.count == 3, "\(latest.map(\.path))")
+    #expect(latest.first { $0.bundleId == "com.example.one" }?.associatedDomains.map(\.host) == ["later.example.com"])
+    try await store.close()
+  }
+
   /// Four processes write the four shards of one audit at once: every input arrives.
   func fourWritersLoseNothing(_ location: String) throws {
     let processes = try (1...4).map { shard in
@@ -482,6 +525,11 @@ import Testing
       #expect(lines.count == 1 && lines[0].hasPrefix("ipalinks: "), "\(run.stderr)")
       #expect(!run.stderr.contains("secret"), "\(run.stderr)")
       #expect(run.stderr.contains(StoreLocation.masked(location)), "\(run.stderr)")
+      // A refresh has nothing to do without its store: exit 2, the store named, nothing else said.
+      let refresh = try CLI.run(["refresh", "--store", location, "--aasa-dir", CLI.sample("aasa")])
+      #expect(refresh.status == 2, "\(location): \(refresh.status) \(refresh.stderr)")
+      #expect(refresh.stderr.contains(StoreLocation.masked(location)), "\(refresh.stderr)")
+      #expect(!refresh.stderr.contains("secret"), "\(refresh.stderr)")
     }
   }
 

@@ -93,6 +93,22 @@ import Testing
     #expect(mixed.stdout.contains("shop\\\\.example\\\\.com"))
   }
 
+  /// An output file that cannot be written (its folder is a file, so this holds as root too) is named, with exit 2,
+  /// for `blocklist -o` and `report -o` alike, and nothing is left beside it.
+  @Test func anOutputThatCannotBeWrittenIsNamed() throws {
+    let folder = try Engines.folder()
+    let notAFolder = folder.appendingPathComponent("plain-file")
+    try Data("x".utf8).write(to: notAFolder)
+    for (command, name) in [("blocklist", "rules.json"), ("report", "report.html")] {
+      let output = notAFolder.appendingPathComponent(name).path
+      let run = try CLI.run([command] + Self.inputs + ["-o", output])
+      #expect(run.status == 2, "\(command): \(run.status) \(run.stderr)")
+      #expect(run.stderr.contains(output), "\(command): \(run.stderr)")
+      #expect(run.stdout.isEmpty, "\(command): \(run.stdout)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["plain-file"])
+  }
+
   @Test func unknownAASAFilesAreReportedAsUncovered() throws {
     let result = try CLI.run([
       "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", try Engines.folder().path,

@@ -14,33 +14,16 @@ public struct RunChanges: Sendable, Encodable {
     /// The status now.
     public var newStatus: String
     /// Each behavioural change, with the apps (by app ID) it is for.
-    public var changes: [Change]
+    public var changes: [AASAComparison.SharedChange]
 
     /// Creates a host's entry.
-    public init(host: String, developerMode: Bool, oldStatus: String, newStatus: String, changes: [Change]) {
+    public init(
+      host: String, developerMode: Bool, oldStatus: String, newStatus: String,
+      changes: [AASAComparison.SharedChange]
+    ) {
       (self.host, self.developerMode, self.oldStatus, self.newStatus, self.changes) = (
         host, developerMode, oldStatus, newStatus, changes
       )
-    }
-  }
-
-  /// One behavioural change of a host's file, for every app it is the same for.
-  public struct Change: Sendable, Encodable {
-    /// What changed.
-    public var kind: AASAComparison.Change.Kind
-    /// The apps (as the file lists them) it is for.
-    public var appIds: [String]
-    /// A URL whose verdict differs, when one was found.
-    public var example: String?
-    /// Its verdict before.
-    public var oldVerdict: MatchResult.Verdict?
-    /// Its verdict now.
-    public var newVerdict: MatchResult.Verdict?
-
-    /// The change `shared` stands for.
-    public init(_ shared: AASAComparison.SharedChange) {
-      (kind, appIds, example) = (shared.change.kind, shared.appIds, shared.change.example)
-      (oldVerdict, newVerdict) = (shared.change.oldVerdict, shared.change.newVerdict)
     }
   }
 

@@ -18,13 +18,20 @@ public enum Clock {
     } ?? Date()
   }
 
-  /// `date` as RFC 3339 in UTC, to the second: `2026-11-27T09:00:00Z`.
-  public static func rfc3339(_ date: Date) -> String {
-    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+  /// `date` as RFC 3339 in UTC, to the second (`2026-11-27T09:00:00Z`), or to the millisecond
+  /// (`2026-11-27T09:00:00.250Z`), as the audit store keeps instants so that they sort as text.
+  public static func rfc3339(_ date: Date, milliseconds: Bool = false) -> String {
+    // By hand: a formatter costs more to make than the rest of a stored input's row, and is not Sendable to keep.
+    let total = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    var seconds = time_t(total >= 0 ? total / 1000 : (total - 999) / 1000)
     var parts = tm()
     gmtime_r(&seconds, &parts)
-    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):"
-      + "\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    func padded(_ value: Int32, _ width: Int) -> String {
+      let digits = String(value)
+      return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+    let fraction = milliseconds ? "." + padded(Int32(((total % 1000) + 1000) % 1000), 3) : ""
+    return padded(parts.tm_year + 1900, 4) + "-" + padded(parts.tm_mon + 1, 2) + "-" + padded(parts.tm_mday, 2) + "T"
+      + padded(parts.tm_hour, 2) + ":" + padded(parts.tm_min, 2) + ":" + padded(parts.tm_sec, 2) + fraction + "Z"
   }
 }

@@ -46,11 +46,40 @@ public struct AASAComparison: Sendable, Equatable, Codable {
   }
 
   /// One change that several apps share, as when one `details` entry lists them all: told once, with every app.
-  public struct SharedChange: Sendable, Equatable {
+  /// `history --host`, `refresh` and `report --store` all report it, as one flat JSON object: `kind`, `appIds`,
+  /// `old`, `new`, `example`, `oldVerdict`, `newVerdict`.
+  public struct SharedChange: Sendable, Equatable, Encodable {
     /// The change, as the first app has it.
     public var change: Change
     /// Every app the change is for, in the order they are listed.
     public var appIds: [String]
+
+    /// What changed.
+    public var kind: Change.Kind { change.kind }
+    /// Pointers of the rules involved in the old file.
+    public var old: [String] { change.old }
+    /// Pointers of the rules involved in the new file.
+    public var new: [String] { change.new }
+    /// A URL whose verdict differs between the files; nil when none was found.
+    public var example: String? { change.example }
+    /// The example's verdict with the old file.
+    public var oldVerdict: MatchResult.Verdict? { change.oldVerdict }
+    /// The example's verdict with the new file.
+    public var newVerdict: MatchResult.Verdict? { change.newVerdict }
+
+    private enum CodingKeys: String, CodingKey { case kind, appIds, old, new, example, oldVerdict, newVerdict }
+
+    /// Writes the change's fields beside `appIds`, without the first app's `appId`.
+    public func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(kind, forKey: .kind)
+      try c.encode(appIds, forKey: .appIds)
+      try c.encode(old, forKey: .old)
+      try c.encode(new, forKey: .new)
+      try c.encodeIfPresent(example, forKey: .example)
+      try c.encodeIfPresent(oldVerdict, forKey: .oldVerdict)
+      try c.encodeIfPresent(newVerdict, forKey: .newVerdict)
+    }
   }
 
   /// Every change, app by app in the order apps are listed (old file first).
@@ -91,21 +120,34 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       old.exceedsDeviceSizeLimit == new.exceedsDeviceSizeLimit && old.applinks?.defaults == new.applinks?.defaults
       && old.applinks?.substitutionVariables == new.applinks?.substitutionVariables
     let (oldEntries, newEntries) = (Self.firstEntries(old), Self.firstEntries(new))
+    // An app's rules are its first entry's, whatever the app: apps that share their first entry in both files (the
+    // hundreds one entry of a shared host's file lists) share their changes, so each pair of entries is compared
+    // once and its changes told again for each app.
+    var compared: [[Int?]: [Change]] = [:]
     changes = (appIDs ?? apps).flatMap { app in
       let (oldEntry, newEntry) = (oldEntries[app], newEntries[app])
-      if settled && oldEntry == newEntry { return [Change]() }
-      let before = AppLinkRules(file: old, appID: app, detail: oldEntry)
-      let after = AppLinkRules(file: new, appID: app, detail: newEntry)
-      if before == after { return [Change]() }
-      return Side.compare(Side(before), Side(after), appID: app, host: host)
+      if settled && oldEntry?.detail == newEntry?.detail { return [Change]() }
+      let pair = [oldEntry?.index, newEntry?.index]
+      if let known = compared[pair] {
+        return known.map { change in
+          var change = change
+          change.appId = app
+          return change
+        }
+      }
+      let before = AppLinkRules(file: old, appID: app, detail: oldEntry?.detail)
+      let after = AppLinkRules(file: new, appID: app, detail: newEntry?.detail)
+      let found = before == after ? [] : Side.compare(Side(before), Side(after), appID: app, host: host)
+      compared[pair] = found
+      return found
     }
   }
 
-  /// Each app's first `details` entry: the one iOS uses for it.
-  static func firstEntries(_ file: AASAFile) -> [String: AppLinksDetail] {
-    var entries: [String: AppLinksDetail] = [:]
-    for detail in file.applinks?.details ?? [] {
-      for app in detail.appIDs where entries[app] == nil { entries[app] = detail }
+  /// Each app's first `details` entry, the one iOS uses for it, with its position.
+  static func firstEntries(_ file: AASAFile) -> [String: (index: Int, detail: AppLinksDetail)] {
+    var entries: [String: (index: Int, detail: AppLinksDetail)] = [:]
+    for (index, detail) in (file.applinks?.details ?? []).enumerated() {
+      for app in detail.appIDs where entries[app] == nil { entries[app] = (index, detail) }
     }
     return entries
   }

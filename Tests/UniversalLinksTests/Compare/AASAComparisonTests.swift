@@ -136,6 +136,27 @@ struct AASAComparisonTests {
     Self.expectHonestExamples(comparison, old, new)
   }
 
+  /// The apps one entry lists share its rules, so the entry is compared once: each app is told exactly the changes
+  /// it would be told compared alone, and an app whose own entry did not change is told none.
+  @Test func appsOfOneEntryAreToldItsChangesOnce() {
+    let apps = (1...3).map { "ABCDE12345.com.example.app\($0)" }
+    let ids = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+    func version(_ rule: String) -> AASAFile {
+      Self.file(
+        #""details": [{"appIDs": [\#(ids)], "components": [{"/": "\#(rule)"}, {"/": "/help/*", "?": {"a": "1"}}]}, "#
+          + #"{"appIDs": ["\#(Self.other)"], "components": [{"/": "/other/*"}]}]"#)
+    }
+    let (old, new) = (version("/buy/*"), version("/shop/*"))
+    let comparison = AASAComparison(old: old, new: new)
+    #expect(Set(comparison.changes.map(\.appId)) == Set(apps), "\(comparison.changes)")
+    for app in apps {
+      let alone = AASAComparison(old: old, new: new, appIDs: [app]).changes
+      #expect(comparison.changes.filter { $0.appId == app } == alone && !alone.isEmpty, "\(app)")
+    }
+    #expect(comparison.shared.count == AASAComparison(old: old, new: new, appIDs: [apps[0]]).changes.count)
+    #expect(comparison.shared.allSatisfy { $0.appIds == apps })
+  }
+
   /// Thousands of rules: disjoint rules reversed are no change, and when every rule changed each change is told,
   /// the first ``exampleBudget`` of them with an example, the rest without one rather than at quadratic cost.
   @Test func thousandsOfRulesStayCheap() {
