@@ -14,6 +14,9 @@ enum StoreSchema {
   /// processes opening a new store at once apply each migration once.
   static func migrate(_ store: AuditStore) async throws {
     let sql = store.sql
+    // Most opens find the schema current: one query, no lock, nothing written (a round trip counts on a server far
+    // away). A new store has no schema table yet, and takes the way below.
+    if let found = try? await current(sql), found == version { return }
     guard store.dialect == .postgres else { return try await migrateLocked(store) }
     _ = try await sql.raw("SELECT pg_advisory_lock(7267)").all()
     do {
