@@ -327,6 +327,8 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
   static let bindLimit = 30_000
+  /// The most rows a statement whose text is kept has, and the most texts kept (a few hundred kilobytes at most).
+  static let (keptShapeRows, keptShapes) = (64, 256)
 
   /// Inserts `rows` into `table`'s `columns`, in as many statements as ``bindLimit`` needs, each shaped by
   /// `modify` (a conflict clause); returns the `returning` columns of every row inserted.
@@ -354,7 +356,14 @@ extension AuditStore {
           modify(builder)
           if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
           let text = sql.serialize(builder.insert).sql
-          statementTexts.withLockedValue { $0[shape] = text }
+          // Kept only for the small shapes a run repeats, and only so many: an app with thousands of domains, or
+          // inputs whose row counts all differ, must not make the kept texts grow without bound.
+          if chunk.count <= Self.keptShapeRows {
+            statementTexts.withLockedValue {
+              if $0.count >= Self.keptShapes { $0.removeAll() }
+              $0[shape] = text
+            }
+          }
           return text
         }()
       let statement = KeptStatement(text: text, binds: chunk.flatMap { $0 }, database: sql)

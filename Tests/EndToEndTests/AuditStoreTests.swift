@@ -417,6 +417,10 @@ import Testing
     let latest = try await store.latestReports().flatMap(\.bundles)
     #expect(latest.count == 3, "\(latest.map(\.path))")
     #expect(latest.first { $0.bundleId == "com.example.one" }?.associatedDomains.map(\.host) == ["later.example.com"])
+    // The 5,000 domains' statements were too big to keep: what is kept stays small.
+    let kept = store.statementTexts.withLockedValue { $0 }
+    #expect(!kept.isEmpty && kept.count <= AuditStore.keptShapes)
+    #expect(kept.values.allSatisfy { $0.utf8.count < 16_384 }, "\(kept.values.map(\.utf8.count).max() ?? 0)")
     try await store.close()
   }
 
