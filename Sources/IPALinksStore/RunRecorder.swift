@@ -11,7 +11,8 @@ public actor RunRecorder {
   public let store: AuditStore
   /// The run's row.
   public let run: Int
-  /// Retrievals already recorded in this run.
+  /// Retrievals this run records: each is claimed (``unrecorded(_:)``) before its input is prepared, so the inputs
+  /// after the first that used it neither prepare nor write it again.
   private var recorded: Set<AASARequest> = []
 
   private init(store: AuditStore, run: Int) {
@@ -44,7 +45,15 @@ public actor RunRecorder {
   public func record(
     _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval], at time: Date = AuditStore.now
   ) async throws(AuditStore.Failure) {
-    try await record(Self.prepare(report, retrievals: retrievals, at: time))
+    let fresh = Set(unrecorded(retrievals.keys))
+    let mine = retrievals.isEmpty ? nil : retrievals.filter { fresh.contains($0.key) }
+    try await record(Self.prepare(report, retrievals: mine, at: time))
+  }
+
+  /// Of `requests`, those this run has not recorded yet, which it now counts as recorded: their retrievals go with
+  /// the input being prepared, and no later one.
+  public func unrecorded(_ requests: some Sequence<AASARequest>) -> [AASARequest] {
+    requests.filter { recorded.insert($0).inserted }
   }
 
   /// One input's rows, made ready away from the store's connection: the input's hash, the JSON, the files' digests.
@@ -78,15 +87,16 @@ public actor RunRecorder {
     }
   }
 
-  /// ``Prepared`` rows for `report`.
+  /// ``Prepared`` rows for `report`, with the `retrievals` of its domains this run has not recorded yet; nil for an
+  /// inventory read back from a file, whose apps keep the files' results they were saved with.
   public static func prepare(
-    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval], at time: Date
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date
   ) -> Prepared {
     let file = fileFacts(report.input)
     let apps = report.bundles.map { original in
       var bundle = original
-      // The files come back from the retrievals; a report read from a saved inventory keeps its own.
-      if !retrievals.isEmpty {
+      // The files come back from the retrievals, this input's or those recorded with an input before it.
+      if retrievals != nil {
         for d in bundle.associatedDomains.indices { bundle.associatedDomains[d].aasa = nil }
       }
       let domains: [[any Encodable & Sendable]] = bundle.associatedDomains.enumerated().map { position, domain in
@@ -101,7 +111,7 @@ public actor RunRecorder {
         key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle,
         report: json(bundle), domains: domains, schemes: schemes)
     }
-    let prepared = retrievals.sorted {
+    let prepared = (retrievals ?? [:]).sorted {
       ($0.key.host, $0.key.developerMode ? 1 : 0) < ($1.key.host, $1.key.developerMode ? 1 : 0)
     }
     .map { request, retrieval in
@@ -124,16 +134,14 @@ public actor RunRecorder {
 
   /// Writes prepared inputs, oldest first, in one transaction: each of them whole, or none. A statement per row
   /// kind serves them all (the inputs aside, whose IDs come back one by one), so inputs that queued while the
-  /// store was busy cost about what one does.
+  /// store was busy cost about what one does. Each input's retrievals are written as given: claimed with
+  /// ``unrecorded(_:)`` before it was prepared.
   public func record(_ inputs: [Prepared]) async throws(AuditStore.Failure) {
     guard let first = inputs.first else { return }
     let (store, run) = (store, run)
-    // Each retrieval once per run, with the first input that used it.
-    var seen = recorded
-    let new = inputs.flatMap { input in
-      input.retrievals.filter { seen.insert($0.request).inserted }.map { ($0, input.observed) }
-    }
-    let what = first.input + (inputs.count > 1 ? " and the \(inputs.count - 1) inputs queued with it" : "")
+    let new = inputs.flatMap { input in input.retrievals.map { ($0, input.observed) } }
+    let queued = inputs.count == 2 ? "the input" : "the \(inputs.count - 1) inputs"
+    let what = first.input + (inputs.count > 1 ? " and \(queued) queued with it" : "")
     try await store.failing("cannot record \(what)") {
       try await store.transaction {
         if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
@@ -152,18 +160,18 @@ public actor RunRecorder {
         if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
       }
     }
-    recorded = seen
   }
 
   /// Writes the retrievals of a prepared input, without the input, in one transaction: what a refresh records.
   func recordRetrievals(_ input: Prepared) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)
-    let new = input.retrievals.filter { !recorded.contains($0.request) }
-    guard !new.isEmpty else { return }
-    try await store.failing("cannot record the retrieval of \(new.map(\.request.host).joined(separator: ", "))") {
-      try await store.transaction { try await Self.insert(new.map { ($0, input.observed) }, run: run, in: store) }
+    guard !input.retrievals.isEmpty else { return }
+    let hosts = input.retrievals.map(\.request.host).joined(separator: ", ")
+    try await store.failing("cannot record the retrieval of \(hosts)") {
+      try await store.transaction {
+        try await Self.insert(input.retrievals.map { ($0, input.observed) }, run: run, in: store)
+      }
     }
-    recorded.formUnion(new.map(\.request))
   }
 
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
@@ -327,8 +335,9 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
   static let bindLimit = 30_000
-  /// The most rows a statement whose text is kept has, and the most texts kept (a few hundred kilobytes at most).
-  static let (keptShapeRows, keptShapes) = (64, 256)
+  /// The most rows a statement whose text is kept has (a full queue's domains: 32 inputs of a few apps each), and
+  /// the most texts kept: a few megabytes at most.
+  static let (keptShapeRows, keptShapes) = (256, 256)
 
   /// Inserts `rows` into `table`'s `columns`, in as many statements as ``bindLimit`` needs, each shaped by
   /// `modify` (a conflict clause); returns the `returning` columns of every row inserted.

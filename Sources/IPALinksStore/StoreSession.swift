@@ -45,9 +45,7 @@ extension AuditStore {
         for start in stride(from: 0, to: reports.count, by: RecordingRun.queueLimit) {
           let chunk = Array(reports[start..<min(reports.count, start + RecordingRun.queueLimit)])
           try await run.record(
-            parallelMap(chunk.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 4) {
-              RunRecorder.prepare(chunk[$0], retrievals: [:], at: time)
-            })
+            AuditStore.concurrentMap(chunk, chunk: 4) { RunRecorder.prepare($0, retrievals: nil, at: time) })
         }
         try await run.finish(at: time)
         imported += 1
@@ -87,9 +85,6 @@ public actor RecordingRun {
   private var queue: [Task<RunRecorder.Prepared, Never>] = []
   /// The transaction under way, if any.
   private var writing: Task<Void, Never>?
-  /// The retrievals already queued with an input: each is recorded once per run, so the inputs after the first
-  /// that used it leave it out before it is prepared.
-  private var queuedRetrievals: Set<AASARequest> = []
   /// How many inputs may wait to be written, and so go in one transaction at most.
   public static let queueLimit = 32
 
@@ -123,10 +118,11 @@ public actor RecordingRun {
 
   /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept.
   public func record(_ report: InspectionReport, _ fetches: SharedAASAFetches?) async {
-    guard stored, recorder != nil else { return }
+    guard stored, let recorder else { return }
     let time = AuditStore.now
-    let requests = UniversalLinkInventory.requests(for: report).filter { queuedRetrievals.insert($0).inserted }
-    let retrievals = await fetches?.retrievals(for: requests) ?? [:]
+    // Each retrieval goes with the first input that used it: the others neither prepare nor write it.
+    let requests = await recorder.unrecorded(UniversalLinkInventory.requests(for: report))
+    let retrievals = await fetches?.retrievals(for: requests)
     queue.append(Task.detached { RunRecorder.prepare(report, retrievals: retrievals, at: time) })
     writeNext()
     while queue.count > Self.queueLimit, let writing { await writing.value }

@@ -83,6 +83,7 @@ import Testing
     try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
     try await hostileStringsComeBackUnchanged(try stores.make())
     try await aBatchOfInputsIsWrittenWhole(try stores.make())
+    try await aBatchThatCannotBeWrittenIsNamedAndLeavesNothing(try stores.make(), backend: backend)
     try fourWritersLoseNothing(try stores.make())
     try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
@@ -408,7 +409,7 @@ import Testing
     let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: "batch", shard: nil)
     let time = Date(timeIntervalSince1970: 1_800_000_000)
     try await run.record(
-      reports.enumerated().map { RunRecorder.prepare($1, retrievals: [:], at: time + Double($0)) })
+      reports.enumerated().map { RunRecorder.prepare($1, retrievals: nil, at: time + Double($0)) })
     try await run.finish()
     let domains = try await store.sqlRows(
       "SELECT a.bundle_id || ' ' || COUNT(*) FROM app_domains d JOIN apps a ON a.id = d.app GROUP BY a.id, a.bundle_id "
@@ -420,7 +421,43 @@ import Testing
     // The 5,000 domains' statements were too big to keep: what is kept stays small.
     let kept = store.statementTexts.withLockedValue { $0 }
     #expect(!kept.isEmpty && kept.count <= AuditStore.keptShapes)
-    #expect(kept.values.allSatisfy { $0.utf8.count < 16_384 }, "\(kept.values.map(\.utf8.count).max() ?? 0)")
+    #expect(kept.values.allSatisfy { $0.utf8.count < 65_536 }, "\(kept.values.map(\.utf8.count).max() ?? 0)")
+    try await store.close()
+  }
+
+  /// A batch the database refuses (here a trigger on the apps' domains) fails whole: its error names the first
+  /// input and how many queued with it, and none of its inputs, apps or retrievals is left in the store.
+  func aBatchThatCannotBeWrittenIsNamedAndLeavesNothing(_ location: String, backend: Backend) async throws {
+    let store = try await Self.open(location)
+    let refuse =
+      backend == .sqlite
+      ? ["CREATE TRIGGER refuse BEFORE INSERT ON app_domains BEGIN SELECT RAISE(ABORT, 'refused'); END"]
+      : [
+        "CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ LANGUAGE plpgsql",
+        "CREATE TRIGGER refuse BEFORE INSERT ON app_domains FOR EACH ROW EXECUTE FUNCTION refuse()",
+      ]
+    for statement in refuse { try await store.sql.raw(SQLQueryString(statement)).run() }
+    var options = AASAFetchOptions()
+    options.aasaDirectories = [CLI.samples.appendingPathComponent("aasa")]
+    let fetches = SharedAASAFetches(fetcher: try AASAFetcher(options: options), keepingRetrievals: true)
+    let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: "refused", shard: nil)
+    var prepared: [RunRecorder.Prepared] = []
+    for name in ["Store.ipa", "Nested.ipa", "Fat.ipa"] {
+      let report = await BatchInspector.inspect(CLI.sample(name), fetches: fetches)
+      let requests = await run.unrecorded(UniversalLinkInventory.requests(for: report))
+      prepared.append(RunRecorder.prepare(report, retrievals: await fetches.retrievals(for: requests), at: Date()))
+    }
+    #expect(prepared.contains { !$0.retrievals.isEmpty })
+    do {
+      try await run.record(prepared)
+      Issue.record("the refused batch was recorded")
+    } catch {
+      #expect(error.description.contains("cannot record "), "\(error.description)")
+      #expect(error.description.contains("Store.ipa and the 2 inputs queued with it"), "\(error.description)")
+    }
+    for table in ["inputs", "apps", "app_domains", "retrievals", "latest_apps"] {
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM \(table)") == ["0"], "\(table)")
+    }
     try await store.close()
   }
 

@@ -141,15 +141,7 @@ public struct InventoryDiff: Sendable, Encodable {
     /// `host` or `*.host`, with `?mode=` when it has one, as the entries write it.
     public var domain: String
     /// Each change, with the apps (by app id) it is for, in the order first met.
-    public var changes: [Shared]
-
-    /// One change and every app it is for.
-    public struct Shared: Sendable, Equatable, Encodable {
-      /// The change, as the first app has it (its `appId` is that app's).
-      public var change: AASAComparison.Change
-      /// Every app the change is for.
-      public var appIds: [String]
-    }
+    public var changes: [AASAComparison.SharedChange]
   }
 
   /// Bundles that differ, sorted by key so the same inputs always give the same output.
@@ -164,30 +156,19 @@ public struct InventoryDiff: Sendable, Encodable {
 
   /// The bundles' AASA rule changes, by entry: each entry's changes told once, with every app they affect.
   public var files: [FileChange] {
-    var out: [FileChange] = []
+    var entries: [(service: Service, domain: String, changes: [AASAComparison.Change])] = []
     for bundle in bundles {
       for domain in bundle.domains where !domain.changes.isEmpty {
-        var at = out.firstIndex { $0.service == domain.service && $0.domain == domain.domain }
-        if at == nil {
-          out.append(FileChange(service: domain.service, domain: domain.domain, changes: []))
-          at = out.count - 1
-        }
-        for change in domain.changes {
-          var key = change
-          key.appId = ""
-          if let same = out[at!].changes.firstIndex(where: {
-            var k = $0.change; k.appId = ""; return k == key
-          }) {
-            if !out[at!].changes[same].appIds.contains(change.appId) {
-              out[at!].changes[same].appIds.append(change.appId)
-            }
-          } else {
-            out[at!].changes.append(FileChange.Shared(change: change, appIds: [change.appId]))
-          }
+        if let at = entries.firstIndex(where: { $0.service == domain.service && $0.domain == domain.domain }) {
+          entries[at].changes += domain.changes
+        } else {
+          entries.append((domain.service, domain.domain, domain.changes))
         }
       }
     }
-    return out
+    return entries.map {
+      FileChange(service: $0.service, domain: $0.domain, changes: AASAComparison.SharedChange.grouping($0.changes))
+    }
   }
 
   private enum CodingKeys: String, CodingKey { case differences, bundles, files, verdicts, urlsCompared }

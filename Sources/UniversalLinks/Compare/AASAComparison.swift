@@ -67,6 +67,26 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     /// The example's verdict with the new file.
     public var newVerdict: MatchResult.Verdict? { change.newVerdict }
 
+    /// `changes` with those that differ only in their app told once, in the order first met, each app once.
+    public static func grouping(_ changes: some Sequence<Change>) -> [SharedChange] {
+      var out: [SharedChange] = []
+      var positions: [Change: (at: Int, apps: Set<String>)] = [:]
+      for change in changes {
+        var key = change
+        key.appId = ""
+        if let (at, apps) = positions[key] {
+          if !apps.contains(change.appId) {
+            out[at].appIds.append(change.appId)
+            positions[key]?.apps.insert(change.appId)
+          }
+        } else {
+          positions[key] = (out.count, [change.appId])
+          out.append(SharedChange(change: change, appIds: [change.appId]))
+        }
+      }
+      return out
+    }
+
     private enum CodingKeys: String, CodingKey { case kind, appIds, old, new, example, oldVerdict, newVerdict }
 
     /// Writes the change's fields beside `appIds`, without the first app's `appId`.
@@ -88,21 +108,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
   public var equivalent: Bool { changes.isEmpty }
 
   /// The changes with those that differ only in their app told once, in the order first met.
-  public var shared: [SharedChange] {
-    var out: [SharedChange] = []
-    var positions: [Change: Int] = [:]
-    for change in changes {
-      var key = change
-      key.appId = ""
-      if let at = positions[key] {
-        out[at].appIds.append(change.appId)
-      } else {
-        positions[key] = out.count
-        out.append(SharedChange(change: change, appIds: [change.appId]))
-      }
-    }
-    return out
-  }
+  public var shared: [SharedChange] { SharedChange.grouping(changes) }
 
   /// Compares `old` and `new` for `appIDs`, or for every app either file's `applinks` lists; example URLs use
   /// `host`.
@@ -126,7 +132,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     var compared: [[Int?]: [Change]] = [:]
     changes = (appIDs ?? apps).flatMap { app in
       let (oldEntry, newEntry) = (oldEntries[app], newEntries[app])
-      if settled && oldEntry?.detail == newEntry?.detail { return [Change]() }
+      if settled && oldEntry == newEntry { return [Change]() }
       let pair = [oldEntry?.index, newEntry?.index]
       if let known = compared[pair] {
         return known.map { change in
@@ -135,19 +141,19 @@ public struct AASAComparison: Sendable, Equatable, Codable {
           return change
         }
       }
-      let before = AppLinkRules(file: old, appID: app, detail: oldEntry?.detail)
-      let after = AppLinkRules(file: new, appID: app, detail: newEntry?.detail)
+      let before = AppLinkRules(file: old, appID: app, detail: oldEntry)
+      let after = AppLinkRules(file: new, appID: app, detail: newEntry)
       let found = before == after ? [] : Side.compare(Side(before), Side(after), appID: app, host: host)
       compared[pair] = found
       return found
     }
   }
 
-  /// Each app's first `details` entry, the one iOS uses for it, with its position.
-  static func firstEntries(_ file: AASAFile) -> [String: (index: Int, detail: AppLinksDetail)] {
-    var entries: [String: (index: Int, detail: AppLinksDetail)] = [:]
-    for (index, detail) in (file.applinks?.details ?? []).enumerated() {
-      for app in detail.appIDs where entries[app] == nil { entries[app] = (index, detail) }
+  /// Each app's first `details` entry, the one iOS uses for it (which knows its own position).
+  static func firstEntries(_ file: AASAFile) -> [String: AppLinksDetail] {
+    var entries: [String: AppLinksDetail] = [:]
+    for detail in file.applinks?.details ?? [] {
+      for app in detail.appIDs where entries[app] == nil { entries[app] = detail }
     }
     return entries
   }

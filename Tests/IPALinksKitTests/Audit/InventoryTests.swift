@@ -100,6 +100,12 @@ import UniversalLinks
     #expect(files.count == 1 && files[0].domain == "shop.example.com")
     #expect(files[0].changes.count == 1)
     #expect(files[0].changes[0].appIds == (1...3).map { "ST0REAPP42.com.example.app\($0)" })
+    // In JSON, a change of `files` is flat, as history and refresh write theirs: `appIds` beside `kind`.
+    let json = try #require(
+      JSONSerialization.jsonObject(with: JSONEncoder().encode(diff)) as? [String: Any])
+    let shared = try #require(((json["files"] as? [[String: Any]])?.first?["changes"] as? [[String: Any]])?.first)
+    #expect(shared["kind"] as? String == "rule removed" && shared["appIds"] as? [String] == files[0].changes[0].appIds)
+    #expect(shared["change"] == nil && shared["appId"] == nil, "\(shared)")
     let text = AuditTextReporter(useColor: false, width: 80).render(diff)
     #expect(text.components(separatedBy: "~ rule removed").count == 2, "\(text)")
     #expect(text.contains("applinks:shop.example.com, for 3 apps: ST0REAPP42.com.example.app1,"), "\(text)")
