@@ -32,6 +32,13 @@ FUZZ_SECONDS ?= 60
 PREFIX ?= /usr/local
 # The build `make install` installs; `make test` checks the install with the debug build it already has.
 CONFIGURATION ?= release
+# Release builds link Swift's runtime and Foundation into the binary on Linux: a command starts without loading and
+# relocating a dozen shared libraries, so a short command such as a store query takes a third less time
+# (docs/performance.md). Every release build here passes the same flag, the manual plugin's too, since a build with
+# other flags compiles all of .build/release again. macOS keeps the runtime in the OS.
+STATIC_STDLIB := $(if $(filter Linux,$(shell uname)),-Xswiftc -static-stdlib)
+RELEASE := -c release $(STATIC_STDLIB)
+INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(STATIC_STDLIB))
 TEST_FILTER := awk -f scripts/test-filter.awk
 # `swift test` with a temporary directory of its own, removed after the run: the scratch folders of the tests and of
 # the binaries they run go there, not in /tmp.
@@ -76,9 +83,10 @@ demo: build
 ## The binary, its man page (from swift-argument-parser's generate-manual plugin) and bash, zsh and fish
 ## completions (from the binary itself), under $(DESTDIR)$(PREFIX).
 install: setup
-	$(SWIFT) build -c $(CONFIGURATION) --product ipalinks
-	$(SWIFT) package plugin generate-manual --configuration $(CONFIGURATION) >/dev/null
-	@set -e; bin=$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/ipalinks; root="$(DESTDIR)$(PREFIX)"; \
+	$(SWIFT) build -c $(CONFIGURATION) $(INSTALL_FLAGS) --product ipalinks
+	$(SWIFT) package $(INSTALL_FLAGS) plugin generate-manual --configuration $(CONFIGURATION) >/dev/null
+	@set -e; bin=$$($(SWIFT) build -c $(CONFIGURATION) $(INSTALL_FLAGS) --show-bin-path)/ipalinks; \
+	  root="$(DESTDIR)$(PREFIX)"; \
 	  install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
 	    "$$root/share/zsh/site-functions" "$$root/share/fish/vendor_completions.d"; \
 	  install -m 755 "$$bin" "$$root/bin/ipalinks"; \
@@ -153,48 +161,48 @@ report-demo: build
 
 ## Memory and speed of `inspect` on a 1 GiB IPA with a 300 MB executable, against `unzip -p`.
 bench: setup
-	$(SWIFT) build -c release --product ipalinks
+	$(SWIFT) build $(RELEASE) --product ipalinks
 	python3 scripts/bench-inspect.py
 
 ## URLs per second of the matcher against a naive NSRegularExpression baseline.
 bench-match: setup
-	$(SWIFT) run -c release MatchBenchmark
+	$(SWIFT) run $(RELEASE) MatchBenchmark
 
 ## Instructions and simulated cache misses per URL of the same scan and of the per-app matcher, under callgrind:
 ## figures a shared machine's speed does not move (a few minutes; installs valgrind when it can).
 bench-scan-count: setup
-	$(SWIFT) build -c release --product ScanBenchmark
+	$(SWIFT) build $(RELEASE) --product ScanBenchmark
 	python3 scripts/bench-scan-count.py
 
 ## URLs per second of who-claims --urls's scan (host and prefix indexes) on 1,000 generated apps and 1,000,000 URLs,
 ## against every app's matcher asked in turn, with peak memory.
 bench-scan: setup
-	$(SWIFT) run -c release ScanBenchmark
+	$(SWIFT) run $(RELEASE) ScanBenchmark
 
 ## Peak memory, time and size of every blocklist format for AASA files at the $(…) expansion limit, against literal rules.
 bench-expansion: setup
-	$(SWIFT) build -c release --product ipalinks
+	$(SWIFT) build $(RELEASE) --product ipalinks
 	python3 scripts/bench-expansion.py
 
 ## 200 loopback domains with 200 ms latency each: sequential vs concurrent fetching, against the ideal.
 bench-fetch: setup
-	$(SWIFT) run -c release FetchBenchmark
+	$(SWIFT) run $(RELEASE) FetchBenchmark
 
 ## `refresh` of a store whose apps claim 10,000 hosts, from a loopback server answering after 200 ms, against the
 ## ideal time at --concurrency 64 and against fetching the same hosts without a store.
 bench-refresh: setup
-	$(SWIFT) run -c release RefreshBenchmark
+	$(SWIFT) run $(RELEASE) RefreshBenchmark
 
 ## 1,000 generated IPAs through `inspect --format jsonl --aasa-dir`: throughput at --jobs 1 and 2, peak memory.
 bench-batch: setup
-	$(SWIFT) build -c release --product ipalinks
+	$(SWIFT) build $(RELEASE) --product ipalinks
 	python3 scripts/bench-batch.py
 
 ## The audit store: 10,000 generated apps through `inspect --store` into SQLite and a private PostgreSQL server against
 ## no store (goal: baseline/store >= 0.8), then 52 weekly runs of 1,000 apps: size per app per run, AASA bytes kept
 ## once per version, who-claims and history times (goal: under 100 ms), report from the store against a saved inventory.
 bench-store: setup
-	$(SWIFT) build -c release --product ipalinks
+	$(SWIFT) build $(RELEASE) --product ipalinks
 	python3 scripts/bench-store.py
 
 ## Page size and render time of `report` for 300 and 2,000 generated apps, and the search's time in WebKit; pass

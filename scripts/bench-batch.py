@@ -166,7 +166,7 @@ def main():
         ap.error("--small must differ from --count")
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
-        sys.exit("no executable at %s (swift build -c release --product ipalinks?)" % binary)
+        sys.exit("no executable at %s (make bench-batch builds it)" % binary)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
 

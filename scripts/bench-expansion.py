@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench-out", "expansion"))
     args = ap.parse_args()
     if not os.access(args.binary, os.X_OK):
-        sys.exit("no binary at %s: build it with swift build -c release --product ipalinks" % args.binary)
+        sys.exit("no binary at %s: make bench-expansion builds it" % args.binary)
     ipa = os.path.join(ROOT, "samples", "Store.ipa")
     peaks = {}
     print("%-10s %-15s %4s %8s %9s %12s" % ("file", "output", "exit", "seconds", "peak MiB", "output bytes"))

@@ -610,7 +610,7 @@ def main():
     ingest_backends = ["sqlite"] + ([] if args.skip_postgres else ["postgres"])
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
-        sys.exit("no executable at %s (swift build -c release --product ipalinks?)" % binary)
+        sys.exit("no executable at %s (make bench-store builds it)" % binary)
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
     # SIGTERM too goes through the finally below, which stops the server.
