@@ -34,8 +34,8 @@ PREFIX ?= /usr/local
 CONFIGURATION ?= release
 # Release builds link Swift's runtime and Foundation into the binary on Linux: a command starts without loading and
 # relocating a dozen shared libraries, so a short command such as a store query takes a third less time
-# (docs/performance.md). Every release build here passes the same flag, the manual plugin's too, since a build with
-# other flags compiles all of .build/release again. macOS keeps the runtime in the OS.
+# (docs/performance.md). Every release build here passes the same flag, since a build with other flags compiles all
+# of .build/release again. macOS keeps the runtime in the OS.
 STATIC_STDLIB := $(if $(filter Linux,$(shell uname)),-Xswiftc -static-stdlib)
 RELEASE := -c release $(STATIC_STDLIB)
 INSTALL_FLAGS := $(if $(filter release,$(CONFIGURATION)),$(STATIC_STDLIB))
@@ -84,7 +84,9 @@ demo: build
 ## completions (from the binary itself), under $(DESTDIR)$(PREFIX).
 install: setup
 	$(SWIFT) build -c $(CONFIGURATION) $(INSTALL_FLAGS) --product ipalinks
-	$(SWIFT) package $(INSTALL_FLAGS) plugin generate-manual --configuration $(CONFIGURATION) >/dev/null
+	@# The page is the same from any build. The plugin's debug build never takes the flag: its host tools are built
+	@# in .build/debug, and relinking them with -static-stdlib fails.
+	$(SWIFT) package plugin generate-manual --configuration debug >/dev/null
 	@set -e; bin=$$($(SWIFT) build -c $(CONFIGURATION) $(INSTALL_FLAGS) --show-bin-path)/ipalinks; \
 	  root="$(DESTDIR)$(PREFIX)"; \
 	  install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" \
