@@ -40,20 +40,24 @@ public actor RunRecorder {
   }
 
   /// Records one input as it was inspected at `time`, with the `retrievals` its domains used (bodies included), in
-  /// one transaction. Inventories read back from files have no retrievals: their apps keep the files' results they
-  /// were saved with.
+  /// one transaction; nil for an inventory read back from a file, whose apps keep the files' results they were saved
+  /// with.
   public func record(
-    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval], at time: Date = AuditStore.now
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date = AuditStore.now
   ) async throws(AuditStore.Failure) {
-    let fresh = Set(unrecorded(retrievals.keys))
-    let mine = retrievals.isEmpty ? nil : retrievals.filter { fresh.contains($0.key) }
-    try await record(Self.prepare(report, retrievals: mine, at: time))
+    try await record(Self.prepare(report, retrievals: retrievals.map { unrecorded($0) }, at: time))
   }
 
   /// Of `requests`, those this run has not recorded yet, which it now counts as recorded: their retrievals go with
   /// the input being prepared, and no later one.
   public func unrecorded(_ requests: some Sequence<AASARequest>) -> [AASARequest] {
     requests.filter { recorded.insert($0).inserted }
+  }
+
+  /// Of `retrievals`, those this run has not recorded yet (``unrecorded(_:)``).
+  func unrecorded(_ retrievals: [AASARequest: AASARetrieval]) -> [AASARequest: AASARetrieval] {
+    let fresh = Set(unrecorded(retrievals.keys))
+    return retrievals.filter { fresh.contains($0.key) }
   }
 
   /// One input's rows, made ready away from the store's connection: the input's hash, the JSON, the files' digests.

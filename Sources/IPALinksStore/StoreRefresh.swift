@@ -263,10 +263,8 @@ extension RunRecorder {
   public func record(
     retrievals: [AASARequest: AASARetrieval], at time: Date
   ) async throws(AuditStore.Failure) {
-    let fresh = Set(unrecorded(retrievals.keys))
     let prepared = Self.prepare(
-      InspectionReport(input: "", inputKind: .unknown, diagnostics: []),
-      retrievals: retrievals.filter { fresh.contains($0.key) }, at: time)
+      InspectionReport(input: "", inputKind: .unknown, diagnostics: []), retrievals: unrecorded(retrievals), at: time)
     try await recordRetrievals(prepared)
   }
 }

@@ -51,13 +51,19 @@ import Testing
     try await AuditStore.open(try StoreLocation(location))
   }
 
+  /// Fetches from the samples' AASA folders (`aasa` under samples/), keeping each retrieval, as `inspect --store`
+  /// does.
+  static func sampleFetches(_ aasa: [String] = ["aasa"]) throws -> SharedAASAFetches {
+    var options = AASAFetchOptions()
+    options.aasaDirectories = aasa.map { CLI.samples.appendingPathComponent($0) }
+    return SharedAASAFetches(fetcher: try AASAFetcher(options: options), keepingRetrievals: true)
+  }
+
   /// The samples, inspected with their AASA files and recorded as one run at `time`, as `inspect --store` does.
   static func record(
     _ names: [String], into location: String, aasa: [String] = ["aasa"], label: String? = nil, at time: Date
   ) async throws {
-    var options = AASAFetchOptions()
-    options.aasaDirectories = aasa.map { CLI.samples.appendingPathComponent($0) }
-    let fetches = SharedAASAFetches(fetcher: try AASAFetcher(options: options), keepingRetrievals: true)
+    let fetches = try sampleFetches(aasa)
     let store = try await open(location)
     let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: label, shard: nil, at: time)
     for name in names {
@@ -290,7 +296,7 @@ import Testing
       let time = Date(timeIntervalSince1970: 1_800_000_000 + Double(week) * 7 * 86_400)
       let run = try await RunRecorder.begin(
         store, command: "inspect", arguments: [], label: "w\(week + 1)", shard: nil, at: time)
-      try await run.record(report, retrievals: [:], at: time)
+      try await run.record(report, retrievals: nil, at: time)
       try await run.finish(at: time)
     }
     try await store.close()
@@ -368,7 +374,7 @@ import Testing
     let store = try await Self.open(location)
     let run = try await RunRecorder.begin(
       store, command: "inspect", arguments: [hostile], label: hostile, shard: hostile)
-    try await run.record(report, retrievals: [:])
+    try await run.record(report, retrievals: nil)
     try await run.finish()
     let back = try await store.latestReports()
     #expect(JSONReporter.render(back) == JSONReporter.render([report]))
@@ -437,9 +443,7 @@ import Testing
         "CREATE TRIGGER refuse BEFORE INSERT ON app_domains FOR EACH ROW EXECUTE FUNCTION refuse()",
       ]
     for statement in refuse { try await store.sql.raw(SQLQueryString(statement)).run() }
-    var options = AASAFetchOptions()
-    options.aasaDirectories = [CLI.samples.appendingPathComponent("aasa")]
-    let fetches = SharedAASAFetches(fetcher: try AASAFetcher(options: options), keepingRetrievals: true)
+    let fetches = try Self.sampleFetches()
     let run = try await RunRecorder.begin(store, command: "inspect", arguments: [], label: "refused", shard: nil)
     var prepared: [RunRecorder.Prepared] = []
     for name in ["Store.ipa", "Nested.ipa", "Fat.ipa"] {

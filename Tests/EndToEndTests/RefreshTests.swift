@@ -189,7 +189,7 @@ import Testing
     let later = Date() + 60
     let run = try await RunRecorder.begin(
       opened, command: "inspect", arguments: [], label: "week-2", shard: nil, at: later)
-    try await run.record(report, retrievals: [:], at: later)
+    try await run.record(report, retrievals: nil, at: later)
     try await run.finish(at: later)
     let changes = try #require(try await opened.runChanges())
     try await opened.close()
