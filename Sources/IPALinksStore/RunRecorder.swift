@@ -1,19 +1,21 @@
 import Crypto
 import Foundation
 import IPALinksKit
+import NIOConcurrencyHelpers
 import SQLKit
 
-/// Records one run into the store as it goes: the run first, then each input in a transaction of its own (the input,
-/// its apps with their domains and schemes, and the AASA retrievals they used, each retrieval once per run), so a
-/// crash or Ctrl-C never leaves half an app; ``finish()`` marks the run finished.
+/// Records one run into the store as it goes: the run first, then its inputs, each whole in a transaction (the
+/// input, its apps with their domains and schemes, and the AASA retrievals they used, each retrieval once per run),
+/// so a crash or Ctrl-C never leaves half an app; ``finish()`` marks the run finished.
 public actor RunRecorder {
   /// The store written to.
   public let store: AuditStore
   /// The run's row.
   public let run: Int
   /// Retrievals this run records: each is claimed (``unrecorded(_:)``) before its input is prepared, so the inputs
-  /// after the first that used it neither prepare nor write it again.
-  private var recorded: Set<AASARequest> = []
+  /// after the first that used it neither prepare nor write it again. Behind a lock of its own, so a command claims
+  /// them without waiting for a transaction under way.
+  private let recorded = NIOLockedValueBox<Set<AASARequest>>([])
 
   private init(store: AuditStore, run: Int) {
     self.store = store
@@ -50,12 +52,12 @@ public actor RunRecorder {
 
   /// Of `requests`, those this run has not recorded yet, which it now counts as recorded: their retrievals go with
   /// the input being prepared, and no later one.
-  public func unrecorded(_ requests: some Sequence<AASARequest>) -> [AASARequest] {
-    requests.filter { recorded.insert($0).inserted }
+  public nonisolated func unrecorded(_ requests: some Sequence<AASARequest>) -> [AASARequest] {
+    recorded.withLockedValue { recorded in requests.filter { recorded.insert($0).inserted } }
   }
 
   /// Of `retrievals`, those this run has not recorded yet (``unrecorded(_:)``).
-  func unrecorded(_ retrievals: [AASARequest: AASARetrieval]) -> [AASARequest: AASARetrieval] {
+  nonisolated func unrecorded(_ retrievals: [AASARequest: AASARetrieval]) -> [AASARequest: AASARetrieval] {
     let fresh = Set(unrecorded(retrievals.keys))
     return retrievals.filter { fresh.contains($0.key) }
   }
@@ -137,9 +139,8 @@ public actor RunRecorder {
   public func record(_ input: Prepared) async throws(AuditStore.Failure) { try await record([input]) }
 
   /// Writes prepared inputs, oldest first, in one transaction: each of them whole, or none. A statement per row
-  /// kind serves them all (the inputs aside, whose IDs come back one by one), so inputs that queued while the
-  /// store was busy cost about what one does. Each input's retrievals are written as given: claimed with
-  /// ``unrecorded(_:)`` before it was prepared.
+  /// kind serves them all, so many inputs cost about what one does. Each input's retrievals are written as given:
+  /// claimed with ``unrecorded(_:)`` before it was prepared.
   public func record(_ inputs: [Prepared]) async throws(AuditStore.Failure) {
     guard let first = inputs.first else { return }
     let (store, run) = (store, run)
@@ -149,18 +150,8 @@ public actor RunRecorder {
     try await store.failing("cannot record \(what)") {
       try await store.transaction {
         if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
-        var apps: [(input: Int, observed: String, app: Prepared.App)] = []
-        for input in inputs {
-          let id = try await store.sql.raw(
-            """
-            INSERT INTO inputs (run_id, path, size, sha256, kind, status, observed_at, diagnostics)
-            VALUES (\(bind: run), \(bind: input.input), \(bind: input.size), \(bind: input.sha256),
-              \(bind: input.kind), \(bind: input.status), \(bind: input.observed), \(bind: input.diagnostics))
-            RETURNING id
-            """
-          ).first(decodingColumn: "id", as: Int.self)
-          apps += input.apps.map { (id ?? 0, input.observed, $0) }
-        }
+        let ids = try await Self.insert(inputs, run: run, in: store)
+        let apps = zip(ids, inputs).flatMap { id, input in input.apps.map { (id, input.observed, $0) } }
         if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
       }
     }
@@ -186,6 +177,29 @@ public actor RunRecorder {
         "UPDATE runs SET finished_at = \(bind: AuditStore.timestamp(time)) WHERE id = \(bind: run)"
       ).run()
     }
+  }
+
+  /// The inputs' rows, in one statement; their IDs, in the same order.
+  private static func insert(_ inputs: [Prepared], run: Int, in store: AuditStore) async throws -> [Int] {
+    let columns = ["run_id", "path", "size", "sha256", "kind", "status", "observed_at", "diagnostics"]
+    let rows: [[any Encodable & Sendable]] = inputs.map {
+      [run, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.observed, $0.diagnostics]
+    }
+    // An input's path names its row within the statement; a batch that names one twice (the same file given
+    // twice) has its inputs inserted one by one instead.
+    guard Set(inputs.map(\.input)).count == inputs.count else {
+      var ids: [Int] = []
+      for row in rows {
+        let returned = try await store.insert(into: "inputs", columns: columns, rows: [row], returning: ["id"])
+        ids.append(try returned.first?.decode(column: "id", as: Int.self) ?? 0)
+      }
+      return ids
+    }
+    var byPath: [String: Int] = [:]
+    for row in try await store.insert(into: "inputs", columns: columns, rows: rows, returning: ["id", "path"]) {
+      byPath[try row.decode(column: "path", as: String.self)] = try row.decode(column: "id", as: Int.self)
+    }
+    return inputs.map { byPath[$0.input] ?? 0 }
   }
 
   /// Apps, with their domains and schemes, and the latest state moved on to them.
@@ -305,16 +319,27 @@ public actor RunRecorder {
 
   /// The size and SHA-256 of an input that is a regular file; nil for a folder, standard input or a missing file.
   static func fileFacts(_ path: String) -> (size: Int, sha256: String)? {
+    guard path != "-" else { return nil }
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
     var info = stat()
-    guard path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-      let handle = FileHandle(forReadingAtPath: path)
-    else { return nil }
-    defer { try? handle.close() }
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    // One buffer for the whole file: a fresh megabyte per read costs the kernel more (mapping and zeroing it) than
+    // the copy does.
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+    defer { buffer.deallocate() }
     var hasher = SHA256()
     var size = 0
-    while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-      hasher.update(data: chunk)
-      size += chunk.count
+    while true {
+      let count = read(descriptor, buffer.baseAddress, buffer.count)
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else {
+        if count < 0 { return nil }
+        break
+      }
+      hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+      size += count
     }
     return (size, hex(hasher.finalize()))
   }
@@ -339,7 +364,7 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
   static let bindLimit = 30_000
-  /// The most rows a statement whose text is kept has (a full queue's domains: 32 inputs of a few apps each), and
+  /// The most rows a statement whose text is kept has (a full transaction's domains: 64 inputs, about four each), and
   /// the most texts kept: a few megabytes at most.
   static let (keptShapeRows, keptShapes) = (256, 256)
 

@@ -1,5 +1,6 @@
 import Foundation
 import IPALinksKit
+import NIOConcurrencyHelpers
 
 extension AuditStore {
   /// Opens the store at `location`, runs `body` on it and closes it; nil, after telling `warn` the one line why,
@@ -72,26 +73,51 @@ extension AuditStore {
 /// command's own output goes on regardless, and ``finish()`` says whether all of it was stored.
 ///
 /// Recording overlaps the inspection: ``record(_:_:)`` returns once the input is queued, and each input is prepared
-/// (its hash, its JSON) on its own task while earlier ones are written, in order. An input waits for the store only
-/// while another transaction is under way; the inputs that queued meanwhile go in the next one together, each
-/// whole, so a store slower than the inspection writes more inputs per transaction rather than fall behind. At
-/// most ``queueLimit`` inputs wait, so memory stays bounded.
-public actor RecordingRun {
+/// (its hash, its JSON) on its own task while earlier ones are written, in order. Inputs are written together, each
+/// whole, in one transaction: once ``gatherCount`` have queued, or the oldest has waited ``gatherDelay``, or the run
+/// ends. A transaction costs about the same for one input as for a few (its statements, its round trips, its
+/// commit), so a store slower than the inspection writes more inputs per transaction rather than fall behind, and a
+/// fast one does not spend a core on commits. At most ``queueLimit`` inputs wait, so memory stays bounded.
+///
+/// Its state is behind a lock rather than in an actor: queueing an input is a few steps, and the command that
+/// queues it (the one task that writes the output, in order) must not wait for a thread to run them.
+public final class RecordingRun: Sendable {
   private let recorder: RunRecorder?
   private let warn: @Sendable (String) -> Void
-  /// Whether everything so far reached the store.
-  public private(set) var stored: Bool
-  /// The inputs queued and not yet written, oldest first, each being prepared on its own task.
-  private var queue: [Task<RunRecorder.Prepared, Never>] = []
-  /// The transaction under way, if any.
-  private var writing: Task<Void, Never>?
+  private let state: NIOLockedValueBox<State>
+
+  private struct State {
+    /// Whether everything so far reached the store.
+    var stored: Bool
+    /// The inputs queued and not yet written, oldest first, each being prepared on its own task.
+    var queue: [Task<RunRecorder.Prepared, Never>] = []
+    /// When the oldest input in `queue` was queued.
+    var oldestQueued: ContinuousClock.Instant?
+    /// The transaction under way, if any.
+    var writing: Task<Void, Never>?
+    /// The wake-up that writes the queue once its oldest input has waited ``gatherDelay``, and its number: a
+    /// wake-up that was cancelled too late to stop is told apart from the current one.
+    var gathering: (number: Int, task: Task<Void, Never>)?
+    var wakeUps = 0
+    /// Whether the run has ended, so nothing more will queue.
+    var ending = false
+  }
+
   /// How many inputs may wait to be written, and so go in one transaction at most.
-  public static let queueLimit = 32
+  public static let queueLimit = 64
+  /// How many queued inputs start a transaction without waiting for more.
+  static let gatherCount = 32
+  /// How long a queued input waits for others to share its transaction: what a crash may lose, besides the inputs
+  /// being inspected.
+  static let gatherDelay = Duration.milliseconds(200)
+
+  /// Whether everything so far reached the store.
+  public var stored: Bool { state.withLockedValue { $0.stored } }
 
   private init(_ recorder: RunRecorder?, warn: @escaping @Sendable (String) -> Void) {
     self.recorder = recorder
     self.warn = warn
-    stored = recorder != nil
+    state = NIOLockedValueBox(State(stored: recorder != nil))
   }
 
   /// Opens the store and starts a run of `command` (see ``RunRecorder/begin(_:command:arguments:label:shard:at:)``);
@@ -116,24 +142,55 @@ public actor RecordingRun {
     }
   }
 
-  /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept.
+  /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept; waits only while
+  /// ``queueLimit`` inputs are queued already.
   public func record(_ report: InspectionReport, _ fetches: SharedAASAFetches?) async {
-    guard stored, let recorder else { return }
+    guard let recorder, stored else { return }
     let time = AuditStore.now
-    // Each retrieval goes with the first input that used it: the others neither prepare nor write it.
-    let requests = await recorder.unrecorded(UniversalLinkInventory.requests(for: report))
-    let retrievals = await fetches?.retrievals(for: requests)
-    queue.append(Task.detached { RunRecorder.prepare(report, retrievals: retrievals, at: time) })
-    writeNext()
-    while queue.count > Self.queueLimit, let writing { await writing.value }
+    // Each retrieval goes with the first input that used it: the others neither prepare nor write it. It is
+    // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
+    let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
+    let prepared = Task.detached {
+      let retrievals = await fetches?.retrievals(for: requests)
+      return RunRecorder.prepare(report, retrievals: retrievals, at: time)
+    }
+    var full = state.withLockedValue { state -> Task<Void, Never>? in
+      guard state.stored else { return nil }
+      state.queue.append(prepared)
+      if state.oldestQueued == nil { state.oldestQueued = .now }
+      writeNext(&state)
+      return state.queue.count > Self.queueLimit ? state.writing : nil
+    }
+    while let writing = full {
+      await writing.value
+      full = state.withLockedValue { $0.queue.count > Self.queueLimit ? $0.writing : nil }
+    }
   }
 
-  /// Starts a transaction of every input queued, unless one is under way; each one that ends starts the next.
-  private func writeNext() {
-    guard writing == nil, !queue.isEmpty, let recorder else { return }
-    let inputs = queue.prefix(Self.queueLimit)
-    queue.removeFirst(inputs.count)
-    writing = Task {
+  /// Starts a transaction of the inputs queued, unless one is under way or the queue is still gathering; each one
+  /// that ends starts the next.
+  private func writeNext(_ state: inout State) {
+    guard state.writing == nil, !state.queue.isEmpty, let recorder, let oldest = state.oldestQueued else { return }
+    let waited = ContinuousClock.now - oldest
+    guard state.ending || state.queue.count >= Self.gatherCount || waited >= Self.gatherDelay else {
+      if state.gathering == nil {
+        state.wakeUps += 1
+        let number = state.wakeUps
+        let task = Task { [delay = Self.gatherDelay - waited] in
+          try? await Task.sleep(for: delay)
+          self.gathered(number)
+        }
+        state.gathering = (number, task)
+      }
+      return
+    }
+    state.gathering?.task.cancel()
+    state.gathering = nil
+    let inputs = state.queue.prefix(Self.queueLimit)
+    state.queue.removeFirst(inputs.count)
+    // The inputs left behind (over the limit) have waited as long as any.
+    state.oldestQueued = state.queue.isEmpty ? nil : oldest
+    state.writing = Task {
       var prepared: [RunRecorder.Prepared] = []
       for input in inputs { prepared.append(await input.value) }
       if self.stored {
@@ -143,26 +200,53 @@ public actor RecordingRun {
     }
   }
 
+  private func gathered(_ number: Int) {
+    state.withLockedValue { state in
+      guard state.gathering?.number == number else { return }
+      state.gathering = nil
+      writeNext(&state)
+    }
+  }
+
   private func wrote() {
-    writing = nil
-    if stored { writeNext() } else { queue = [] }
+    state.withLockedValue { state in
+      state.writing = nil
+      if state.stored {
+        writeNext(&state)
+      } else {
+        state.queue = []
+        state.oldestQueued = nil
+      }
+    }
   }
 
   private func failed(_ error: AuditStore.Failure) {
-    guard stored else { return }
-    warn(error.description)
-    stored = false
+    let first = state.withLockedValue { state in
+      defer { state.stored = false }
+      return state.stored
+    }
+    if first { warn(error.description) }
   }
 
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
   /// whether it was.
   public func finish() async -> Bool {
     guard let recorder else { return false }
-    while let writing { await writing.value }
+    var writing = state.withLockedValue { state in
+      state.ending = true
+      writeNext(&state)
+      return state.writing
+    }
+    while let under = writing {
+      await under.value
+      writing = state.withLockedValue { $0.writing }
+    }
+    var stored = self.stored
     if stored {
       do { try await recorder.finish() } catch {
         warn(error.description)
         stored = false
+        state.withLockedValue { $0.stored = false }
       }
     }
     try? await recorder.store.close()

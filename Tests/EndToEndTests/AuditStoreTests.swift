@@ -90,6 +90,7 @@ import Testing
     try await hostileStringsComeBackUnchanged(try stores.make())
     try await aBatchOfInputsIsWrittenWhole(try stores.make())
     try await aBatchThatCannotBeWrittenIsNamedAndLeavesNothing(try stores.make(), backend: backend)
+    try await aQueuedInputIsWrittenWhileTheRunGoesOn(try stores.make())
     try fourWritersLoseNothing(try stores.make())
     try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
@@ -385,9 +386,9 @@ import Testing
     #expect(text.stdout.contains("\\u{1b}[31m"), "\(text.stdout)")
   }
 
-  /// Inputs written in one transaction, as a run that falls behind writes them: each app keeps its own domains,
-  /// even when an inventory repeats a bundle's path, an app with more domains than one statement can bind has all
-  /// of them, and the latest state takes each app's last observation.
+  /// Inputs written in one transaction, as a run writes them: each app keeps its own input and domains, even when
+  /// an inventory repeats a bundle's path or a batch names one file twice, an app with more domains than one
+  /// statement can bind has all of them, and the latest state takes each app's last observation.
   func aBatchOfInputsIsWrittenWhole(_ location: String) async throws {
     var ignored: [Diagnostic] = []
     func bundle(_ id: String, _ path: String, _ hosts: [String]) -> BundleReport {
@@ -416,18 +417,59 @@ import Testing
     let time = Date(timeIntervalSince1970: 1_800_000_000)
     try await run.record(
       reports.enumerated().map { RunRecorder.prepare($1, retrievals: nil, at: time + Double($0)) })
+    // The same file twice in one batch: its rows cannot be told apart by path, and are inserted one by one.
+    let twice = ["com.example.three", "com.example.four"].map {
+      InspectionReport(input: "again.ipa", inputKind: .ipa, bundles: [bundle($0, "Payload/App.app", ["\($0)"])])
+    }
+    try await run.record(twice.map { RunRecorder.prepare($0, retrievals: nil, at: time + 10) })
     try await run.finish()
     let domains = try await store.sqlRows(
       "SELECT a.bundle_id || ' ' || COUNT(*) FROM app_domains d JOIN apps a ON a.id = d.app GROUP BY a.id, a.bundle_id "
         + "ORDER BY a.id")
-    #expect(domains == ["com.example.one 1", "com.example.two 2", "com.example.many 5000", "com.example.one 1"])
+    #expect(
+      domains == [
+        "com.example.one 1", "com.example.two 2", "com.example.many 5000", "com.example.one 1", "com.example.three 1",
+        "com.example.four 1",
+      ])
+    let inputs = try await store.sqlRows(
+      "SELECT i.path || ' ' || a.bundle_id FROM inputs i JOIN apps a ON a.input_id = i.id ORDER BY i.id, a.id")
+    #expect(
+      inputs == [
+        "twins.json com.example.one", "twins.json com.example.two", "many.json com.example.many",
+        "later.json com.example.one", "again.ipa com.example.three", "again.ipa com.example.four",
+      ])
     let latest = try await store.latestReports().flatMap(\.bundles)
-    #expect(latest.count == 3, "\(latest.map(\.path))")
+    #expect(latest.count == 5, "\(latest.map(\.path))")
     #expect(latest.first { $0.bundleId == "com.example.one" }?.associatedDomains.map(\.host) == ["later.example.com"])
     // The 5,000 domains' statements were too big to keep: what is kept stays small.
     let kept = store.statementTexts.withLockedValue { $0 }
     #expect(!kept.isEmpty && kept.count <= AuditStore.keptShapes)
     #expect(kept.values.allSatisfy { $0.utf8.count < 65_536 }, "\(kept.values.map(\.utf8.count).max() ?? 0)")
+    try await store.close()
+  }
+
+  /// `inspect --store` gathers inputs into transactions, but an input never waits long for others: a run whose
+  /// inputs come slowly has each in the store within the gather delay, while it goes on; the end writes the rest.
+  func aQueuedInputIsWrittenWhileTheRunGoesOn(_ location: String) async throws {
+    let run = await RecordingRun.begin(
+      try StoreLocation(location), command: "inspect", arguments: [], label: "slow", shard: nil,
+      warn: { Issue.record("\($0)") })
+    let fetches = try Self.sampleFetches()
+    await run.record(await BatchInspector.inspect(CLI.sample("Store.ipa"), fetches: fetches), fetches)
+    let store = try await Self.open(location)
+    var written: [String] = []
+    let deadline = Date().addingTimeInterval(10)
+    while written != ["1"] && Date() < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+      written = try await store.sqlRows("SELECT COUNT(*) FROM inputs")
+    }
+    #expect(written == ["1"], "the first input was not written while the run went on")
+    for name in ["Nested.ipa", "Fat.ipa"] {
+      await run.record(await BatchInspector.inspect(CLI.sample(name), fetches: fetches), fetches)
+    }
+    #expect(await run.finish())
+    #expect(try await store.sqlRows("SELECT COUNT(*) FROM inputs") == ["3"])
+    #expect(try await store.sqlRows("SELECT COUNT(*) FROM runs WHERE finished_at IS NOT NULL") == ["1"])
     try await store.close()
   }
 
@@ -448,7 +490,7 @@ import Testing
     var prepared: [RunRecorder.Prepared] = []
     for name in ["Store.ipa", "Nested.ipa", "Fat.ipa"] {
       let report = await BatchInspector.inspect(CLI.sample(name), fetches: fetches)
-      let requests = await run.unrecorded(UniversalLinkInventory.requests(for: report))
+      let requests = run.unrecorded(UniversalLinkInventory.requests(for: report))
       prepared.append(RunRecorder.prepare(report, retrievals: await fetches.retrievals(for: requests), at: Date()))
     }
     #expect(prepared.contains { !$0.retrievals.isEmpty })
