@@ -375,35 +375,46 @@ extension AuditStore {
   /// one batch to the next, and making the text again costs more than the database's work on small rows. A table's
   /// statements are shaped one way here (`modify` is the same for every insert into it), so the shape is its table,
   /// columns, number of rows and `returning` columns.
+  ///
+  /// PostgreSQL takes rows whose columns each hold only integers or only strings as one array per column
+  /// (`SELECT * FROM unnest($1, $2, …)`): one statement of one shape for any number of rows, which the server parses
+  /// and plans in a time that no longer grows with them, and the arrays are sent without a value-by-value encoding.
   @discardableResult
   func insert(
     into table: String, columns: [String], rows: [[any Encodable & Sendable]], returning: [String] = [],
     _ modify: (SQLInsertBuilder) -> Void = { _ in }
   ) async throws -> [any SQLRow] {
+    if dialect == .postgres, !rows.isEmpty, let arrays = Self.columnArrays(rows, width: columns.count) {
+      let text = keptText(shape: [table, columns.joined(separator: ","), "unnest", returning.joined(separator: ",")]) {
+        let builder = sql.insert(into: table).columns(columns)
+          .select {
+            $0.column(SQLLiteral.all).from(SQLFunction("unnest", args: columns.map { _ in SQLBind(0) }))
+          }
+        modify(builder)
+        if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
+        return sql.serialize(builder.insert).sql
+      }
+      let statement = KeptStatement(text: text, binds: arrays, database: sql)
+      if returning.isEmpty {
+        try await statement.run()
+        return []
+      }
+      return try await statement.all()
+    }
     var returned: [any SQLRow] = []
     let size = max(1, Self.bindLimit / max(1, columns.count))
     for start in stride(from: 0, to: rows.count, by: size) {
       let chunk = rows[start..<min(rows.count, start + size)]
       let shape = [table, columns.joined(separator: ","), String(chunk.count), returning.joined(separator: ",")]
-        .joined(separator: "\u{0}")
-      let text =
-        statementTexts.withLockedValue { $0[shape] }
-        ?? {
-          let builder = sql.insert(into: table).columns(columns)
-            .rows(Array(repeating: Array(repeating: SQLBind(0), count: columns.count), count: chunk.count))
-          modify(builder)
-          if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
-          let text = sql.serialize(builder.insert).sql
-          // Kept only for the small shapes a run repeats, and only so many: an app with thousands of domains, or
-          // inputs whose row counts all differ, must not make the kept texts grow without bound.
-          if chunk.count <= Self.keptShapeRows {
-            statementTexts.withLockedValue {
-              if $0.count >= Self.keptShapes { $0.removeAll() }
-              $0[shape] = text
-            }
-          }
-          return text
-        }()
+      // Kept only for the small shapes a run repeats: an app with thousands of domains must not make the kept
+      // texts grow without bound.
+      let text = keptText(shape: shape, keeping: chunk.count <= Self.keptShapeRows) {
+        let builder = sql.insert(into: table).columns(columns)
+          .rows(Array(repeating: Array(repeating: SQLBind(0), count: columns.count), count: chunk.count))
+        modify(builder)
+        if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
+        return sql.serialize(builder.insert).sql
+      }
       let statement = KeptStatement(text: text, binds: chunk.flatMap { $0 }, database: sql)
       if returning.isEmpty {
         try await statement.run()
@@ -412,6 +423,38 @@ extension AuditStore {
       }
     }
     return returned
+  }
+
+  /// The text of a statement of `shape`, made by `make` the first time, and kept when `keeping`; only so many are
+  /// kept (``keptShapes``), so inputs whose row counts all differ cannot make them grow without bound.
+  private func keptText(shape: [String], keeping: Bool = true, make: () -> String) -> String {
+    let key = shape.joined(separator: "\u{0}")
+    if let text = statementTexts.withLockedValue({ $0[key] }) { return text }
+    let text = make()
+    if keeping {
+      statementTexts.withLockedValue {
+        if $0.count >= Self.keptShapes { $0.removeAll() }
+        $0[key] = text
+      }
+    }
+    return text
+  }
+
+  /// `rows` as one array per column, when each column holds only integers or only strings (no null, no bytes);
+  /// nil otherwise.
+  static func columnArrays(_ rows: [[any Encodable & Sendable]], width: Int) -> [any Encodable & Sendable]? {
+    var arrays: [any Encodable & Sendable] = []
+    for column in 0..<width {
+      let integers = rows.compactMap { $0[column] as? Int }
+      if integers.count == rows.count {
+        arrays.append(integers)
+        continue
+      }
+      let strings = rows.compactMap { $0[column] as? String }
+      guard strings.count == rows.count else { return nil }
+      arrays.append(strings)
+    }
+    return arrays
   }
 
   /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
