@@ -179,27 +179,13 @@ public actor RunRecorder {
     }
   }
 
-  /// The inputs' rows, in one statement; their IDs, in the same order.
+  /// The inputs' rows, in one statement; their IDs, in the same order. An input's path tells its row apart.
   private static func insert(_ inputs: [Prepared], run: Int, in store: AuditStore) async throws -> [Int] {
-    let columns = ["run_id", "path", "size", "sha256", "kind", "status", "observed_at", "diagnostics"]
-    let rows: [[any Encodable & Sendable]] = inputs.map {
-      [run, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.observed, $0.diagnostics]
-    }
-    // An input's path names its row within the statement; a batch that names one twice (the same file given
-    // twice) has its inputs inserted one by one instead.
-    guard Set(inputs.map(\.input)).count == inputs.count else {
-      var ids: [Int] = []
-      for row in rows {
-        let returned = try await store.insert(into: "inputs", columns: columns, rows: [row], returning: ["id"])
-        ids.append(try returned.first?.decode(column: "id", as: Int.self) ?? 0)
-      }
-      return ids
-    }
-    var byPath: [String: Int] = [:]
-    for row in try await store.insert(into: "inputs", columns: columns, rows: rows, returning: ["id", "path"]) {
-      byPath[try row.decode(column: "path", as: String.self)] = try row.decode(column: "id", as: Int.self)
-    }
-    return inputs.map { byPath[$0.input] ?? 0 }
+    try await store.insertReturningIDs(
+      into: "inputs", columns: ["run_id", "path", "size", "sha256", "kind", "status", "observed_at", "diagnostics"],
+      rows: inputs.map { [run, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.observed, $0.diagnostics] },
+      keys: inputs.map(\.input), keyColumns: ["path"]
+    ) { try $0.decode(column: "path", as: String.self) }
   }
 
   /// Apps, with their domains and schemes, and the latest state moved on to them.
@@ -217,26 +203,11 @@ public actor RunRecorder {
       "input_id", "run_id", "app_key", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build",
       "distribution", "observed_at", "report",
     ]
-    // A bundle's path names it within its input, which is how the rows' IDs are told apart; an inventory that
-    // repeats a path (nothing ipalinks writes) has its apps inserted one by one instead.
-    let keys = apps.map { "\($0.input)/\($0.app.bundle.path)" }
-    var ids: [Int] = []
-    if Set(keys).count == keys.count {
-      let returned = try await store.insert(
-        into: "apps", columns: columns, rows: rows, returning: ["id", "input_id", "path"])
-      var byKey: [String: Int] = [:]
-      for row in returned {
-        let key =
-          "\(try row.decode(column: "input_id", as: Int.self))/\(try row.decode(column: "path", as: String.self))"
-        byKey[key] = try row.decode(column: "id", as: Int.self)
-      }
-      ids = keys.map { byKey[$0] ?? 0 }
-    } else {
-      for row in rows {
-        let returned = try await store.insert(into: "apps", columns: columns, rows: [row], returning: ["id"])
-        ids.append(try returned.first?.decode(column: "id", as: Int.self) ?? 0)
-      }
-    }
+    // A bundle's path names it within its input, which is how the rows' IDs are told apart.
+    let ids = try await store.insertReturningIDs(
+      into: "apps", columns: columns, rows: rows, keys: apps.map { "\($0.input)/\($0.app.bundle.path)" },
+      keyColumns: ["input_id", "path"]
+    ) { "\(try $0.decode(column: "input_id", as: Int.self))/\(try $0.decode(column: "path", as: String.self))" }
     // The latest state moves on unless a later observation is already there (an import of an older inventory);
     // within the batch, the last observation of an app is the one that can.
     var latest: [String: (id: Int, observed: String)] = [:]
@@ -320,7 +291,8 @@ public actor RunRecorder {
   /// The size and SHA-256 of an input that is a regular file; nil for a folder, standard input or a missing file.
   static func fileFacts(_ path: String) -> (size: Int, sha256: String)? {
     guard path != "-" else { return nil }
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: a named pipe given as an input must not hold the run until something writes to it.
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { return nil }
     defer { close(descriptor) }
     var info = stat()
@@ -384,45 +356,61 @@ extension AuditStore {
     into table: String, columns: [String], rows: [[any Encodable & Sendable]], returning: [String] = [],
     _ modify: (SQLInsertBuilder) -> Void = { _ in }
   ) async throws -> [any SQLRow] {
-    if dialect == .postgres, !rows.isEmpty, let arrays = Self.columnArrays(rows, width: columns.count) {
-      let text = keptText(shape: [table, columns.joined(separator: ","), "unnest", returning.joined(separator: ",")]) {
-        let builder = sql.insert(into: table).columns(columns)
-          .select {
-            $0.column(SQLLiteral.all).from(SQLFunction("unnest", args: columns.map { _ in SQLBind(0) }))
-          }
+    /// The statement's text for `rows` rows (a count, or `unnest`), with the values `values` adds.
+    func text(_ rows: String, keeping: Bool = true, _ values: (SQLInsertBuilder) -> SQLInsertBuilder) -> String {
+      keptText(
+        shape: [table, columns.joined(separator: ","), rows, returning.joined(separator: ",")], keeping: keeping
+      ) {
+        let builder = values(sql.insert(into: table).columns(columns))
         modify(builder)
         if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
         return sql.serialize(builder.insert).sql
       }
-      let statement = KeptStatement(text: text, binds: arrays, database: sql)
-      if returning.isEmpty {
-        try await statement.run()
-        return []
-      }
-      return try await statement.all()
+    }
+    func run(_ text: String, _ binds: [any Encodable & Sendable]) async throws -> [any SQLRow] {
+      let statement = KeptStatement(text: text, binds: binds, database: sql)
+      if !returning.isEmpty { return try await statement.all() }
+      try await statement.run()
+      return []
+    }
+    if dialect == .postgres, !rows.isEmpty, let arrays = Self.columnArrays(rows, width: columns.count) {
+      let unnest = SQLFunction("unnest", args: columns.map { _ in SQLBind(0) })
+      return try await run(text("unnest") { $0.select { $0.column(SQLLiteral.all).from(unnest) } }, arrays)
     }
     var returned: [any SQLRow] = []
     let size = max(1, Self.bindLimit / max(1, columns.count))
     for start in stride(from: 0, to: rows.count, by: size) {
       let chunk = rows[start..<min(rows.count, start + size)]
-      let shape = [table, columns.joined(separator: ","), String(chunk.count), returning.joined(separator: ",")]
       // Kept only for the small shapes a run repeats: an app with thousands of domains must not make the kept
       // texts grow without bound.
-      let text = keptText(shape: shape, keeping: chunk.count <= Self.keptShapeRows) {
-        let builder = sql.insert(into: table).columns(columns)
-          .rows(Array(repeating: Array(repeating: SQLBind(0), count: columns.count), count: chunk.count))
-        modify(builder)
-        if !returning.isEmpty { builder.insert.returning = SQLReturning(returning.map { SQLColumn($0) }) }
-        return sql.serialize(builder.insert).sql
+      let statement = text(String(chunk.count), keeping: chunk.count <= Self.keptShapeRows) {
+        $0.rows(Array(repeating: Array(repeating: SQLBind(0), count: columns.count), count: chunk.count))
       }
-      let statement = KeptStatement(text: text, binds: chunk.flatMap { $0 }, database: sql)
-      if returning.isEmpty {
-        try await statement.run()
-      } else {
-        returned += try await statement.all()
-      }
+      returned += try await run(statement, chunk.flatMap { $0 })
     }
     return returned
+  }
+
+  /// Inserts `rows` and returns their IDs, in the same order. A row is told apart by its key: `keys` gives each
+  /// row's, and `key` makes it from a returned row's `keyColumns`. Rows whose keys repeat (an inventory that names a
+  /// bundle's path twice, a batch that names a file twice) are inserted one by one instead.
+  func insertReturningIDs(
+    into table: String, columns: [String], rows: [[any Encodable & Sendable]], keys: [String], keyColumns: [String],
+    key: (any SQLRow) throws -> String
+  ) async throws -> [Int] {
+    guard Set(keys).count == keys.count else {
+      var ids: [Int] = []
+      for row in rows {
+        let returned = try await insert(into: table, columns: columns, rows: [row], returning: ["id"])
+        ids.append(try returned.first?.decode(column: "id", as: Int.self) ?? 0)
+      }
+      return ids
+    }
+    var byKey: [String: Int] = [:]
+    for row in try await insert(into: table, columns: columns, rows: rows, returning: ["id"] + keyColumns) {
+      byKey[try key(row)] = try row.decode(column: "id", as: Int.self)
+    }
+    return keys.map { byKey[$0] ?? 0 }
   }
 
   /// The text of a statement of `shape`, made by `make` the first time, and kept when `keeping`; only so many are

@@ -95,10 +95,9 @@ public final class RecordingRun: Sendable {
     var oldestQueued: ContinuousClock.Instant?
     /// The transaction under way, if any.
     var writing: Task<Void, Never>?
-    /// The wake-up that writes the queue once its oldest input has waited ``gatherDelay``, and its number: a
-    /// wake-up that was cancelled too late to stop is told apart from the current one.
-    var gathering: (number: Int, task: Task<Void, Never>)?
-    var wakeUps = 0
+    /// The wake-up that writes the queue once its oldest input has waited ``gatherDelay``; the transaction that
+    /// writes the queue first cancels it.
+    var gathering: Task<Void, Never>?
     /// Whether the run has ended, so nothing more will queue.
     var ending = false
   }
@@ -174,17 +173,14 @@ public final class RecordingRun: Sendable {
     let waited = ContinuousClock.now - oldest
     guard state.ending || state.queue.count >= Self.gatherCount || waited >= Self.gatherDelay else {
       if state.gathering == nil {
-        state.wakeUps += 1
-        let number = state.wakeUps
-        let task = Task { [delay = Self.gatherDelay - waited] in
+        state.gathering = Task { [delay = Self.gatherDelay - waited] in
           try? await Task.sleep(for: delay)
-          self.gathered(number)
+          self.gathered()
         }
-        state.gathering = (number, task)
       }
       return
     }
-    state.gathering?.task.cancel()
+    state.gathering?.cancel()
     state.gathering = nil
     let inputs = state.queue.prefix(Self.queueLimit)
     state.queue.removeFirst(inputs.count)
@@ -200,9 +196,10 @@ public final class RecordingRun: Sendable {
     }
   }
 
-  private func gathered(_ number: Int) {
+  private func gathered() {
     state.withLockedValue { state in
-      guard state.gathering?.number == number else { return }
+      // Cancelled under this lock: a wake-up that was cancelled too late to stop sleeping does nothing.
+      guard !Task.isCancelled else { return }
       state.gathering = nil
       writeNext(&state)
     }

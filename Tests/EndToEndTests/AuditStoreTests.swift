@@ -77,6 +77,30 @@ import Testing
 
   static let samples = ["Store.ipa", "Nested.ipa", "Fat.ipa", "Enterprise.ipa", "Profile.ipa", "XcentOnly.ipa"]
 
+  /// An input's size and SHA-256 come from a regular file, read whole through a buffer smaller than it; a folder, a
+  /// named pipe (which must not hold the run until something writes to it), a missing path and standard input
+  /// have none, and their inputs are recorded without them.
+  @Test(.timeLimit(.minutes(1))) func anInputsSizeAndHashComeFromRegularFilesOnly() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-facts-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let small = folder.appendingPathComponent("abc.ipa")
+    try Data("abc".utf8).write(to: small)
+    // A million "a": four reads of the 256 KB buffer. Both digests are FIPS 180-2's test vectors.
+    let large = folder.appendingPathComponent("million.ipa")
+    try Data(repeating: UInt8(ascii: "a"), count: 1_000_000).write(to: large)
+    let pipe = folder.appendingPathComponent("pipe.ipa")
+    #expect(mkfifo(pipe.path, 0o600) == 0)
+    #expect(
+      RunRecorder.fileFacts(small.path)! == (3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+    #expect(
+      RunRecorder.fileFacts(large.path)!
+        == (1_000_000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"))
+    for path in [folder.path, pipe.path, folder.appendingPathComponent("missing.ipa").path, "-"] {
+      #expect(RunRecorder.fileFacts(path) == nil, "\(path)")
+    }
+  }
+
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }
