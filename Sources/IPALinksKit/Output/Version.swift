@@ -12,11 +12,13 @@ public enum ToolVersion {
 /// reproducible-builds tools read it, so that examples and tests give the same output every time.
 public enum Clock {
   /// The current instant, or `SOURCE_DATE_EPOCH`'s.
-  public static var now: Date {
-    ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(TimeInterval.init).map {
-      Date(timeIntervalSince1970: $0)
-    } ?? Date()
-  }
+  public static var now: Date { fixed ?? Date() }
+
+  /// `SOURCE_DATE_EPOCH`'s instant, read once: `ProcessInfo`'s `environment` copies the whole environment into a
+  /// dictionary on each call, which cost `inspect --store` half a second per 10,000 inputs on its serial output.
+  private static let fixed: Date? = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"].flatMap(
+    TimeInterval.init
+  ).map { Date(timeIntervalSince1970: $0) }
 
   /// `date` as RFC 3339 in UTC, to the second (`2026-11-27T09:00:00Z`), or to the millisecond
   /// (`2026-11-27T09:00:00.250Z`), as the audit store keeps instants so that they sort as text.
