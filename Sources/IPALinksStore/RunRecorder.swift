@@ -336,9 +336,9 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
   static let bindLimit = 30_000
-  /// The most rows a statement whose text is kept has (a full transaction's domains: 64 inputs, about four each), and
+  /// The most rows a statement whose text is kept has (a full transaction's domains: 128 inputs, about four each), and
   /// the most texts kept: a few megabytes at most.
-  static let (keptShapeRows, keptShapes) = (256, 256)
+  static let (keptShapeRows, keptShapes) = (512, 256)
 
   /// Inserts `rows` into `table`'s `columns`, in as many statements as ``bindLimit`` needs, each shaped by
   /// `modify` (a conflict clause); returns the `returning` columns of every row inserted.

@@ -103,9 +103,9 @@ public final class RecordingRun: Sendable {
   }
 
   /// How many inputs may wait to be written, and so go in one transaction at most.
-  public static let queueLimit = 64
+  public static let queueLimit = 128
   /// How many queued inputs start a transaction without waiting for more.
-  static let gatherCount = 32
+  static let gatherCount = 64
   /// How long a queued input waits for others to share its transaction: what a crash may lose, besides the inputs
   /// being inspected.
   static let gatherDelay = Duration.milliseconds(200)
