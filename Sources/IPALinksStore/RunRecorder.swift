@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import IPALinksKit
 import NIOConcurrencyHelpers
+import NIOCore
 import SQLKit
 
 /// Records one run into the store as it goes: the run first, then its inputs, each whole in a transaction (the
@@ -348,9 +349,10 @@ extension AuditStore {
   /// statements are shaped one way here (`modify` is the same for every insert into it), so the shape is its table,
   /// columns, number of rows and `returning` columns.
   ///
-  /// PostgreSQL takes rows whose columns each hold only integers or only strings as one array per column
-  /// (`SELECT * FROM unnest($1, $2, …)`): one statement of one shape for any number of rows, which the server parses
-  /// and plans in a time that no longer grows with them, and the arrays are sent without a value-by-value encoding.
+  /// PostgreSQL takes rows whose columns each hold integers, strings or bytes, and nulls, as arrays
+  /// (`SELECT … FROM unnest($1, $2, …)`, ``columnArrays(_:width:)``): one statement of one shape for any number of
+  /// rows, which the server parses and plans in a time that no longer grows with them, and the arrays are sent
+  /// without a value-by-value encoding.
   @discardableResult
   func insert(
     into table: String, columns: [String], rows: [[any Encodable & Sendable]], returning: [String] = [],
@@ -373,9 +375,26 @@ extension AuditStore {
       try await statement.run()
       return []
     }
-    if dialect == .postgres, !rows.isEmpty, let arrays = Self.columnArrays(rows, width: columns.count) {
-      let unnest = SQLFunction("unnest", args: columns.map { _ in SQLBind(0) })
-      return try await run(text("unnest") { $0.select { $0.column(SQLLiteral.all).from(unnest) } }, arrays)
+    if dialect == .postgres, !rows.isEmpty, let (arrays, kinds) = Self.columnArrays(rows, width: columns.count) {
+      // unnest($1, …) AS u(c0, m0, c1, …): a column's values, then the mask of its nulls when it has some.
+      var names: [String] = []
+      var select: [any SQLExpression] = []
+      for (index, kind) in kinds.enumerated() {
+        switch kind {
+        case .values:
+          names.append("c\(index)")
+          select.append(SQLRaw("u.c\(index)"))
+        case .nullable:
+          names += ["c\(index)", "m\(index)"]
+          select.append(SQLRaw("CASE WHEN u.m\(index) THEN NULL ELSE u.c\(index) END"))
+        case .null:
+          select.append(SQLRaw("NULL"))
+        }
+      }
+      let unnest = SQLAlias(
+        SQLFunction("unnest", args: names.map { _ in SQLBind(0) }), as: SQLRaw("u(\(names.joined(separator: ", ")))"))
+      let statement = text("unnest " + kinds.map(\.rawValue).joined()) { $0.select { $0.columns(select).from(unnest) } }
+      return try await run(statement, arrays)
     }
     var returned: [any SQLRow] = []
     let size = max(1, Self.bindLimit / max(1, columns.count))
@@ -428,21 +447,61 @@ extension AuditStore {
     return text
   }
 
-  /// `rows` as one array per column, when each column holds only integers or only strings (no null, no bytes);
-  /// nil otherwise.
-  static func columnArrays(_ rows: [[any Encodable & Sendable]], width: Int) -> [any Encodable & Sendable]? {
+  /// How a column of rows travels as an array (``columnArrays(_:width:)``).
+  enum ArrayColumn: String {
+    /// Its values, none of them null.
+    case values = "v"
+    /// Its values, a null's place taken by 0, an empty string or no bytes, then a mask of the nulls.
+    case nullable = "n"
+    /// Nothing: every row's value is null, written as `NULL`.
+    case null = "0"
+  }
+
+  /// `rows` as arrays, a column's values and the mask of its nulls (``ArrayColumn``), when each column holds only
+  /// integers, only strings or only bytes, besides nulls; nil otherwise.
+  static func columnArrays(
+    _ rows: [[any Encodable & Sendable]], width: Int
+  ) -> (arrays: [any Encodable & Sendable], kinds: [ArrayColumn])? {
+    enum Kind { case integer, string, bytes }
     var arrays: [any Encodable & Sendable] = []
+    var kinds: [ArrayColumn] = []
     for column in 0..<width {
-      let integers = rows.compactMap { $0[column] as? Int }
-      if integers.count == rows.count {
-        arrays.append(integers)
-        continue
+      var kind: Kind?
+      var nulls = Array(repeating: false, count: rows.count)
+      for (index, row) in rows.enumerated() {
+        let value = row[column]
+        let found: Kind
+        if value is Int {
+          found = .integer
+        } else if value is String {
+          found = .string
+        } else if value is Data {
+          found = .bytes
+        } else if let optional = value as? any OptionalValue, optional.isNil {
+          nulls[index] = true
+          continue
+        } else {
+          return nil
+        }
+        guard kind == nil || kind == found else { return nil }
+        kind = found
       }
-      let strings = rows.compactMap { $0[column] as? String }
-      guard strings.count == rows.count else { return nil }
-      arrays.append(strings)
+      switch kind {
+      case nil:
+        kinds.append(.null)
+        continue
+      case .integer: arrays.append(rows.map { $0[column] as? Int ?? 0 })
+      case .string: arrays.append(rows.map { $0[column] as? String ?? "" })
+      case .bytes: arrays.append(rows.map { ($0[column] as? Data).map { ByteBuffer(bytes: $0) } ?? ByteBuffer() })
+      }
+      if nulls.contains(true) {
+        arrays.append(nulls)
+        kinds.append(.nullable)
+      } else {
+        kinds.append(.values)
+      }
     }
-    return arrays
+    return arrays.isEmpty ? nil : (arrays, kinds)
   }
 
   /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
@@ -480,4 +539,13 @@ private final class KeptStatement: SQLQueryFetcher, SQLExpression {
     serializer.write(text)
     serializer.binds += binds
   }
+}
+
+/// An optional, whatever it wraps: how a row's value is told to be null.
+private protocol OptionalValue {
+  var isNil: Bool { get }
+}
+
+extension Optional: OptionalValue {
+  fileprivate var isNil: Bool { self == nil }
 }

@@ -115,6 +115,7 @@ import Testing
     try await aBatchOfInputsIsWrittenWhole(try stores.make())
     try await aBatchThatCannotBeWrittenIsNamedAndLeavesNothing(try stores.make(), backend: backend)
     try await aQueuedInputIsWrittenWhileTheRunGoesOn(try stores.make())
+    try await nullsAndBytesComeBackAsTheyWent(try stores.make())
     try fourWritersLoseNothing(try stores.make())
     try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
@@ -471,6 +472,35 @@ import Testing
     #expect(kept.values.allSatisfy { $0.utf8.count < 65_536 }, "\(kept.values.map(\.utf8.count).max() ?? 0)")
     // PostgreSQL took the domains (no null among them) as arrays; SQLite has no such statement.
     #expect(kept.values.contains { $0.contains("unnest") } == (store.dialect == .postgres), "\(kept.values)")
+    try await store.close()
+  }
+
+  /// Rows with nulls and bytes: PostgreSQL takes them as arrays, a column's values and the mask of its nulls, and
+  /// each null, empty string and empty body comes back as it went, on either backend.
+  func nullsAndBytesComeBackAsTheyWent(_ location: String) async throws {
+    let store = try await Self.open(location)
+    let bytes = store.dialect == .postgres ? "BYTEA" : "BLOB"
+    try await store.sql.raw(
+      SQLQueryString("CREATE TABLE scratch (i BIGINT NOT NULL, n INTEGER, t TEXT, b \(unsafeRaw: bytes), z TEXT)")
+    ).run()
+    let rows: [[any Encodable & Sendable]] = [
+      [1, Int?.none, String?("a'b"), Data?(Data([0, 1, 0xFF])), String?.none],
+      [2, Int?(0), String?(""), Data?(Data()), String?.none],
+      [3, Int?(-7), String?.none, Data?.none, String?.none],
+    ]
+    try await store.insert(into: "scratch", columns: ["i", "n", "t", "b", "z"], rows: rows)
+    // SQLite's hex(NULL) is an empty string, not NULL.
+    let hex =
+      "CASE WHEN b IS NULL THEN 'null' ELSE " + (store.dialect == .postgres ? "encode(b, 'hex')" : "lower(hex(b))")
+      + " END"
+    let read = try await store.sqlRows(
+      "SELECT i || '|' || COALESCE(CAST(n AS TEXT), 'null') || '|' || COALESCE(t, 'null') || '|' || "
+        + "\(hex) || '|' || COALESCE(z, 'null') FROM scratch ORDER BY i")
+    #expect(read == ["1|null|a'b|0001ff|null", "2|0|||null", "3|-7|null|null|null"])
+    // One statement of arrays on PostgreSQL: the nullable columns with their masks, the column of nulls as NULL.
+    let kept = store.statementTexts.withLockedValue { $0 }.values.filter { $0.contains("scratch") }
+    #expect(kept.count == 1, "\(kept)")
+    #expect(kept.allSatisfy { $0.contains("CASE WHEN u.m1 THEN NULL") } == (store.dialect == .postgres), "\(kept)")
     try await store.close()
   }
 
