@@ -97,19 +97,14 @@ public final class AuditStore: @unchecked Sendable {
   {
     let tls: PostgresConnection.Configuration.TLS =
       server.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable
-    let configuration = PostgresConnection.Configuration(
+    var configuration = PostgresConnection.Configuration(
       host: server.host, port: server.port, username: server.user, password: server.password,
       database: server.database, tls: tls)
+    // As SQLite's NORMAL: a commit does not wait for the server's disk, so a server that crashes may lose the last
+    // inputs, never the store's consistency. Set as the session starts, so it costs no round trip of its own.
+    configuration.options.additionalStartupParameters = [("synchronous_commit", "off")]
     let connection = try await PostgresConnection.connect(
       on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: quietLogger)
-    do {
-      // As SQLite's NORMAL: a commit does not wait for the server's disk, so a server that crashes may lose the last
-      // inputs, never the store's consistency.
-      _ = try await connection.sql().raw("SET synchronous_commit = off").all()
-    } catch {
-      try? await connection.close()
-      throw error
-    }
     return AuditStore(
       location: location, sql: connection.sql(), dialect: .postgres, close: { try await connection.close() })
   }

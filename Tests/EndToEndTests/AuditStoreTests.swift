@@ -501,6 +501,10 @@ import Testing
     let kept = store.statementTexts.withLockedValue { $0 }.values.filter { $0.contains("scratch") }
     #expect(kept.count == 1, "\(kept)")
     #expect(kept.allSatisfy { $0.contains("CASE WHEN u.m1 THEN NULL") } == (store.dialect == .postgres), "\(kept)")
+    if store.dialect == .postgres {
+      // A commit does not wait for the server's disk (docs/store.md): set as the session starts.
+      #expect(try await store.sqlRows("SHOW synchronous_commit") == ["off"])
+    }
     try await store.close()
   }
 
