@@ -86,6 +86,10 @@ extension AuditStore {
           SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
+      // For one host without a wildcard, the files that decide on it are known before the apps are: its own and its
+      // domains' above. They are read and parsed meanwhile, while the server finds the apps and they are decoded.
+      let exact = pattern.map { !$0.wildcard } ?? false
+      async let early = files && exact ? latestRetrievals(at: time == nil ? nil : at, hosts: Set(above)) : nil
       let rows = try await sql.raw(
         """
         SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
@@ -112,11 +116,16 @@ extension AuditStore {
         reports[reports.count - 1].bundles.append(bundle)
       }
       guard files else { return reports }
-      // For one host, only the files that decide on it: its own, and its domains' above or (for a wildcard) below.
-      let hosts = pattern.map { _ in
-        Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
+      let results: [AASARequest: ParsedAASA]
+      if let known = try await early {
+        results = known
+      } else {
+        // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+        let hosts = pattern.map { _ in
+          Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
+        }
+        results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       }
-      let results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       for r in reports.indices {
         for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
       }
