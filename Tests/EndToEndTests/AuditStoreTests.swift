@@ -672,6 +672,12 @@ import Testing
       #expect(lines.count == 1 && lines[0].hasPrefix("ipalinks: "), "\(run.stderr)")
       #expect(!run.stderr.contains("secret"), "\(run.stderr)")
       #expect(run.stderr.contains(StoreLocation.masked(location)), "\(run.stderr)")
+      // A report reads the state and the latest run's changes, and still says it once.
+      let page = stores.folder.appendingPathComponent("unreachable.html").path
+      let report = try CLI.run(["report", "--store", location, "-o", page, "--no-progress"])
+      #expect(report.status == 2, "\(location): \(report.status) \(report.stderr)")
+      #expect(report.stderr.split(separator: "\n").count == 1, "\(report.stderr)")
+      #expect(report.stderr.contains(StoreLocation.masked(location)) && !report.stderr.contains("secret"))
       // A refresh has nothing to do without its store: exit 2, the store named, nothing else said.
       let refresh = try CLI.run(["refresh", "--store", location, "--aasa-dir", CLI.sample("aasa")])
       #expect(refresh.status == 2, "\(location): \(refresh.status) \(refresh.stderr)")
