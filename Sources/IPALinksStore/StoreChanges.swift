@@ -34,16 +34,21 @@ extension AuditStore {
   /// The retrievals of `run` that settle what a file is, against the one before each that did.
   private func changedHosts(in run: Int) async throws(Failure) -> [RunChanges.Host] {
     let rows = try await failing("cannot read the retrievals of run \(run)") {
+      // The run's rows with the ID of the row before each, found first (MATERIALIZED): joined on a subquery instead,
+      // PostgreSQL hashed every retrieval of every run to find them.
       try await sql.raw(
         """
+        WITH run AS MATERIALIZED (
+          SELECT r.host, r.developer_mode, r.status, r.file_sha256, (
+            SELECT s.id FROM retrievals s
+            WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
+              AND (s.retrieved_at < r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id < r.id))
+            ORDER BY s.retrieved_at DESC, s.id DESC LIMIT 1) AS prev_id
+          FROM retrievals r WHERE r.run_id = \(bind: run) AND \(Self.settling("r"))
+        )
         SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, p.file_sha256 AS prev_sha
-        FROM retrievals r JOIN retrievals p ON p.id = (
-          SELECT s.id FROM retrievals s
-          WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
-            AND (s.retrieved_at < r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id < r.id))
-          ORDER BY s.retrieved_at DESC, s.id DESC LIMIT 1)
-        WHERE r.run_id = \(bind: run) AND \(Self.settling("r"))
-          AND (r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(p.file_sha256, ''))
+        FROM run r JOIN retrievals p ON p.id = r.prev_id
+        WHERE r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(p.file_sha256, '')
         ORDER BY r.host, r.developer_mode
         """
       ).all()
