@@ -87,7 +87,7 @@ extension AuditStore {
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
       // For one host without a wildcard, the files that decide on it are known before the apps are: its own and its
-      // domains' above. They are read and parsed meanwhile, while the server finds the apps and they are decoded.
+      // domains' above. They are read and parsed while the server finds the apps.
       let exact = pattern.map { !$0.wildcard } ?? false
       async let early = files && exact ? latestRetrievals(at: time == nil ? nil : at, hosts: Set(above)) : nil
       let rows = try await sql.raw(
@@ -100,8 +100,11 @@ extension AuditStore {
       let decoder = JSONDecoder()
       var reports: [InspectionReport] = []
       var lastInput = -1
+      // Files read in advance are joined to each app as it is decoded, on every core.
+      let known = try await early
       let bundles = try Self.bundles(
-        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil || !files)
+        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil || !files,
+        rejoining: known)
       for (row, bundle) in zip(rows, bundles) {
         let input = try row.decode(column: "input_id", as: Int.self)
         if input != lastInput {
@@ -115,17 +118,12 @@ extension AuditStore {
         }
         reports[reports.count - 1].bundles.append(bundle)
       }
-      guard files else { return reports }
-      let results: [AASARequest: ParsedAASA]
-      if let known = try await early {
-        results = known
-      } else {
-        // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
-        let hosts = pattern.map { _ in
-          Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
-        }
-        results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
+      guard files, known == nil else { return reports }
+      // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+      let hosts = pattern.map { _ in
+        Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
       }
+      let results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       for r in reports.indices {
         for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
       }
@@ -140,12 +138,17 @@ extension AuditStore {
   }
 
   /// The apps' reports decoded on every core: decoding is most of what reading the latest state costs.
-  /// With `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``).
-  static func bundles(_ texts: [String], claimsOnly: Bool) throws -> [BundleReport] {
+  /// With `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``); with `files`, each joined
+  /// to them (``UniversalLinkInventory/rejoin(_:with:)``).
+  static func bundles(
+    _ texts: [String], claimsOnly: Bool, rejoining files: [AASARequest: ParsedAASA]? = nil
+  ) throws -> [BundleReport] {
     try concurrentMap(texts) {
       let decoder = JSONDecoder()
       decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
-      return try decoder.decode(BundleReport.self, from: Data($0.utf8))
+      var bundle = try decoder.decode(BundleReport.self, from: Data($0.utf8))
+      if let files { UniversalLinkInventory.rejoin(&bundle, with: files) }
+      return bundle
     }
   }
 
