@@ -1,3 +1,4 @@
+import Foundation
 import UniversalLinks
 
 /// Text for `ipalinks diff` and `ipalinks who-claims`: one line per fact, `+`/`-`/`~` marks like a diff, rules named by
@@ -137,26 +138,13 @@ public struct AuditTextReporter: Sendable {
     out.append(
       "\(clean(claims.url ?? claims.host)): claimed by \(TerminalText.count(active.count, "app"))"
         + (claims.claims.count > active.count ? " (and \(claims.claims.count - active.count) inactive)" : ""))
-    for c in claims.claims {
+    // Each app's block on its own, on every core: a shared host's apps are hundreds of blocks.
+    let blocks = parallelMap(
+      claims.claims.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 64
+    ) { block(claims.claims[$0]) }
+    for block in blocks {
       out.append("")
-      out += TerminalText.pack(
-        [style.bold(clean(c.name ?? c.bundleId)), clean(c.appId ?? c.bundleId), clean(c.input) + " " + clean(c.path)],
-        width: style.width + (style.useColor ? 8 : 0), rest: "  ")
-      for e in c.entries {
-        var facts: [String] = []
-        if !e.active { facts.append("inactive: \(clean(e.inactiveReason))") }
-        if let s = e.status { facts.append("AASA \(s)") }
-        if let listed = e.appListed { facts.append(listed ? "lists the app" : "does not list the app") }
-        if e.decides == true { facts.append("decides") }
-        out += lines(clean(e.raw) + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"), indent: "  ")
-        // The rules belong under the entry iOS uses for the host.
-        if e.decides == true { out += style.ruleLines(c.rules.map(\.reference), indent: "    ") }
-      }
-      if let v = c.verdict {
-        out += TerminalText.pack(
-          ["verdict: " + style.verdict(v.verdict)] + (v.rule.map { [clean($0.pointer)] } ?? []), width: style.width,
-          first: "  ", rest: "    ")
-      }
+      out += block
     }
     if let below = claims.hostsBelow {
       out.append("")
@@ -169,5 +157,28 @@ public struct AuditTextReporter: Sendable {
         separator: " ")
     }
     return out.joined(separator: "\n") + "\n"
+  }
+
+  /// One app's lines in `who-claims`: who it is, its entries, the rules under the entry that decides, and the verdict.
+  private func block(_ c: HostClaims.Claim) -> [String] {
+    var out = TerminalText.pack(
+      [style.bold(clean(c.name ?? c.bundleId)), clean(c.appId ?? c.bundleId), clean(c.input) + " " + clean(c.path)],
+      width: style.width + (style.useColor ? 8 : 0), rest: "  ")
+    for e in c.entries {
+      var facts: [String] = []
+      if !e.active { facts.append("inactive: \(clean(e.inactiveReason))") }
+      if let s = e.status { facts.append("AASA \(s)") }
+      if let listed = e.appListed { facts.append(listed ? "lists the app" : "does not list the app") }
+      if e.decides == true { facts.append("decides") }
+      out += lines(clean(e.raw) + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"), indent: "  ")
+      // The rules belong under the entry iOS uses for the host.
+      if e.decides == true { out += style.ruleLines(c.rules.map(\.reference), indent: "    ") }
+    }
+    if let v = c.verdict {
+      out += TerminalText.pack(
+        ["verdict: " + style.verdict(v.verdict)] + (v.rule.map { [clean($0.pointer)] } ?? []), width: style.width,
+        first: "  ", rest: "    ")
+    }
+    return out
   }
 }

@@ -284,4 +284,27 @@ import UniversalLinks
     #expect(nobody.claims.isEmpty)
     #expect(HostClaims(query: "https://", reports: reports) == nil)
   }
+
+  /// The text of hundreds of apps, each app's block made on a core of its own, is each block in the claims' order:
+  /// what the blocks of the same apps say one at a time.
+  @Test func theTextOfManyAppsKeepsTheirOrder() async throws {
+    let store = try await InspectedSamples.reports(["Store.ipa"])[0]
+    let reports = (0..<300).map { k in
+      var report = store
+      report.input = "store-\(k).ipa"
+      return report
+    }
+    let claims = try #require(HostClaims(query: "https://shop.example.com/buy/1", reports: reports))
+    #expect(claims.claims.count == 300)
+    let reporter = AuditTextReporter(useColor: false, width: 80)
+    let whole = reporter.render(claims).split(separator: "\n", omittingEmptySubsequences: false)
+    var alone: [Substring] = [whole[0]]
+    for claim in claims.claims {
+      var one = claims
+      one.claims = [claim]
+      alone += reporter.render(one).split(separator: "\n", omittingEmptySubsequences: false).dropFirst().dropLast()
+    }
+    #expect(whole.dropLast() == alone[...])
+    #expect(Set(claims.claims.map(\.input)).count == 300)
+  }
 }
