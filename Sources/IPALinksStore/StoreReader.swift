@@ -119,7 +119,8 @@ extension AuditStore {
         reports[reports.count - 1].bundles.append(bundle)
       }
       guard files, known == nil else { return reports }
-      // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+      // For a wildcard, only the files that decide on it (its own, and its domains' above or below); for the whole
+      // state, every host's.
       let hosts = pattern.map { _ in
         Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
       }

@@ -85,29 +85,11 @@ struct BatchOptions: ParsableArguments {
     HostInputs.notes(loaded.reports).forEach(console.say)
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
-      // The latest run's changes are read at the same time as the state, on a connection of their own. Their
-      // problems are told after the state's, and a store that cannot be opened is told once, not once for each.
-      async let changed = changes ? Self.runChanges(location, at: store.at) : nil
-      var told: [String] = []
-      loaded.add(
-        await AuditStore.state(location, at: store.at, about: about) {
-          told.append($0)
-          console.problem($0)
-        })
-      if let (runChanges, problems) = await changed {
-        problems.filter { !told.contains($0) }.forEach(console.problem)
-        loaded.changes = runChanges
-      }
+      let read = await AuditStore.state(
+        location, at: store.at, about: about, withChanges: changes, warn: console.problem)
+      loaded.add(read.state)
+      loaded.changes = read.changes
     }
     return loaded
-  }
-
-  /// ``AuditStore/runChanges(_:at:warn:)``, with the problems it met kept to be told later.
-  private static func runChanges(_ location: StoreLocation, at time: StoreTime?) async
-    -> (changes: RunChanges?, problems: [String])
-  {
-    var problems: [String] = []
-    let changes = await AuditStore.runChanges(location, at: time) { problems.append($0) }
-    return (changes, problems)
   }
 }
