@@ -15,6 +15,7 @@ struct AASACommand: ParsableCommand {
   /// `ipalinks aasa validate FILE`: every problem at once, with stable codes, like a linter.
   struct Validate: StatusCommand {
     static let configuration = CommandConfiguration(
+      commandName: "validate",
       abstract: "Report every problem in an AASA file, each with a stable code, a severity and a JSON pointer.",
       discussion: """
         FILE may be plain JSON or a PKCS#7-signed file; '-' reads standard input. The codes are listed in \
@@ -50,6 +51,7 @@ struct AASACommand: ParsableCommand {
   /// `ipalinks aasa show FILE`: the normalized rules, per app.
   struct Show: StatusCommand {
     static let configuration = CommandConfiguration(
+      commandName: "show",
       abstract: "Print the rules of an AASA file per app, normalized (defaults merged, legacy forms converted).",
       discussion: """
         FILE may be plain JSON or a PKCS#7-signed file; '-' reads standard input. --format json prints the \
@@ -76,6 +78,7 @@ extension AASACommand {
   /// `ipalinks aasa diff OLD NEW`: which URLs behave differently, not which bytes changed.
   struct Diff: StatusCommand {
     static let configuration = CommandConfiguration(
+      commandName: "diff",
       abstract: "Compare two AASA files by behaviour: per app, the rules that change a verdict, with an example URL.",
       discussion: """
         OLD and NEW may be plain JSON or PKCS#7-signed; '-' reads one of them from standard input. Hoisting a key \

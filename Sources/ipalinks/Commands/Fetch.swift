@@ -6,6 +6,7 @@ import UniversalLinks
 /// `ipalinks fetch`: downloads and validates AASA files directly, like `swcutil dl`.
 struct Fetch: StatusCommand {
   static let configuration = CommandConfiguration(
+    commandName: "fetch",
     abstract: "Download and validate the apple-app-site-association files of some hosts.",
     discussion: """
       Each HOST is fetched as iOS does (see --source), then parsed and validated. \

@@ -12,6 +12,7 @@ extension BundleTable.Column: ExpressibleByArgument {}
 /// fetches the domains' AASA files, and prints a reporter's output.
 struct Inspect: StatusCommand {
   static let configuration = CommandConfiguration(
+    commandName: "inspect",
     abstract: "Report an app's entitlements, associated domains and URL schemes, with where each came from.",
     discussion: """
       INPUT is an .ipa, an unzipped .app folder, a bare Mach-O executable, an .xcent/.entitlements plist, \

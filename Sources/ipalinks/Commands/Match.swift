@@ -6,6 +6,7 @@ import UniversalLinks
 /// `ipalinks match`: the verdict iOS gives for each URL, and the rule that decided it.
 struct Match: StatusCommand {
   static let configuration = CommandConfiguration(
+    commandName: "match",
     abstract: "Tell, for each URL, whether it opens the app and which AASA rule decided it.",
     discussion: """
       Reads the domain's apple-app-site-association file (plain or PKCS#7-signed; '-' for standard input) and \

@@ -16,6 +16,7 @@ struct StoreCommand: AsyncParsableCommand {
   /// `ipalinks store runs`: every run, oldest first.
   struct Runs: StatusCommand {
     static let configuration = CommandConfiguration(
+      commandName: "runs",
       abstract: "List the runs in the store: when, which ipalinks, where, and what they recorded.",
       discussion: "Exit codes: 0 listed; 2 the store cannot be read; 64 usage error.")
 
@@ -35,6 +36,7 @@ struct StoreCommand: AsyncParsableCommand {
   /// `ipalinks store import FILE…`: saved inventories, as runs of their own.
   struct Import: StatusCommand {
     static let configuration = CommandConfiguration(
+      commandName: "import",
       abstract: "Bring inventories saved by `inspect --format json|jsonl` into the store, one run per file.",
       discussion: """
         Each file becomes a run labelled with --run-label (or its name), observed when the file was saved (its \
