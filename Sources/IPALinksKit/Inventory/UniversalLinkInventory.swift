@@ -116,7 +116,10 @@ public struct DomainAASA: Sendable, Equatable, Codable {
         + (parsed.parseError ?? "unreadable")
       return aasa
     }
-    if service == .applinks, let appID { aasa.diagnostics += AASAValidator.appFindings(file, appID: appID) }
+    let detail = appID.flatMap { parsed.firstDetails[$0] }
+    if service == .applinks, let appID, detail == nil {
+      aasa.diagnostics += AASAValidator.appFindings(file, appID: appID)
+    }
     if service == .applinks {
       aasa.sourceChanges = parsed.sourceChanges.filter { appID == nil || $0.appId == appID }
     }
@@ -130,9 +133,9 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     }
     guard let appID else { return aasa }
     if service == .applinks {
-      if file.applinks?.detail(for: appID) != nil {
+      if let detail {
         aasa.appListed = true
-        aasa.appLinks = AppLinkRules(file: file, appID: appID)
+        aasa.appLinks = AppLinkRules(file: file, appID: appID, detail: detail)
       }
     } else {
       aasa.appListed = aasa.listedApps.contains(appID)
@@ -156,6 +159,9 @@ public struct ParsedAASA: Sendable {
   let sourceChanges: [AASAComparison.Change]
   /// The apps the file's `applinks` lists, worked out once: a shared host's file is evaluated for every app.
   let appLinksAppIDs: [String]
+  /// The detail iOS uses for each app the file's `applinks` lists (the first listing it), found once: looking it up
+  /// in the details for each of a shared host's hundreds of apps costs as much as the rest of their evaluation.
+  let firstDetails: [String: AppLinksDetail]
   /// Refused by one of our limits rather than malformed.
   var overLimit: Bool {
     fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
@@ -168,6 +174,7 @@ public struct ParsedAASA: Sendable {
     self.result = stripped
     guard result.status == .ok, let body = result.body else {
       (hadBody, file, fileDiagnostics, parseError, sourceChanges, appLinksAppIDs) = (false, nil, [], nil, [], [])
+      firstDetails = [:]
       return
     }
     hadBody = true
@@ -175,6 +182,11 @@ public struct ParsedAASA: Sendable {
     file = checked.file
     fileDiagnostics = checked.diagnostics
     appLinksAppIDs = checked.file?.appLinksAppIDs ?? []
+    var first: [String: AppLinksDetail] = [:]
+    for detail in checked.file?.applinks?.details ?? [] {
+      for appID in detail.appIDs where first[appID] == nil { first[appID] = detail }
+    }
+    firstDetails = first
     sourceChanges = Self.compareSources(result, cdnFile: checked.file)
     if checked.file == nil {
       // Parse again only to get the error's wording; this happens once per broken file.

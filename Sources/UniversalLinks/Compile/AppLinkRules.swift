@@ -99,8 +99,9 @@ public struct AppLinkRules: Sendable, Equatable, Codable {
     return listing.dropFirst().map { ($0.pointer, AppLinkRules(file: file, appID: appID, detail: $0)) }
   }
 
-  /// The rules `detail` of `file` gives `appID`; none when `detail` is nil.
-  init(file: AASAFile, appID: String, detail: AppLinksDetail?) {
+  /// The rules `detail` of `file` gives `appID`; none when `detail` is nil. For a caller that has found the detail
+  /// (``AppLinks/detail(for:)``) once for many apps.
+  public init(file: AASAFile, appID: String, detail: AppLinksDetail?) {
     self.appID = appID
     exceedsDeviceSizeLimit = file.exceedsDeviceSizeLimit
     guard let links = file.applinks, let detail else {
