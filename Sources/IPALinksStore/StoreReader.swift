@@ -86,10 +86,6 @@ extension AuditStore {
           SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
-      // For one host without a wildcard, the files that decide on it are known before the apps are: its own and its
-      // domains' above. They are read and parsed while the server finds the apps.
-      let exact = pattern.map { !$0.wildcard } ?? false
-      async let early = files && exact ? latestRetrievals(at: time == nil ? nil : at, hosts: Set(above)) : nil
       let rows = try await sql.raw(
         """
         SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
@@ -97,37 +93,24 @@ extension AuditStore {
         ORDER BY i.path, a.input_id, a.id
         """
       ).all()
-      let decoder = JSONDecoder()
-      var reports: [InspectionReport] = []
-      var lastInput = -1
-      // Files read in advance are joined to each app as it is decoded, on every core.
-      let known = try await early
-      let bundles = try Self.bundles(
-        try rows.map { try $0.decode(column: "report", as: String.self) }, claimsOnly: host != nil || !files,
-        rejoining: known)
-      for (row, bundle) in zip(rows, bundles) {
-        let input = try row.decode(column: "input_id", as: Int.self)
-        if input != lastInput {
-          lastInput = input
-          let kind = InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown
-          let diagnostics = try decoder.decode(
-            [Diagnostic].self, from: Data(try row.decode(column: "diagnostics", as: String.self).utf8))
-          reports.append(
-            InspectionReport(
-              input: try row.decode(column: "path", as: String.self), inputKind: kind, diagnostics: diagnostics))
-        }
-        reports[reports.count - 1].bundles.append(bundle)
+      // The files that decide on one host without a wildcard are known before the apps are (its own and its
+      // domains' above), and so are every host's for the whole state: they are read and parsed while the apps are
+      // decoded. A wildcard's are known from its apps.
+      let exact = pattern.map { !$0.wildcard } ?? true
+      async let early =
+        files && exact ? latestRetrievals(at: time == nil ? nil : at, hosts: pattern.map { _ in Set(above) }) : nil
+      var reports = try Self.reports(rows, claimsOnly: host != nil || !files)
+      guard files else { return reports }
+      let results: [AASARequest: ParsedAASA]
+      if exact {
+        results = try await early ?? [:]
+      } else {
+        // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+        let hosts = Set(
+          UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
+        results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
       }
-      guard files, known == nil else { return reports }
-      // For a wildcard, only the files that decide on it (its own, and its domains' above or below); for the whole
-      // state, every host's.
-      let hosts = pattern.map { _ in
-        Set(UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
-      }
-      let results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
-      for r in reports.indices {
-        for b in reports[r].bundles.indices { UniversalLinkInventory.rejoin(&reports[r].bundles[b], with: results) }
-      }
+      Self.rejoin(&reports, with: results)
       return reports
     }
   }
@@ -138,19 +121,44 @@ extension AuditStore {
     return try await sql.raw("SELECT 1 FROM apps WHERE observed_at <= \(bind: at) LIMIT 1").first() != nil
   }
 
-  /// The apps' reports decoded on every core: decoding is most of what reading the latest state costs.
-  /// With `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``); with `files`, each joined
-  /// to them (``UniversalLinkInventory/rejoin(_:with:)``).
-  static func bundles(
-    _ texts: [String], claimsOnly: Bool, rejoining files: [AASARequest: ParsedAASA]? = nil
-  ) throws -> [BundleReport] {
-    try concurrentMap(texts) {
+  /// The apps' rows (report, input_id, path, kind, diagnostics; ordered by input) as reports, one per input, each
+  /// app's report decoded on every core: decoding is most of what reading the latest state costs. With
+  /// `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``).
+  static func reports(_ rows: [any SQLRow], claimsOnly: Bool) throws -> [InspectionReport] {
+    let bundles = try concurrentMap(try rows.map { try $0.decode(column: "report", as: String.self) }) {
       let decoder = JSONDecoder()
       decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
-      var bundle = try decoder.decode(BundleReport.self, from: Data($0.utf8))
-      if let files { UniversalLinkInventory.rejoin(&bundle, with: files) }
+      return try decoder.decode(BundleReport.self, from: Data($0.utf8))
+    }
+    let decoder = JSONDecoder()
+    var reports: [InspectionReport] = []
+    var lastInput = -1
+    for (row, bundle) in zip(rows, bundles) {
+      let input = try row.decode(column: "input_id", as: Int.self)
+      if input != lastInput {
+        lastInput = input
+        let kind = InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown
+        let diagnostics = try decoder.decode(
+          [Diagnostic].self, from: Data(try row.decode(column: "diagnostics", as: String.self).utf8))
+        reports.append(
+          InspectionReport(
+            input: try row.decode(column: "path", as: String.self), inputKind: kind, diagnostics: diagnostics))
+      }
+      reports[reports.count - 1].bundles.append(bundle)
+    }
+    return reports
+  }
+
+  /// Each bundle of `reports` joined to `files` (``UniversalLinkInventory/rejoin(_:with:)``), on every core.
+  static func rejoin(_ reports: inout [InspectionReport], with files: [AASARequest: ParsedAASA]) {
+    let places = reports.indices.flatMap { r in reports[r].bundles.indices.map { (r, $0) } }
+    let all = reports
+    let joined = parallelMap(places.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 32) {
+      var bundle = all[places[$0].0].bundles[places[$0].1]
+      UniversalLinkInventory.rejoin(&bundle, with: files)
       return bundle
     }
+    for (k, place) in places.enumerated() { reports[place.0].bundles[place.1] = joined[k] }
   }
 
   /// `transform` of each item, in order, done on every core in chunks of at least `chunk` items; the first error

@@ -78,7 +78,8 @@ extension TerminalText {
     }
     for unit in units {
       let prefix = lineHasText ? line.count + 1 : line.count
-      if prefix + unit.count <= width || !unit.contains(" ") {
+      // A byte search: `contains(" ")` on a String is Foundation's, which goes through NSString on Linux.
+      if prefix + unit.count <= width || !unit.utf8.contains(0x20) {
         add(unit)
       } else if rest.count + unit.count <= width {
         // A label alone on its line keeps no trailing space.
