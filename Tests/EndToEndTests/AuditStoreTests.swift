@@ -119,6 +119,7 @@ import Testing
     try fourWritersLoseNothing(try stores.make())
     try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
+    try await aReaderThatHasGoneEndsTheCommandAsSIGPIPEDoes(try stores.make())
   }
 
   /// Each app as last inspected, each host's file as last retrieved; a second run of the same apps adds
@@ -642,6 +643,28 @@ import Testing
       #expect(apps == wanted[name], "\(path): \(apps) apps")
     }
     #expect(check.domainsWhole, "an app's domains are all there")
+  }
+
+  /// `ipalinks … | head`: the reader has gone before the command writes. The command ends as SIGPIPE ends it, quietly,
+  /// although SwiftNIO, which the store's drivers use, ignores SIGPIPE in the process (Foundation's `FileHandle`
+  /// then stopped it with a fatal error and a stack trace).
+  func aReaderThatHasGoneEndsTheCommandAsSIGPIPEDoes(_ location: String) async throws {
+    try await Self.record(["Store.ipa"], into: location, at: Date(timeIntervalSince1970: 1_800_000_000))
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["who-claims", "shop.example.com", "--store", location]
+    let gone = Pipe()
+    try gone.fileHandleForReading.close()
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-pipe-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: errors) }
+    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+    process.standardOutput = gone
+    process.standardError = try FileHandle(forWritingTo: errors)
+    try process.run()
+    process.waitUntilExit()
+    let stderr = String(decoding: try Data(contentsOf: errors), as: UTF8.self)
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGPIPE, "\(stderr)")
+    #expect(stderr.isEmpty, "\(stderr)")
   }
 
   /// A corrupt or read-only file, a server that is down or refuses the password: one line naming the store, no

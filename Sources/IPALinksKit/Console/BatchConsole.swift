@@ -113,11 +113,11 @@ public final class BatchConsole: @unchecked Sendable {
     drawBar(force: true)
   }
 
-  private func clearBar() { if let erase = bar?.erase() { FileHandle.standardError.write(Data(erase.utf8)) } }
+  private func clearBar() { if let erase = bar?.erase() { Terminal.write(Data(erase.utf8), to: STDERR_FILENO) } }
 
   private func drawBar(force: Bool = false) {
     if let text = bar?.redraw(width: Terminal.stderrWidth, force: force) {
-      FileHandle.standardError.write(Data(text.utf8))
+      Terminal.write(Data(text.utf8), to: STDERR_FILENO)
     }
   }
 
@@ -163,7 +163,8 @@ public final class InterruptWatch: Sendable {
       while read(readEnd, &byte, 1) < 0 && errno == EINTR {}
       // 0 comes from the handler; 1 from stop().
       guard byte == 0 else { return }
-      FileHandle.standardError.write(Data("\n".utf8))
+      // Whatever became of standard error, the process still exits 130 below.
+      _ = Foundation.write(STDERR_FILENO, "\n", 1)
       onInterrupt()
       // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
       _exit(130)

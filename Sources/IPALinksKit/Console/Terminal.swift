@@ -33,7 +33,34 @@ public enum Terminal {
 
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
   public static func write(_ text: String) {
-    if !text.isEmpty { FileHandle.standardOutput.write(Data(text.utf8)) }
+    if !text.isEmpty { write(Data(text.utf8), to: STDOUT_FILENO) }
+  }
+
+  /// Writes `data` whole to `descriptor` (standard output or error). A reader that has gone (`ipalinks … | head`)
+  /// ends the process as SIGPIPE does: SwiftNIO ignores SIGPIPE in every process that opens a socket, and
+  /// Foundation's `FileHandle.write` would then stop the process with a fatal error and a stack trace. Any other
+  /// failure (a full disk) is told on standard error, and the process exits 2.
+  public static func write(_ data: Data, to descriptor: Int32) {
+    let failure: Int32? = data.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+        if written > 0 {
+          offset += written
+        } else if written < 0 && errno != EINTR {
+          return errno
+        }
+      }
+      return nil
+    }
+    guard let failure else { return }
+    if failure == EPIPE {
+      signal(SIGPIPE, SIG_DFL)
+      raise(SIGPIPE)
+    } else if descriptor != STDERR_FILENO {
+      warn("cannot write to standard output: \(String(cString: strerror(failure)))")
+    }
+    exit(failure == EPIPE ? 128 + SIGPIPE : 2)
   }
 
   /// One `ipalinks: …` line on stderr. Lines carry hosts, names and messages from untrusted input: escape
@@ -44,7 +71,7 @@ public enum Terminal {
   public static func warn(_ message: String) {
     let safe = TerminalText.escape("ipalinks: " + message)
     let lines = isatty(STDERR_FILENO) == 1 ? TerminalText.wrapProblem(safe, width: stderrWidth) : [safe]
-    FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    write(Data((lines.joined(separator: "\n") + "\n").utf8), to: STDERR_FILENO)
   }
 
   /// The width problem lines should fit on a terminal: `COLUMNS` when set, else standard error's terminal, else 80.

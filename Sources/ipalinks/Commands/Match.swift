@@ -79,8 +79,9 @@ struct Match: StatusCommand {
       return only.appID
     case .failure(let error):
       let usage = IPALinks.usageString(for: Self.self)
-      FileHandle.standardError.write(
-        Data("Error: \(error.message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8))
+      Terminal.write(
+        Data("Error: \(error.message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8),
+        to: STDERR_FILENO)
       return nil
     }
   }
