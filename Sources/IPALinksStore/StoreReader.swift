@@ -1,5 +1,6 @@
 import Foundation
 import IPALinksKit
+import NIOCore
 import SQLKit
 import UniversalLinks
 
@@ -86,31 +87,29 @@ extension AuditStore {
           SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
-      let rows = try await sql.raw(
-        """
-        SELECT a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
-        WHERE a.id IN (\(latest)) \(keys)
-        ORDER BY i.path, a.input_id, a.id
-        """
-      ).all()
       // The files that decide on one host without a wildcard are known before the apps are (its own and its
-      // domains' above), and so are every host's for the whole state: they are read and parsed while the apps are
-      // decoded. A wildcard's are known from its apps.
+      // domains' above), and so are every host's for the whole state: they are read first, and parsed while the
+      // server finds the apps, so that each app is joined to them as it is decoded. A wildcard's are known from its
+      // apps.
+      let streamed = StreamedApps(claimsOnly: host != nil || !files)
       let exact = pattern.map { !$0.wildcard } ?? true
-      async let early =
-        files && exact ? latestRetrievals(at: time == nil ? nil : at, hosts: pattern.map { _ in Set(above) }) : nil
-      var reports = try Self.reports(rows, claimsOnly: host != nil || !files)
-      guard files else { return reports }
-      let results: [AASARequest: ParsedAASA]
-      if exact {
-        results = try await early ?? [:]
-      } else {
-        // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
-        let hosts = Set(
-          UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
-        results = try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts)
-      }
-      Self.rejoin(&reports, with: results)
+      let fileRows =
+        files && exact ? retrievalRows(at: time == nil ? nil : at, hosts: pattern.map { _ in Set(above) }) : nil
+      async let early: Void = join(streamed, to: fileRows)
+      // Unordered, so that the server sends each app as it finds it, and each is decoded while it finds the rest.
+      try await sql.raw(
+        """
+        SELECT a.id, a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        WHERE a.id IN (\(latest)) \(keys)
+        """
+      ).run { streamed.add($0) }
+      try await early
+      var reports = try Self.reports(try await streamed.finish())
+      guard files, !exact else { return reports }
+      // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+      let hosts = Set(
+        UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
+      Self.rejoin(&reports, with: try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts))
       return reports
     }
   }
@@ -121,30 +120,28 @@ extension AuditStore {
     return try await sql.raw("SELECT 1 FROM apps WHERE observed_at <= \(bind: at) LIMIT 1").first() != nil
   }
 
-  /// The apps' rows (report, input_id, path, kind, diagnostics; ordered by input) as reports, one per input, each
-  /// app's report decoded on every core: decoding is most of what reading the latest state costs. With
-  /// `claimsOnly`, without the entitlements themselves (``BundleReport/claimsOnly``).
-  static func reports(_ rows: [any SQLRow], claimsOnly: Bool) throws -> [InspectionReport] {
-    let bundles = try concurrentMap(try rows.map { try $0.decode(column: "report", as: String.self) }) {
-      let decoder = JSONDecoder()
-      decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
-      return try decoder.decode(BundleReport.self, from: Data($0.utf8))
+  /// The apps as reports, one per input, in the order of the inputs' paths (byte by byte, whatever the database's
+  /// collation), then of the rows.
+  static func reports(_ apps: [StreamedApps.App]) throws -> [InspectionReport] {
+    let paths = apps.map { Array($0.path.utf8) }
+    let order = apps.indices.sorted {
+      paths[$0] != paths[$1]
+        ? paths[$0].lexicographicallyPrecedes(paths[$1]) : (apps[$0].input, apps[$0].id) < (apps[$1].input, apps[$1].id)
     }
     let decoder = JSONDecoder()
     var reports: [InspectionReport] = []
     var lastInput = -1
-    for (row, bundle) in zip(rows, bundles) {
-      let input = try row.decode(column: "input_id", as: Int.self)
-      if input != lastInput {
-        lastInput = input
-        let kind = InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown
-        let diagnostics = try decoder.decode(
-          [Diagnostic].self, from: Data(try row.decode(column: "diagnostics", as: String.self).utf8))
+    for app in order.map({ apps[$0] }) {
+      if app.input != lastInput {
+        lastInput = app.input
         reports.append(
           InspectionReport(
-            input: try row.decode(column: "path", as: String.self), inputKind: kind, diagnostics: diagnostics))
+            input: app.path, inputKind: InspectionReport.InputKind(rawValue: app.kind) ?? .unknown,
+            // Most inputs have none, and decoding even `[]` costs a decoder's start.
+            diagnostics: app.diagnostics == "[]"
+              ? [] : try decoder.decode([Diagnostic].self, from: Data(app.diagnostics.utf8))))
       }
-      reports[reports.count - 1].bundles.append(bundle)
+      reports[reports.count - 1].bundles.append(app.bundle)
     }
     return reports
   }
@@ -176,27 +173,33 @@ extension AuditStore {
   /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
   /// links); a host that never had one, its latest.
   private func latestRetrievals(at: String?, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
-    var rows: [any SQLRow] = []
+    try parsed(try await retrievalRows(at: at, hosts: hosts).get())
+  }
+
+  /// `rows`' files parsed and given to `apps` to join (``StreamedApps/join(_:)``); nothing without rows.
+  private func join(_ apps: StreamedApps, to rows: EventLoopFuture<[any SQLRow]>?) async throws {
+    if let rows { apps.join(try parsed(try await rows.get())) }
+  }
+
+  /// The rows ``latestRetrievals(at:hosts:)`` parses. A future, so that its queries are queued on the connection
+  /// when this returns, before any the caller sends next.
+  private func retrievalRows(at: String?, hosts: Set<String>?) -> EventLoopFuture<[any SQLRow]> {
     let only: SQLQueryString = hosts.map { "AND r.host IN (\(binds: $0.sorted()))" } ?? ""
-    if hosts?.isEmpty == true { return [:] }
+    if hosts?.isEmpty == true { return sql.eventLoop.makeSucceededFuture([]) }
     // The definite ones come second and so replace the others below.
     guard let at else {
-      rows = try await sql.raw(
+      return sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM latest_retrievals l
         JOIN retrievals r ON r.id = l.retrieval LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
         WHERE 1 = 1 \(only) ORDER BY l.definite
         """
       ).all()
-      return try parsed(rows)
     }
-    for onlyDefinite in [false, true] {
-      let filter: SQLQueryString =
-        onlyDefinite
-        ? "AND \(Self.settling("r")) \(only)" : only
-      let sameFilter: SQLQueryString =
-        onlyDefinite ? "AND \(Self.settling("s"))" : ""
-      rows += try await sql.raw(
+    let queries = [false, true].map { onlyDefinite in
+      let filter: SQLQueryString = onlyDefinite ? "AND \(Self.settling("r")) \(only)" : only
+      let sameFilter: SQLQueryString = onlyDefinite ? "AND \(Self.settling("s"))" : ""
+      return sql.raw(
         """
         SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
         LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
@@ -207,7 +210,7 @@ extension AuditStore {
         """
       ).all()
     }
-    return try parsed(rows)
+    return queries[0].and(queries[1]).map { $0 + $1 }
   }
 
   /// Retrieval rows (host, mode, result, body) as parsed files, each parsed and validated once, on every core; a
@@ -249,5 +252,114 @@ extension AuditStore {
     let body = try await sql.raw("SELECT body FROM aasa_files WHERE sha256 = \(bind: sha256)")
       .first(decodingColumn: "body", as: Data.self)
     return body.flatMap { try? AASAFile(bytes: [UInt8]($0)) } ?? Self.listingNoApp
+  }
+}
+
+/// The apps' rows decoded as they arrive: each batch of rows on a thread of its own while the server finds the next,
+/// since decoding the apps' JSON is most of what reading the latest state costs. The rows come from the connection's
+/// thread, which only takes their columns.
+final class StreamedApps: @unchecked Sendable {
+  /// One app's row, decoded.
+  struct App: Sendable {
+    var id: Int
+    var input: Int
+    var path: String
+    var kind: String
+    var diagnostics: String
+    var bundle: BundleReport
+    /// Joined to the files given to ``StreamedApps/join(_:)``.
+    var joined: Bool
+  }
+
+  private struct Row {
+    var id: Int, input: Int, path: String, kind: String, diagnostics: String, report: String
+  }
+
+  /// Rows a thread decodes at a time: enough to be worth a thread, few enough to start while the server works.
+  private static let batch = 24
+  private let claimsOnly: Bool
+  private let lock = NSLock()
+  private let group = DispatchGroup()
+  private var pending: [Row] = []
+  private var apps: [App] = []
+  private var failure: (any Error)?
+  private var files: [AASARequest: ParsedAASA]?
+
+  /// Decodes without the entitlements themselves when `claimsOnly` (``BundleReport/claimsOnly``).
+  init(claimsOnly: Bool) { self.claimsOnly = claimsOnly }
+
+  /// Takes a row (id, report, input_id, path, kind, diagnostics), and starts decoding a batch when one is full.
+  func add(_ sqlRow: any SQLRow) {
+    let row: Row
+    do {
+      row = Row(
+        id: try sqlRow.decode(column: "id", as: Int.self), input: try sqlRow.decode(column: "input_id", as: Int.self),
+        path: try sqlRow.decode(column: "path", as: String.self),
+        kind: try sqlRow.decode(column: "kind", as: String.self),
+        diagnostics: try sqlRow.decode(column: "diagnostics", as: String.self),
+        report: try sqlRow.decode(column: "report", as: String.self))
+    } catch {
+      lock.withLock { failure = failure ?? error }
+      return
+    }
+    let full: [Row]? = lock.withLock {
+      pending.append(row)
+      guard pending.count >= Self.batch else { return nil }
+      defer { pending = [] }
+      return pending
+    }
+    if let full { decode(full) }
+  }
+
+  /// Joins each app decoded from now on to `files` (``UniversalLinkInventory/rejoin(_:with:)``), and, at
+  /// ``finish()``, those decoded before.
+  func join(_ files: [AASARequest: ParsedAASA]) { lock.withLock { self.files = files } }
+
+  /// Every app once the last batch is decoded, each joined to the files if it was given them; the first problem
+  /// met, if any.
+  func finish() async throws -> [App] {
+    decode(
+      lock.withLock {
+        defer { pending = [] }; return pending
+      })
+    await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
+    let (apps, files) = try lock.withLock {
+      if let failure { throw failure }
+      return (self.apps, self.files)
+    }
+    guard let files, apps.contains(where: { !$0.joined }) else { return apps }
+    return parallelMap(apps.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 32) {
+      var app = apps[$0]
+      if !app.joined { UniversalLinkInventory.rejoin(&app.bundle, with: files) }
+      return app
+    }
+  }
+
+  private func decode(_ rows: [Row]) {
+    guard !rows.isEmpty else { return }
+    DispatchQueue.global().async(group: group) { [self] in
+      let decoder = JSONDecoder()
+      decoder.userInfo[BundleReport.claimsOnly] = claimsOnly
+      var done: [App] = []
+      done.reserveCapacity(rows.count)
+      do {
+        for row in rows {
+          let bundle = try decoder.decode(BundleReport.self, from: Data(row.report.utf8))
+          done.append(
+            App(
+              id: row.id, input: row.input, path: row.path, kind: row.kind, diagnostics: row.diagnostics,
+              bundle: bundle, joined: false))
+        }
+        if let files = lock.withLock({ self.files }) {
+          for k in done.indices {
+            UniversalLinkInventory.rejoin(&done[k].bundle, with: files)
+            done[k].joined = true
+          }
+        }
+        lock.withLock { apps += done }
+      } catch {
+        lock.withLock { failure = failure ?? error }
+      }
+    }
   }
 }

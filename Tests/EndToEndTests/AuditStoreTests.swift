@@ -139,6 +139,10 @@ import Testing
     let apps = latest.flatMap(\.bundles)
     #expect(apps.count == 10, "\(apps.map(\.path))")
     #expect(Set(apps.map(\.appId)).count == apps.count)
+    // The inputs come in the byte order of their paths, whatever order they were recorded in (Store.ipa first) and
+    // whatever the database's collation: the server sends the apps as it finds them.
+    let inputs = latest.map(\.input)
+    #expect(inputs == inputs.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } && inputs.count == 6)
     // The shop's file as retrieved in week 3 puts /buy/* first: gift cards open the app now.
     let claims = try #require(HostClaims(query: "https://shop.example.com/buy/gift/card", reports: latest))
     #expect(claims.claims.first { $0.appId == "ST0REAPP42.com.example.store" }?.verdict?.verdict == .match, "\(claims)")
