@@ -88,13 +88,11 @@ extension AuditStore {
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
       // The files that decide on one host without a wildcard are known before the apps are (its own and its
-      // domains' above), and so are every host's for the whole state: they are read first, and parsed while the
-      // server finds the apps, so that each app is joined to them as it is decoded. A wildcard's are known from its
-      // apps.
+      // domains' above): they are read first, and parsed while the server finds the apps, so that each app is
+      // joined to them as it is decoded.
       let streamed = StreamedApps(claimsOnly: host != nil || !files)
-      let exact = pattern.map { !$0.wildcard } ?? true
-      let fileRows =
-        files && exact ? retrievalRows(at: time == nil ? nil : at, hosts: pattern.map { _ in Set(above) }) : nil
+      let oneHost = files && pattern.map { !$0.wildcard } == true
+      let fileRows = oneHost ? retrievalRows(at: time == nil ? nil : at, hosts: Set(above)) : nil
       async let early: Void = join(streamed, to: fileRows)
       // Unordered, so that the server sends each app as it finds it, and each is decoded while it finds the rest.
       try await sql.raw(
@@ -104,8 +102,14 @@ extension AuditStore {
         """
       ).run { streamed.add($0) }
       try await early
+      // The whole state's files, every host's, are many: read after the apps, while the last of them are decoded.
+      async let every = files && pattern == nil ? latestRetrievals(at: time == nil ? nil : at, hosts: nil) : nil
       var reports = try Self.reports(try await streamed.finish())
-      guard files, !exact else { return reports }
+      if let every = try await every {
+        Self.rejoin(&reports, with: every)
+        return reports
+      }
+      guard files, !oneHost else { return reports }
       // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
       let hosts = Set(
         UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
