@@ -103,18 +103,17 @@ extension AuditStore {
       ).run { streamed.add($0) }
       try await early
       // The whole state's files, every host's, are many: read after the apps, while the last of them are decoded.
-      async let every = files && pattern == nil ? latestRetrievals(at: time == nil ? nil : at, hosts: nil) : nil
-      var reports = try Self.reports(try await streamed.finish())
-      if let every = try await every {
-        Self.rejoin(&reports, with: every)
-        return reports
+      if files && pattern == nil { streamed.join(try await latestRetrievals(at: time == nil ? nil : at, hosts: nil)) }
+      var apps = try await streamed.finish()
+      if files, let pattern, pattern.wildcard {
+        // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
+        let hosts = Set(
+          apps.flatMap { $0.bundle.associatedDomains.compactMap(\.request?.host) }.filter {
+            above.contains($0) || below($0)
+          })
+        apps = StreamedApps.joining(apps, to: try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts))
       }
-      guard files, !oneHost else { return reports }
-      // For a wildcard, only the files that decide on it: its own, and its domains' above or below.
-      let hosts = Set(
-        UniversalLinkInventory.requests(for: reports).map(\.host).filter { above.contains($0) || below($0) })
-      Self.rejoin(&reports, with: try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts))
-      return reports
+      return try Self.reports(apps)
     }
   }
 
@@ -148,18 +147,6 @@ extension AuditStore {
       reports[reports.count - 1].bundles.append(app.bundle)
     }
     return reports
-  }
-
-  /// Each bundle of `reports` joined to `files` (``UniversalLinkInventory/rejoin(_:with:)``), on every core.
-  static func rejoin(_ reports: inout [InspectionReport], with files: [AASARequest: ParsedAASA]) {
-    let places = reports.indices.flatMap { r in reports[r].bundles.indices.map { (r, $0) } }
-    let all = reports
-    let joined = parallelMap(places.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 32) {
-      var bundle = all[places[$0].0].bundles[places[$0].1]
-      UniversalLinkInventory.rejoin(&bundle, with: files)
-      return bundle
-    }
-    for (k, place) in places.enumerated() { reports[place.0].bundles[place.1] = joined[k] }
   }
 
   /// `transform` of each item, in order, done on every core in chunks of at least `chunk` items; the first error
@@ -322,19 +309,30 @@ final class StreamedApps: @unchecked Sendable {
   /// Every app once the last batch is decoded, each joined to the files if it was given them; the first problem
   /// met, if any.
   func finish() async throws -> [App] {
-    decode(
-      lock.withLock {
-        defer { pending = [] }; return pending
-      })
+    let last: [Row] = lock.withLock {
+      let rows = pending
+      pending = []
+      return rows
+    }
+    decode(last)
     await withCheckedContinuation { done in group.notify(queue: .global()) { done.resume() } }
     let (apps, files) = try lock.withLock {
       if let failure { throw failure }
       return (self.apps, self.files)
     }
-    guard let files, apps.contains(where: { !$0.joined }) else { return apps }
+    return files.map { Self.joining(apps, to: $0) } ?? apps
+  }
+
+  /// `apps` joined to `files` (``UniversalLinkInventory/rejoin(_:with:)``) on every core, but for those joined
+  /// already.
+  static func joining(_ apps: [App], to files: [AASARequest: ParsedAASA]) -> [App] {
+    guard apps.contains(where: { !$0.joined }) else { return apps }
     return parallelMap(apps.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 32) {
       var app = apps[$0]
-      if !app.joined { UniversalLinkInventory.rejoin(&app.bundle, with: files) }
+      if !app.joined {
+        UniversalLinkInventory.rejoin(&app.bundle, with: files)
+        app.joined = true
+      }
       return app
     }
   }
