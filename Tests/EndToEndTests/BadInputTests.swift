@@ -55,6 +55,23 @@ struct BadInputTests {
     }
   }
 
+  /// Standard output that cannot be written (a full disk, here Linux's `/dev/full`): one line that says so, exit 2,
+  /// not a crash.
+  @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
+  func aFullDiskIsToldOnce() throws {
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["inspect", CLI.sample("Store.ipa"), "--no-fetch"]
+    let errors = Pipe()
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+    process.standardError = errors
+    try process.run()
+    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationReason == .exit && process.terminationStatus == 2, "\(stderr)")
+    #expect(stderr == "ipalinks: cannot write to standard output: No space left on device\n")
+  }
+
   @Test func pathTraversalNamesAreIgnoredAndNothingIsWritten() throws {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("trav-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
