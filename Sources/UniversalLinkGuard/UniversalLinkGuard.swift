@@ -11,17 +11,11 @@ import Foundation
 
 // MARK: - How to use
 //
-// UniversalLinkGuard answers one question: would iOS hand this URL to one of the apps below instead of loading
-// it? In a WKWebView such a link leaves your app for the other app. Ask before a navigation and keep it here.
-//
-//     let linkGuard = UniversalLinkGuard.shared          // decodes the embedded rules on first use
-//     switch linkGuard.verdict(for: url) {
-//     case .opensApp(let appID, let rule): print("would open \(appID), rule \(rule)")
-//     case .excluded(let appID, let rule): print("\(appID) excludes it, rule \(rule)")
-//     case .staysInWebView: break
-//     }
-//     linkGuard.opensApp(url)                             // the same as a Bool
-//     linkGuard.verdict(for: "https://example.com/buy/42") // strings too; unparsable ones stay in the web view
+// UniversalLinkGuard answers one question: would iOS hand this navigation to one of the apps below instead of
+// loading it? In a WKWebView such a navigation leaves your app for the other app. The answer follows WebKit's own
+// rule (`LinkRuntime.Table.decide(_:)` below): iOS tries an app only for a navigation in the main frame (or a new
+// window), to a host other than the page's, that is not back/forward, that the user's tap started, and whose URL an
+// app's AASA rules open. So browsing within a site always stays in the web view.
 //
 // In your WKNavigationDelegate (Apple platforms, where WebKit exists):
 //
@@ -29,14 +23,24 @@ import Foundation
 //       _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction,
 //       decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
 //     ) {
-//       UniversalLinkGuard.shared.decidePolicy(for: navigationAction, decisionHandler: decisionHandler)
+//       UniversalLinkGuard.shared.decidePolicy(for: navigationAction, in: webView, decisionHandler: decisionHandler)
 //     }
 //
 //     // or, with the async form of the delegate method:
 //     func webView(
 //       _ webView: WKWebView, decidePolicyFor navigationAction: WKNavigationAction
 //     ) async -> WKNavigationActionPolicy {
-//       UniversalLinkGuard.shared.navigationPolicy(for: navigationAction)
+//       UniversalLinkGuard.shared.navigationPolicy(for: navigationAction, in: webView)
+//     }
+//
+// Elsewhere, ask about a URL and the page it is opened from:
+//
+//     let linkGuard = UniversalLinkGuard.shared          // decodes the embedded rules on first use
+//     linkGuard.opensApp(url, from: webView.url)          // false for a URL on the page's own host
+//     switch linkGuard.verdict(for: url) {                // the URL's rules alone, wherever it is opened from
+//     case .opensApp(let appID, let rule): print("\(appID) claims it, rule \(rule)")
+//     case .excluded(let appID, let rule): print("\(appID) excludes it, rule \(rule)")
+//     case .staysInWebView: break
 //     }
 //
 // How a URL is decided (rules match as in `ipalinks match`, by the same code): only http and https URLs; for each
@@ -147,10 +151,19 @@ public struct UniversalLinkGuard: Sendable {
     }
   }
 
-  /// Whether iOS would open an app for `url`.
-  public func opensApp(_ url: URL) -> Bool {
-    if case .opensApp = verdict(for: url) { return true }
-    return false
+  /// Whether iOS would open an app when the user taps a link to `url` on `page`, the page the web view shows: false
+  /// when `page` has the same host as `url` (WebKit keeps such a navigation in the web view), else whether an app
+  /// claims `url`. Nil means no page yet (a web view's first load).
+  public func opensApp(_ url: URL, from page: URL?) -> Bool {
+    decide(
+      LinkRuntime.Navigation(
+        destination: url.absoluteString, page: page?.absoluteString, frame: .main, kind: .linkActivated)
+    ).opensApp
+  }
+
+  /// What iOS does with a navigation described by its facts, and why: the navigation rule, over these rules.
+  public func decide(_ navigation: LinkRuntime.Navigation) -> LinkRuntime.NavigationDecision {
+    table.decide(navigation)
   }
 }
 
@@ -201,16 +214,16 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
 #if canImport(WebKit)
   import WebKit
 
-  /// How ``UniversalLinkGuard/decidePolicy(for:policy:decisionHandler:)`` keeps a universal link in the web view.
+  /// How ``UniversalLinkGuard/decidePolicy(for:in:policy:decisionHandler:)`` keeps a universal link in the web view.
   public enum UniversalLinkPolicy: Sendable {
-    /// Cancel the navigation: nothing loads. If you want the page, load it yourself with
-    /// `webView.load(URLRequest(url: url))`: WebKit does not try app links for loads started from code. That load
-    /// comes back through your delegate, so answer `.allow` for it (remember the URL you loaded).
+    /// Cancel the navigation: nothing loads. To show the page, load it with
+    /// ``UniversalLinkGuard/load(_:in:)``: WebKit does not try app links for loads an app starts, and the guard lets
+    /// that load through.
     case cancel
     /// Let the page load in the web view but tell WebKit not to try app links for it. This is WebKit's private
     /// policy `_WKNavigationActionPolicyAllowWithoutTryingAppLink` (`.allow` + 2): undocumented SPI, so a future iOS
     /// may change it and App Review could object. It keeps the navigation as the page made it (method, body,
-    /// referrer); if the SPI worries you, use `.cancel` and load the URL yourself.
+    /// referrer); if the SPI worries you, use `.cancel` and load the URL with ``UniversalLinkGuard/load(_:in:)``.
     case allowWithoutOpeningApp
   }
 
@@ -220,28 +233,85 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
       WKNavigationActionPolicy(rawValue: WKNavigationActionPolicy.allow.rawValue + 2) ?? .cancel
     }
 
-    /// The policy for a navigation: `.allow` unless its URL would open an app, then the one `policy` picks.
-    ///
-    /// Every navigation is checked, whatever its type or frame: iOS opens apps mainly for main-frame,
-    /// link-activated navigations, but page scripts and form submissions can reach a universal link too.
+    /// The facts of `action` that the navigation rule reads: its URL, the page `webView` shows (its current
+    /// history item: the committed page, not one still loading), the frame and the navigation type. Whether the
+    /// user's tap started it is unknown (`WKNavigationAction` does not say), which counts as yes, except for a load
+    /// started with ``load(_:in:)``. Nil for an action without a URL.
+    @MainActor
+    public static func navigation(for action: WKNavigationAction, in webView: WKWebView) -> LinkRuntime.Navigation? {
+      guard let url = action.request.url else { return nil }
+      let frame: LinkRuntime.Navigation.Frame =
+        if let target = action.targetFrame { target.isMainFrame ? .main : .subframe } else { .newWindow }
+      let kind: LinkRuntime.Navigation.Kind =
+        switch action.navigationType {
+        case .linkActivated: .linkActivated
+        case .formSubmitted: .formSubmitted
+        case .backForward: .backForward
+        case .reload: .reload
+        case .formResubmitted: .formResubmitted
+        default: .other
+        }
+      let own = OwnLoads.take(url.absoluteString, in: webView)
+      return LinkRuntime.Navigation(
+        destination: url.absoluteString, page: webView.backForwardList.currentItem?.url.absoluteString, frame: frame,
+        kind: kind, userInitiated: own ? false : nil)
+    }
+
+    /// The policy for a navigation in `webView`: `.allow` unless iOS would open an app for it, then the one
+    /// `policy` picks. Same-host browsing, back/forward, iframes and loads started with ``load(_:in:)`` are left
+    /// alone, as iOS leaves them in the web view.
     @MainActor
     public func navigationPolicy(
-      for action: WKNavigationAction, policy: UniversalLinkPolicy = .allowWithoutOpeningApp
+      for action: WKNavigationAction, in webView: WKWebView, policy: UniversalLinkPolicy = .allowWithoutOpeningApp
     ) -> WKNavigationActionPolicy {
-      guard let url = action.request.url, opensApp(url) else { return .allow }
+      guard let navigation = Self.navigation(for: action, in: webView), decide(navigation).opensApp else {
+        return .allow
+      }
       switch policy {
       case .cancel: return .cancel
       case .allowWithoutOpeningApp: return Self.allowWithoutTryingAppLinks
       }
     }
 
-    /// Answers `webView(_:decidePolicyFor:decisionHandler:)` for you; see ``navigationPolicy(for:policy:)``.
+    /// Answers `webView(_:decidePolicyFor:decisionHandler:)` for you; see ``navigationPolicy(for:in:policy:)``.
     @MainActor
     public func decidePolicy(
-      for action: WKNavigationAction, policy: UniversalLinkPolicy = .allowWithoutOpeningApp,
+      for action: WKNavigationAction, in webView: WKWebView, policy: UniversalLinkPolicy = .allowWithoutOpeningApp,
       decisionHandler: @escaping @MainActor @Sendable (WKNavigationActionPolicy) -> Void
     ) {
-      decisionHandler(navigationPolicy(for: action, policy: policy))
+      decisionHandler(navigationPolicy(for: action, in: webView, policy: policy))
+    }
+
+    /// Loads `url` in `webView` as your app's own load: WebKit never opens an app for a load an app starts, so the
+    /// guard lets it through whatever the policy. Use it to show a page that `.cancel` stopped.
+    @MainActor
+    @discardableResult
+    public func load(_ url: URL, in webView: WKWebView) -> WKNavigation? {
+      OwnLoads.add(url.absoluteString, in: webView)
+      return webView.load(URLRequest(url: url))
+    }
+
+    /// The loads started with ``load(_:in:)`` whose navigation the guard has not seen yet, by web view.
+    @MainActor
+    private enum OwnLoads {
+      static var pending: [(view: Weak, url: String)] = []
+
+      final class Weak {
+        weak var view: WKWebView?
+        init(_ view: WKWebView) { self.view = view }
+      }
+
+      static func add(_ url: String, in view: WKWebView) {
+        pending.removeAll { $0.view.view == nil }
+        pending.append((Weak(view), url))
+      }
+
+      /// Whether `url` in `view` is one of them; it is then no longer pending.
+      static func take(_ url: String, in view: WKWebView) -> Bool {
+        guard let index = pending.firstIndex(where: { $0.view.view === view && $0.url == url }) else { return false }
+        pending.remove(at: index)
+        return true
+      }
     }
   }
 #endif

@@ -63,7 +63,8 @@ enum Engines {
   /// Compiles the generated Swift guard `source` with the `driver` program (its `main.swift`) by
   /// `swiftc -swift-version 6` in `folder`. The build must succeed without a warning; returns the executable.
   static func compileSwiftGuard(
-    _ source: String, driver: String, in folder: URL, sourceLocation: SourceLocation = #_sourceLocation
+    _ source: String, driver: String, in folder: URL, flags: [String] = [],
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws -> URL {
     let guardFile = folder.appendingPathComponent("UniversalLinkGuard.swift")
     try Data(source.utf8).write(to: guardFile)
@@ -71,7 +72,7 @@ enum Engines {
     try Data(driver.utf8).write(to: main)
     let exe = folder.appendingPathComponent("driver")
     let compile = try CLI.run(
-      ["swiftc", "-swift-version", "6", "-o", exe.path, guardFile.path, main.path],
+      ["swiftc", "-swift-version", "6", "-o", exe.path, guardFile.path, main.path] + flags,
       executable: URL(fileURLWithPath: "/usr/bin/env"))
     try #require(compile.status == 0, "swiftc: \(compile.stderr)", sourceLocation: sourceLocation)
     #expect(!compile.stderr.contains("warning:"), "swiftc: \(compile.stderr)", sourceLocation: sourceLocation)

@@ -43,6 +43,84 @@ struct SwiftGuardCompileTests {
     }
   }
 
+  /// The guard's WebKit glue, type-checked and run against the SDK's declarations (`Tests/WebKit/WKDeclarations.swift`,
+  /// since Apple's WebKit does not run here): each action's facts reach the navigation rule, so same-host browsing,
+  /// back/forward, iframes and the app's own loads are left alone under both policies, and only a navigation iOS
+  /// would hand to an app gets the policy.
+  @Test func swiftGuardWebKitGlueAppliesTheNavigationRule() throws {
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let declarations = CLI.repo.appendingPathComponent("Tests/WebKit/WKDeclarations.swift")
+    let module = try CLI.run(
+      [
+        "swiftc", "-swift-version", "6", "-parse-as-library", "-module-name", "WebKit", "-emit-module",
+        "-emit-module-path", folder.appendingPathComponent("WebKit.swiftmodule").path, "-emit-library", "-static",
+        "-o", folder.appendingPathComponent("libWebKit.a").path, declarations.path,
+      ], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    try #require(module.status == 0, "swiftc WebKit: \(module.stderr)")
+    let exe = try Engines.compileSwiftGuard(
+      BlocklistRenderer(BlocklistEngineTests.blocklist).swiftGuard(generator: "test"),
+      driver: #"""
+        import Foundation
+        import WebKit
+
+        // One line per action: the policy under .allowWithoutOpeningApp, then under .cancel.
+        @MainActor func policies(
+          _ url: String, page: String?, frame: String = "main", type: WKNavigationType = .linkActivated,
+          own: Bool = false
+        ) -> String {
+          let view = WKWebView(page: page.flatMap(URL.init(string:)))
+          let main = WKFrameInfo(isMainFrame: true, webView: view)
+          let target = frame == "main" ? main : frame == "sub" ? WKFrameInfo(isMainFrame: false, webView: view) : nil
+          var answers: [String] = []
+          for policy in [UniversalLinkPolicy.allowWithoutOpeningApp, .cancel] {
+            if own { UniversalLinkGuard.shared.load(URL(string: url)!, in: view) }
+            let action = WKNavigationAction(
+              request: URLRequest(url: URL(string: url)!), targetFrame: target, sourceFrame: main, navigationType: type)
+            var answer: WKNavigationActionPolicy? = nil
+            UniversalLinkGuard.shared.decidePolicy(for: action, in: view, policy: policy) { answer = $0 }
+            answers.append(answer.map { "\($0)" } ?? "none")
+          }
+          return answers.joined(separator: " ")
+        }
+
+        @MainActor func run() {
+          let claimed = "https://alpha.example/buy/shoes"
+          print(policies(claimed, page: "https://news.example/"))
+          print(policies(claimed, page: "https://alpha.example/"))
+          print(policies(claimed, page: "https://ALPHA.example:8443/feed"))
+          print(policies(claimed, page: "https://www.alpha.example/"))
+          print(policies(claimed, page: nil))
+          print(policies(claimed, page: "https://news.example/", frame: "sub"))
+          print(policies(claimed, page: "https://news.example/", frame: "new"))
+          print(policies(claimed, page: "https://news.example/", type: .backForward))
+          print(policies(claimed, page: "https://news.example/", type: .other))
+          print(policies(claimed, page: "https://news.example/", type: .other, own: true))
+          print(policies("https://alpha.example/buy/gift/card", page: "https://news.example/"))
+          print(policies("https://alpha.example/buy/1", page: "https://alpha.example@news.example/"))
+        }
+        MainActor.assumeIsolated { run() }
+        """#, in: folder, flags: ["-I", folder.path, "-L", folder.path, "-lWebKit"])
+    let run = try CLI.run([], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    let block = "allowWithoutTryingAppLink cancel"
+    let leave = "allow allow"
+    #expect(
+      run.stdout.split(separator: "\n").map(String.init) == [
+        block,  // another host: the app would open
+        leave, leave,  // the page's own host, with any port or case
+        block,  // www.alpha.example is another host
+        block,  // no page yet
+        leave,  // an iframe
+        block,  // a new window
+        leave,  // back/forward
+        block,  // script: whether the user's tap started it is unknown, so it counts as the user's
+        leave,  // the app's own load, started with load(_:in:)
+        leave,  // excluded by the file
+        block,  // the page's host is news.example, not the user info
+      ])
+  }
+
   @Test func swiftGuardCompilesAndGivesHostileStringsBackExactly() throws {
     let start = ContinuousClock.now
     let blocklist = OutputEscapingTests.blocklist
