@@ -95,6 +95,108 @@ struct JSGuardNodeTests {
     #expect(tally.noMatch * 100 >= urls.count * 10, "seed \(Self.seed): \(tally.summary)")
   }
 
+  /// The navigation rule in the JavaScript guard and in the Swift core give the same answer for every fact, and
+  /// the Swift core reads every destination as Node's WHATWG parser does (WebKit follows the same standard): on the
+  /// engine corpus and on hostile spellings of its URLs (user info, backslashes, percent-encoded or fullwidth host
+  /// letters, ports, a trailing dot, dot segments), against pages on the same host and on others.
+  @Test func navigationRuleIsTheSwiftCoresOnHostileURLs() throws {
+    let blocklist = BlocklistEngineTests.blocklist
+    let table = blocklist.table()
+    var destinations: [String] = []
+    for url in BlocklistEngineTests.corpus {
+      guard let parts = UniversalLinkURL(string: url), url.hasPrefix("https://") else { continue }
+      let host = parts.host
+      let rest = String(url.dropFirst("https://".count + host.count))
+      let encoded = host.unicodeScalars.map { $0 == "." ? "%2E" : String($0) }.joined()
+      let fullwidth = String(
+        String.UnicodeScalarView(
+          host.unicodeScalars.map { s in
+            ("a"..."z").contains(s) ? Unicode.Scalar(s.value + 0xFEE0)! : s
+          }))
+      destinations += [
+        url, "https://evil.example@\(host)\(rest)", "https://\(host)@evil.example\(rest)",
+        "https://\(host)\\@evil.example\(rest)", "https://evil.example\\@\(host)\(rest)", "https:\\\\\(host)\(rest)",
+        "https://\(encoded)\(rest)", "https://\(fullwidth)\(rest)", "https://\(host.uppercased()):8443\(rest)",
+        "https://\(host).\(rest)", "https://\(host)/x/..\(rest)", "https://\(host)/%2e%2E\(rest)",
+      ]
+    }
+    destinations += [
+      "https://bücher.example/buy/1", "https://[::1]/buy", "https://0x7f.1/buy", "mailto:x@alpha.example",
+    ]
+    let pages: [String?] = [
+      nil, "https://news.example/", "https://alpha.example/", "https://ALPHA.example:8443/x", "https://alpha.example./",
+      "https://www.alpha.example/", "about:blank", "https://beta.example/p",
+    ]
+    var facts: [LinkRuntime.Navigation] = []
+    for (n, destination) in destinations.enumerated() {
+      for page in pages {
+        facts.append(
+          .init(destination: destination, page: page, frame: .main, kind: .linkActivated, userInitiated: true))
+      }
+      // Every frame, kind and user fact, on one page each.
+      let frame = LinkRuntime.Navigation.Frame.allCases[n % 3]
+      let kind = LinkRuntime.Navigation.Kind.allCases[n % 6]
+      let user: Bool? = [true, false, nil][n % 3]
+      facts.append(
+        .init(destination: destination, page: pages[n % pages.count], frame: frame, kind: kind, userInitiated: user))
+    }
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let guardFile = folder.appendingPathComponent("ipalinks-guard.js")
+    try Data(BlocklistRenderer(blocklist).javaScriptGuard(generator: "JSGuardNodeTests").utf8).write(to: guardFile)
+    let lines = facts.map { fact -> String in
+      let object: [String: Any] = [
+        "destination": fact.destination, "page": fact.page ?? NSNull(), "frame": fact.frame.rawValue,
+        "kind": fact.kind.rawValue, "userInitiated": fact.userInitiated ?? NSNull(),
+      ]
+      return String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+    let input = folder.appendingPathComponent("facts.jsonl")
+    try Data(lines.joined(separator: "\n").utf8).write(to: input)
+    let node = try #require(NodeJS.executable)
+    let run = try CLI.run(
+      [CLI.repo.appendingPathComponent("Tests/Node/guard-navigations.js").path, guardFile.path, input.path],
+      executable: node)
+    try #require(run.status == 0, "node: \(run.stderr)")
+    struct Answer: Decodable {
+      var host: String?
+      var href: String?
+      var opensApp: Bool
+      var reason: String
+      var appID: String?
+    }
+    let answers = try run.stdout.split(separator: "\n").map {
+      try JSONDecoder().decode(Answer.self, from: Data($0.utf8))
+    }
+    try #require(answers.count == facts.count)
+    var opened = 0
+    var sameHost = 0
+    var failures = 0
+    for (fact, js) in zip(facts, answers) {
+      let swift = table.decide(fact)
+      let url = LinkRuntime.WebURL(fact.destination)
+      // Hosts outside ASCII: Swift reads them inexactly and counts them as opening an app (fail closed).
+      let exact = url?.hostIsExact ?? true
+      var agree = swift.opensApp == js.opensApp && swift.reason.rawValue == js.reason
+      if !exact { agree = swift.opensApp && (swift.reason == .unreadableHost || swift.reason.rawValue == js.reason) }
+      if exact { agree = agree && url?.host == js.host && url?.href == js.href }
+      if swift.opensApp { opened += 1 }
+      if swift.reason == .sameHost { sameHost += 1 }
+      if !agree {
+        failures += 1
+        if failures <= 10 {
+          let message =
+            "\(fact): Swift \(swift.opensApp) \(swift.reason.rawValue) \(url?.host ?? "-") \(url?.href ?? "-"); "
+            + "JavaScript \(js.opensApp) \(js.reason) \(js.host ?? "-") \(js.href ?? "-")"
+          Issue.record(Comment(rawValue: message))
+        }
+      }
+    }
+    #expect(failures == 0, "\(failures) of \(facts.count) navigations differ")
+    // Both answers occur often: agreeing is more than both saying no.
+    #expect(opened > facts.count / 10 && sameHost > facts.count / 20, "opened \(opened), same host \(sameHost)")
+  }
+
   // MARK: - Cross-check
 
   /// Whether the path of `url` has a `.` or `..` segment (`%2e` counts as `.`), which the WHATWG parser removes.

@@ -40,7 +40,7 @@ struct OutputEscapingEngineTests {
     let values = try #require(result["evals"] as? [String: [String: Any]])
     #expect(values[evals[0]]?["value"] as? String == "undefined", "a payload ran: \(values[evals[0]] ?? [:])")
     #expect(values[evals[1]]?["value"] as? String == "function")
-    #expect(values[evals[2]]?["value"] as? Int == 1)
+    #expect(values[evals[2]]?["value"] as? Int == 2)
   }
 
   /// The guard inlined in a page the way its usage notes suggest: WebKit's HTML parser must see one script that

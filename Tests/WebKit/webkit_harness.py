@@ -4,6 +4,7 @@
     xvfb-run -a /usr/bin/python3 webkit_harness.py rules RULES.json URLS.json [--timeout S]
     xvfb-run -a /usr/bin/python3 webkit_harness.py eval  GUARD.js URLS.json
     xvfb-run -a /usr/bin/python3 webkit_harness.py click GUARD.js|- PAGE.html [--settle MS] [--click-method gdk|dom]
+                                                      [--base URL]
 
 Each run prints exactly one JSON document on stdout (diagnostics go to stderr).
 Exit status: 0 the harness worked, 2 harness failure (a {"harnessError": ...} document), 3 WebKit
@@ -267,11 +268,11 @@ class Page:
         self.view, self.win = make_view(content_manager(guard))
         self.guard = guard
 
-    def open(self, html, timeout=15):
+    def open(self, html, timeout=15, base=PAGE_BASE):
         state = {}
         handler = self.view.connect("load-changed",
                                     lambda v, event: event == WebKit2.LoadEvent.FINISHED and state.update(done=1))
-        self.view.load_html(html, PAGE_BASE)
+        self.view.load_html(html, base)
         ok = pump(lambda: state, timeout)
         self.view.disconnect(handler)
         if not ok:
@@ -420,8 +421,8 @@ class ClickRecorder(Page):
         self.bucket.append(describe("create", action))
         return None   # no new view: the request is only recorded
 
-    def run(self, html, settle, method):
-        self.open(html)
+    def run(self, html, settle, method, base=PAGE_BASE):
+        self.open(html, base=base)
         self.loading = False
         pump(lambda: False, 0.3)   # let page scripts add late data-click elements
         if method == "gdk" and self.view.get_window() is None:
@@ -453,7 +454,7 @@ class ClickRecorder(Page):
 def cmd_click(args):
     guard = None if args.guard == "-" else read_text(args.guard)
     html = read_text(args.page)
-    return ClickRecorder(guard).run(html, args.settle / 1000.0, args.click_method), 0
+    return ClickRecorder(guard).run(html, args.settle / 1000.0, args.click_method, args.base), 0
 
 
 # ----------------------------------------------------------------------------------------- main
@@ -473,6 +474,7 @@ def parse_args(argv):
     click.add_argument("page")
     click.add_argument("--settle", type=int, default=1500, help="ms to record after each click (default 1500)")
     click.add_argument("--click-method", choices=("gdk", "dom"), default="gdk")
+    click.add_argument("--base", default=PAGE_BASE, help="the page's URL (default %s)" % PAGE_BASE)
     return parser.parse_args(argv)
 
 

@@ -1,32 +1,35 @@
 //
-// What it does: on a tap (a primary click) on an <a href> or <area href> whose URL iOS would hand to one of the
-// apps below (a universal link), it cancels the tap and navigates to the same URL from a timer instead.
-// iOS opens apps for navigations the user starts; a navigation issued by script after the event is meant
-// to load in this web view. One capture-phase listener on `document` covers links added later and taps on
-// elements inside a link, and it sees through open shadow roots.
+// What it does: when the user taps a link (<a href>, <area href>) or submits a form, and iOS would hand that
+// navigation to one of the apps below (a universal link), it cancels the tap and makes the same navigation itself,
+// in a way WebKit never opens an app for: after a MessageChannel message, which carries no user gesture (WebKit
+// forwards a tap's gesture to timers and to window.postMessage for about a second, but not to a port's messages),
+// and from a hidden same-origin iframe, whose navigations do not inherit the page's permission to open apps (a
+// page the user reached by a tap keeps that permission, so its own script navigations could still open one).
+// Measured in WebKitGTK with real pointer clicks: the guard's navigation carries no user gesture.
 //
-// Caveat, test on a device: WebKit forwards a tap's user gesture to timers that fire within about a second,
-// and its app-link decision depends on that gesture, so the timer may not be enough on every iOS version.
-// In your own app, the Swift guard's decidePolicy helper (or the content rule list) is the reliable layer.
+// It applies iOS's navigation rule (docs/MATCHING.md, "The navigation rule"): iOS opens an app only for a
+// navigation in the main frame (or a new window), to a host other than the page's, started by the user's tap.
+// So taps on the page's own host, taps that navigate only an iframe, and everything it cannot see are left alone.
 //
-// What it does not cover, and leaves alone:
-//   - navigations the page starts from its own script: `location.href = ...` in a click handler, links whose
-//     href page script computes or changes during the click, `window.open`, form submissions;
-//   - long-press menus ("Open", "Open in New Tab"), which navigate without a click event;
-//   - links to the page's own host: WebKit never opens an app for them (so single-page routers keep working),
-//     and links that only navigate an iframe: WebKit opens apps for main-frame navigations only.
-// For those, use the Swift guard (`UniversalLinkGuard.decidePolicy` in your WKNavigationDelegate) or the
-// WKContentRuleList that ipalinks also writes.
+// It is not protection on its own: a page's own script can navigate without a tap it sees (`location.href = ...`
+// in a click handler, `window.open`), and the location object cannot be intercepted. Long-press menus ("Open",
+// "Open in New Tab") navigate without a click too. In your own app, the Swift guard's decidePolicy helper is the
+// protection; use this for pages you serve, next to it.
 //
-// Links that ask for a new window (target=_blank, a named target, or meta/ctrl/shift/alt held) are intercepted
-// too and open in the current view: a window opened from a timer would be blocked as a popup, and letting the
-// user's own new-window navigation through would open the app.
+// Links and forms that ask for a new window (target=_blank, a named target, or meta/ctrl/shift/alt held) are
+// intercepted too and open in the current view: a window opened by script would be blocked as a popup, and
+// letting the user's own new-window navigation through would open the app.
 //
-// API: window.ipalinksGuard = { verdict, version: 1 }
+// API: window.ipalinksGuard = { verdict, navigation, version: 2 }
 //   ipalinksGuard.verdict("https://example.com/buy/42")
 //     // -> { verdict: "match" | "exclude" | "no-match", appID: "ABCDE12345.com.example.app" | null,
 //     //     pointer: "/applinks/details/0/components/1" | null }   (pointer: the deciding rule in the AASA file)
-//   In Node (no window, no DOM) require() returns the same object, and no click handler is installed.
+//   ipalinksGuard.navigation({ destination, page, frame: "main" | "subframe" | "new-window",
+//                              kind: "link-activated" | "form-submitted" | "back-forward" | "reload" | ..., 
+//                              userInitiated: true | false | null })
+//     // -> { opensApp, reason, verdict, appID, pointer }: iOS's navigation rule, as the Swift guard's
+//     //    LinkRuntime.Table.decide(_:) gives it (reason: "claimed", "same-host", "subframe", ...)
+//   In Node (no window, no DOM) require() returns the same object, and no handler is installed.
 //
 // Usage: load it once, as early as possible: a script element in the page's head (inline or from a file), or,
 // in your own app, WKUserScript(source:injectionTime: .atDocumentStart, forMainFrameOnly: false).
@@ -345,16 +348,56 @@
     return exclusion || { verdict: "no-match", appID: null, pointer: null };
   }
 
+  // ---- The navigation rule ----------------------------------------------------------------------------------
+  //
+  // What iOS does with a navigation, from its facts; the same rule, in the same order, as the Swift guard's
+  // LinkRuntime.Table.decide(_:), with the sources in docs/MATCHING.md. WebKit's own URL parser reads both URLs
+  // here (`new URL`), and WebKit compares the hosts exactly: `www.a.com` is not `a.com`, nor is `a.com.`.
+
+  function webURL(text) {
+    var url;
+    try {
+      url = new URL(String(text));
+    } catch (e) {
+      return null;
+    }
+    return url.protocol === "http:" || url.protocol === "https:" ? url : null;
+  }
+
+  function decided(opensApp, reason, v) {
+    return {
+      opensApp: opensApp,
+      reason: reason,
+      verdict: v ? v.verdict : null,
+      appID: v ? v.appID : null,
+      pointer: v ? v.pointer : null,
+    };
+  }
+
+  function navigation(facts) {
+    var destination = webURL(facts && facts.destination);
+    if (!destination) return decided(false, "not-web", null);
+    if (facts.frame === "subframe") return decided(false, "subframe", null);
+    if (facts.kind === "back-forward") return decided(false, "back-forward", null);
+    if (facts.userInitiated === false) return decided(false, "not-user-initiated", null);
+    var page = facts.page === null || facts.page === undefined ? null : webURL(facts.page);
+    if (page && page.hostname === destination.hostname) return decided(false, "same-host", null);
+    var v = verdict(destination.href);
+    return decided(v.verdict === "match", v.verdict === "match" ? "claimed" : "unclaimed", v);
+  }
+
   // The API: window.ipalinksGuard in a page; without a window, the module's exports where there are any (Node).
-  var api = { verdict: verdict, version: 1 };
+  var api = { verdict: verdict, navigation: navigation, version: 2 };
   if (typeof window !== "undefined") window.ipalinksGuard = api;
   else if (typeof module === "object" && module !== null && typeof module.exports === "object") module.exports = api;
 
-  // ---- Click handler ----------------------------------------------------------------------------------------
+  // ---- Taps -------------------------------------------------------------------------------------------------
 
   if (typeof document === "undefined" || typeof window === "undefined" || !document.addEventListener) return;
 
   var LINK = "a[href], area[href]";
+  // Marks the link or form the guard itself makes in its iframe, so a copy of the guard there leaves it alone.
+  var OWN = "data-ipalinks-guard";
 
   // The link the click is on, looking through open shadow roots (composedPath) and from text nodes.
   function linkOf(event) {
@@ -378,38 +421,68 @@
     }
   }
 
-  function sameHost(a, b) {
-    var strip = function (h) {
-      h = String(h).toLowerCase();
-      return h.length > 1 && h.charAt(h.length - 1) === "." ? h.slice(0, -1) : h;
-    };
-    return strip(a) === strip(b);
-  }
-
-  // Which window the link navigates: "self", "top", "parent" or "new".
-  function targetOf(link, event) {
-    if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return "new";
+  // Which window a navigation with this target loads in: "self", "top", "parent" or "new".
+  function windowOf(target, event) {
+    if (event && (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)) return "new";
     var base = document.querySelector("base[target]");
-    var target = (link.getAttribute("target") || (base && base.getAttribute("target")) || "").toLowerCase();
+    target = (target || (base && base.getAttribute("target")) || "").toLowerCase();
     if (target === "" || target === "_self") return "self";
     if (target === "_top") return window.top === window ? "self" : "top";
     if (target === "_parent") return window.parent === window ? "self" : "parent";
     return "new";
   }
 
-  // Whether WebKit could try an app link for this navigation at all: only main-frame navigations (or new
-  // windows) whose host differs from the page they leave.
-  function mayOpenApp(where, url) {
-    var inFrame = window.top !== window;
-    if (where === "new") return !sameHost(location.hostname, url.hostname);
-    if (where === "self" && inFrame) return false; // navigates this iframe only
-    if (where === "parent" && window.parent !== window.top) return false;
-    if (!inFrame) return !sameHost(location.hostname, url.hostname);
+  // The page the web view shows (the main frame's URL); null when a cross-origin top hides it, so its host
+  // counts as another.
+  function topPage() {
     try {
-      return !sameHost(window.top.location.hostname, url.hostname);
+      return window.top.location.href;
     } catch (e) {
-      return true; // a cross-origin top page: its host is unknown, assume it differs
+      return null;
     }
+  }
+
+  // The navigation a tap would make, described as the rule reads it.
+  function tapNavigation(url, where, kind) {
+    var inFrame = window.top !== window;
+    var frame = "main";
+    if (where === "new") frame = "new-window";
+    else if (where === "self" && inFrame) frame = "subframe";
+    else if (where === "parent" && window.parent !== window.top) frame = "subframe";
+    return { destination: url, page: topPage(), frame: frame, kind: kind, userInitiated: true };
+  }
+
+  // Makes the navigation that `build` sets up in a hidden iframe: `build(document)` returns the link or form to
+  // activate there. The iframe's document does not pass the page's permission to open apps on (WebKit's
+  // DocumentLoader::shouldOpenExternalURLsPolicyToPropagate gives its own, which nothing granted), and the
+  // MessageChannel message carries no user gesture, so WebKit does not try an app for it.
+  function navigateFromFrame(build) {
+    var channel = new MessageChannel();
+    channel.port1.onmessage = function () {
+      channel.port1.close();
+      var frame = document.createElement("iframe");
+      frame.setAttribute("aria-hidden", "true");
+      frame.setAttribute("tabindex", "-1");
+      frame.style.display = "none";
+      (document.body || document.documentElement).appendChild(frame);
+      var doc = frame.contentDocument;
+      var parent = doc && (doc.body || doc.documentElement);
+      if (!parent) return; // nothing to build in: the navigation stays cancelled rather than made with the page's rights
+      var element = build(doc);
+      element.setAttribute(OWN, "");
+      parent.appendChild(element);
+      if (element.tagName === "FORM") element.submit();
+      else element.click();
+      setTimeout(function () {
+        if (frame.parentNode) frame.parentNode.removeChild(frame);
+      }, 1000);
+    };
+    channel.port2.postMessage(null);
+  }
+
+  // The iframe's target for a navigation of `where`: this window is the iframe's parent, the main frame its top.
+  function frameTarget(where) {
+    return where === "new" && window.top !== window ? "_parent" : "_top";
   }
 
   document.addEventListener(
@@ -417,31 +490,82 @@
     function (event) {
       if (event.defaultPrevented || event.button !== 0) return;
       var link = linkOf(event);
-      if (!link || link.hasAttribute("download")) return;
+      if (!link || link.hasAttribute("download") || link.hasAttribute(OWN)) return;
       var href = hrefOf(link);
-      var url;
-      try {
-        url = new URL(href);
-      } catch (e) {
-        return;
-      }
-      // javascript:, mailto:, tel: and the like are not universal links.
-      if (url.protocol !== "http:" && url.protocol !== "https:") return;
-      var where = targetOf(link, event);
-      if (!mayOpenApp(where, url) || verdict(href).verdict !== "match") return;
+      var where = windowOf(link.getAttribute("target"), event);
+      if (!navigation(tapNavigation(href, where, "link-activated")).opensApp) return;
       event.preventDefault();
       event.stopImmediatePropagation();
       // New-window links navigate this view: see the top of this file.
-      var view = where === "top" ? window.top : where === "parent" ? window.parent : window;
-      setTimeout(function () {
-        try {
-          // A cross-origin top or parent window allows setting location.href only.
-          if (view === window) window.location.assign(href);
-          else view.location.href = href;
-        } catch (e) {
-          window.location.assign(href);
-        }
-      }, 0);
+      navigateFromFrame(function (doc) {
+        var copy = doc.createElement("a");
+        copy.href = href;
+        copy.target = frameTarget(where);
+        return copy;
+      });
+    },
+    true
+  );
+
+  // Form submissions the user makes (a submit button, Enter); `form.submit()` from script fires no event.
+  document.addEventListener(
+    "submit",
+    function (event) {
+      var form = event.target;
+      if (event.defaultPrevented || !form || form.tagName !== "FORM" || form.hasAttribute(OWN)) return;
+      var submitter = event.submitter || null;
+      var attribute = function (name, fallback) {
+        var own = submitter && submitter.getAttribute("form" + name);
+        return own !== null && own !== undefined ? own : fallback;
+      };
+      var method = String(attribute("method", form.getAttribute("method")) || "get").toLowerCase();
+      if (method !== "get" && method !== "post") return; // a dialog closes; nothing navigates
+      var action = submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
+      var data;
+      try {
+        data = submitter ? new FormData(form, submitter) : new FormData(form);
+      } catch (e) {
+        data = new FormData(form);
+      }
+      var destination = action;
+      if (method === "get") {
+        // A GET replaces the action's query with the form's fields.
+        var url = webURL(action);
+        if (!url) return;
+        url.search = new URLSearchParams(data).toString();
+        destination = url.href;
+      }
+      var where = windowOf(attribute("target", form.getAttribute("target")), null);
+      if (!navigation(tapNavigation(destination, where, "form-submitted")).opensApp) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      navigateFromFrame(function (doc) {
+        var copy = doc.createElement("form");
+        copy.method = method;
+        copy.action = action;
+        copy.target = frameTarget(where);
+        var enctype = attribute("enctype", form.getAttribute("enctype"));
+        if (enctype) copy.enctype = enctype;
+        if (form.acceptCharset) copy.acceptCharset = form.acceptCharset;
+        data.forEach(function (value, name) {
+          var input = doc.createElement("input");
+          input.name = name;
+          if (typeof value === "string") {
+            input.type = "hidden";
+            input.value = value;
+          } else {
+            // A file: carried over in a file input of its own.
+            input.type = "file";
+            try {
+              var transfer = new DataTransfer();
+              transfer.items.add(value);
+              input.files = transfer.files;
+            } catch (e) {}
+          }
+          copy.appendChild(input);
+        });
+        return copy;
+      });
     },
     true
   );
