@@ -120,6 +120,58 @@ struct BlocklistEngineTests {
     #expect(blocked > 15 && blocked < Self.corpus.count - 15)
   }
 
+  /// Apps that share a host keep their exceptions in WebKit when their rules for it are the same (wikipedia.org
+  /// lists five app IDs in one `details` entry); where two apps' rules really differ, the report names the host and
+  /// a URL the list blocks though no app opens it, and WebKit blocks exactly that URL.
+  @Test func sharedExclusionsStayAndRealConflictsAreReportedWithAnExample() throws {
+    let folder = try Engines.folder()
+    let ids = [
+      "AAAAAAAAAA.org.wikimedia.wikipedia", "AAAAAAAAAA.org.wikimedia.wikipedia.tfbeta",
+      "AAAAAAAAAA.org.wikimedia.wikipedia.tfalpha", "AAAAAAAAAA.org.wikimedia.wikipedia.dev",
+      "AAAAAAAAAA.org.wikimedia.wikipedia.staging",
+    ]
+    let wikipedia = """
+      {"applinks": {"details": [{"appIDs": [\(ids.map { "\"\($0)\"" }.joined(separator: ", "))], "components": [
+        {"/": "/wiki/Main_Page", "exclude": true}, {"/": "/wiki/Special:*", "exclude": true},
+        {"/": "/w/*", "exclude": true}, {"/": "/wiki/*"}]}]}}
+      """
+    let shared = """
+      {"applinks": {"details": [
+        {"appIDs": ["XXXXXXXXXX.com.example.x"], "components": [{"/": "/a/private/*", "exclude": true}, {"/": "/a/*"}]},
+        {"appIDs": ["YYYYYYYYYY.com.example.y"], "components": [{"/": "/b/private/*", "exclude": true}, {"/": "/b/*"}]}
+      ]}}
+      """
+    try Data(wikipedia.utf8).write(to: folder.appendingPathComponent("wikipedia.org.json"))
+    try Data(shared.utf8).write(to: folder.appendingPathComponent("shared.example.json"))
+    let report = folder.appendingPathComponent("report.json")
+    let result = try CLI.run([
+      "blocklist", "--host", "wikipedia.org", "--host", "shared.example", "--aasa-dir", folder.path,
+      "--format", "wkcontentrules", "--report", report.path,
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("wikipedia"), "\(result.stderr)")
+    let document = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
+    let notes = try #require(document?["notes"] as? [[String: Any]])
+    let conflict = try #require(notes.first { $0["kind"] as? String == "wider" }, "\(notes)")
+    #expect(notes.filter { $0["kind"] as? String == "wider" }.count == 1, "\(notes)")
+    #expect(
+      conflict["host"] as? String == "shared.example" && conflict["appID"] as? String == "YYYYYYYYYY.com.example.y")
+    let example = try #require(conflict["example"] as? String)
+    #expect(example.hasPrefix("https://shared.example/b/private"), "\(example)")
+    #expect((conflict["message"] as? String)?.contains(example) == true)
+    #expect(result.stderr.contains("such as \(example)"), "\(result.stderr)")
+    try Engines.expectWebKit(
+      result.stdout,
+      blocking: [
+        ("https://wikipedia.org/wiki/Main_Page", false), ("https://wikipedia.org/wiki/Special:Search", false),
+        ("https://wikipedia.org/w/index.php", false), ("https://wikipedia.org/wiki/Cat", true),
+        ("https://wikipedia.org/", false), ("https://shared.example/a/1", true),
+        ("https://shared.example/a/private/1", false), ("https://shared.example/b/1", true),
+        // The one URL class the list over-blocks, as the report says.
+        (example, true),
+      ])
+  }
+
   /// An app whose `$(…)` references need more rules than one list holds has its hosts blocked whole, and WebKit,
   /// not just our JSON, must agree: every URL on its hosts is blocked, the other app keeps its exact rules.
   @Test func anAppTooBigForOneListHasItsHostsBlockedWhole() throws {
@@ -159,7 +211,7 @@ struct BlocklistEngineTests {
   @Test func uncoveredDomainsBlockedWholeInWebKit() throws {
     let result = try CLI.run([
       "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", try Engines.folder().path, "--uncovered",
-      "block",
+      "block", "--format", "wkcontentrules",
     ])
     #expect(result.status == 1, "\(result.stderr)")
     try Engines.expectWebKit(
@@ -186,8 +238,10 @@ struct BlocklistEngineTests {
     }
   }
 
-  @Test func javascriptGuardInterceptsClicksOnAppLinksOnly() throws {
-    let script = BlocklistRenderer(Self.blocklist).javaScriptGuard(generator: "test")
+  /// Real pointer clicks (GDK events under Xvfb) on a page: the guard stops the taps iOS would hand to an app and
+  /// makes the same navigation without the tap's user gesture (WebKit's `is_user_gesture` in `decide-policy`), from
+  /// its iframe; it leaves alone taps on the page's own host, excluded and unclaimed links, and the page's own script.
+  @Test func javascriptGuardRenavigatesWithoutTheUsersGesture() throws {
     let page = """
       <!doctype html><meta charset=utf-8><title>links</title>
       <a id=app href="https://alpha.example/buy/shoes" data-click>app</a>
@@ -196,6 +250,13 @@ struct BlocklistEngineTests {
       <a id=span href="https://beta.example/any"><span id=inner data-click>inner span</span></a>
       <a id=blank target=_blank href="https://alpha.example/buy/x" data-click>blank</a>
       <a id=modified href="https://alpha.example/buy/y" data-click data-modifiers=ctrl>ctrl</a>
+      <a id=own href="https://page.example/buy/z" data-click>the page's own host</a>
+      <a id=script href="#" onclick="location.href = 'https://alpha.example/buy/script'; return false" data-click>script</a>
+      <form method=post action="https://alpha.example/buy/form"><input name=q value="a b">
+        <button id=submit data-click>submit</button></form>
+      <form action="https://beta.example/search"><input name=q value=x><button id=get data-click>get</button></form>
+      <form action="https://alpha.example/buy/gift/card"><input name=q value=x>
+        <button id=excluded data-click>excluded</button></form>
       <div id=later></div>
       <script>
       addEventListener('load', () => {
@@ -204,32 +265,56 @@ struct BlocklistEngineTests {
       });
       </script>
       """
-    let guarded = try Engines.harness(["click", Engines.write(script), Engines.write(page, ext: "html")])
-    let bare = try Engines.harness(["click", "-", Engines.write(page, ext: "html")])
+    // The page.example host is claimed too, so that a tap on the page's own host would open the app elsewhere.
+    let claimedOwnHost = """
+      {"applinks": {"details": [{"appIDs": ["PPPPPPPPPP.com.example.page"], "components": [{"/": "/buy/*"}]}]}}
+      """
+    var blocklist = Self.blocklist
+    blocklist.apps.append(
+      LinkingApp(
+        appID: "PPPPPPPPPP.com.example.page", name: "Page", input: "page.ipa",
+        scopes: [
+          RuleScope(
+            host: "page.example", wildcard: false,
+            rules: AppLinkRules(file: try AASAFile(json: claimedOwnHost), appID: "PPPPPPPPPP.com.example.page"))
+        ]))
+    let guardScript = BlocklistRenderer(blocklist).javaScriptGuard(generator: "test")
+    let file = try Engines.write(page, ext: "html")
+    let guarded = try Engines.harness(["click", Engines.write(guardScript), file])
+    let bare = try Engines.harness(["click", "-", file])
     let errors = try #require(guarded["consoleErrors"] as? [Any], "the harness always reports consoleErrors")
     #expect(errors.isEmpty, "console: \(errors)")
+    #expect(guarded["clickMethod"] as? String == "gdk")
     func navigations(_ result: [String: Any]) -> [String: [[String: Any]]] {
       var out: [String: [[String: Any]]] = [:]
       for row in result["results"] as? [[String: Any]] ?? [] {
+        #expect(row["error"] is NSNull, "\(row)")
         out[row["id"] as? String ?? "?"] = row["navigations"] as? [[String: Any]] ?? []
       }
       return out
     }
     let with = navigations(guarded)
     let without = navigations(bare)
-    for id in ["app", "inner", "blank", "modified", "added"] {
-      // Without the guard the user's click starts the navigation, so iOS would open the app.
-      #expect(without[id]?.contains { $0["navigationType"] as? String == "link-clicked" } == true, "\(id) baseline")
-      // With it the click is swallowed and the same URL is loaded from a timer: not a link activation.
+    let gesture = { (nav: [String: Any]) in nav["userGesture"] as? Bool == true }
+    let leaving = { (nav: [String: Any]) in (nav["uri"] as? String ?? "").hasPrefix("https://") }
+    for id in ["app", "inner", "blank", "modified", "added", "submit", "get"] {
+      // Without the guard the user's tap starts the navigation, with its gesture: iOS would open the app.
+      #expect(without[id]?.contains { leaving($0) && gesture($0) } == true, "\(id) baseline: \(without[id] ?? [])")
+      // With it the same URL loads, carrying no gesture, after the guard's iframe (about:blank) appears.
       let nav = with[id] ?? []
-      #expect(!nav.isEmpty, "\(id): no navigation after the guard")
-      #expect(
-        nav.allSatisfy { $0["navigationType"] as? String == "other" && $0["kind"] as? String == "navigation" },
-        "\(id): \(nav)")
+      let away = nav.filter(leaving)
+      #expect(away.count == 1, "\(id): \(nav)")
+      #expect(away.allSatisfy { !gesture($0) && $0["kind"] as? String == "navigation" }, "\(id): \(nav)")
+      #expect(nav.first?["uri"] as? String == "about:blank", "\(id): \(nav)")
+      #expect(away.first?["uri"] as? String == without[id]?.first(where: leaving)?["uri"] as? String, "\(id)")
     }
-    for id in ["web", "other"] {
-      #expect(
-        with[id]?.count == 1 && with[id]?.first?["navigationType"] as? String == "link-clicked", "\(id) left alone")
+    #expect(with["submit"]?.first(where: leaving)?["navigationType"] as? String == "form-submitted")
+    #expect(with["get"]?.first(where: leaving)?["uri"] as? String == "https://beta.example/search?q=x")
+    // Left alone: each navigates as without the guard, with the user's gesture.
+    for id in ["web", "other", "own", "script", "excluded"] {
+      let nav = with[id] ?? []
+      #expect(nav.count == 1 && gesture(nav[0]), "\(id) left alone: \(nav)")
+      #expect(nav.first?["uri"] as? String == without[id]?.first?["uri"] as? String, "\(id)")
     }
   }
 }

@@ -29,10 +29,14 @@ public struct BlocklistNote: Sendable, Equatable, Codable {
   public var pointer: String?
   /// What went wrong, in words, for people reading stderr or the report.
   public var message: String
+  /// A URL the note holds for (for a `wider` note, one the output blocks although no app opens it), when one was
+  /// found.
+  public var example: String?
 
   /// Creates a note; `format` and `pointer` stay nil for notes about every format or a whole domain.
   public init(
-    _ kind: Kind, format: String? = nil, appID: String, host: String, pointer: String? = nil, message: String
+    _ kind: Kind, format: String? = nil, appID: String, host: String, pointer: String? = nil, message: String,
+    example: String? = nil
   ) {
     self.kind = kind
     self.format = format
@@ -40,6 +44,7 @@ public struct BlocklistNote: Sendable, Equatable, Codable {
     self.host = host
     self.pointer = pointer
     self.message = message
+    self.example = example
   }
 
   /// One line for stderr.

@@ -50,13 +50,16 @@ public struct BlocklistRenderer: Sendable {
   /// need more than `maxRules` has its hosts blocked whole, so a big AASA file cannot take its app out of the list.
   public func contentRules(maxRules: Int = 150_000) -> (lists: [[ContentRule]], notes: [BlocklistNote]) {
     var notes = blocklist.notes
-    var groups: [(app: LinkingApp, rules: [ContentRule], resets: Bool)] = []
+    var groups: [(app: LinkingApp, rules: [ContentRule], resets: Bool, byScope: [String: [ContentRule]])] = []
     let translator = URLFilterTranslator()
     for app in blocklist.apps {
       var rules: [ContentRule] = []
       var extra = URLFilterTranslator.extraFiltersPerApp
       var appNotes: [BlocklistNote] = []
       var overflow = false
+      // Each entry's own rules (without its reset): two apps whose entry for a host gives the same rules decide
+      // that host alike, so their exceptions never contradict each other's blocks.
+      var byScope: [String: [ContentRule]] = [:]
       let ordered = app.scopes.enumerated().sorted { a, b in
         let (ka, kb) = (Self.specificity(a.element), Self.specificity(b.element))
         return ka != kb ? ka < kb : a.offset < b.offset
@@ -68,6 +71,8 @@ public struct BlocklistRenderer: Sendable {
               urlFilter: URLFilterTranslator.hostPrefix(scope) + "/", caseSensitive: false,
               action: .ignorePreviousRules))
         }
+        let scopeStart = rules.count
+        defer { if byScope[scope.label] == nil { byScope[scope.label] = Array(rules[scopeStart...]) } }
         for rule in scope.rules.rules.reversed() {
           // A path may expand past the usual limit while the app's budget lasts, so `$(lang)` stays exact.
           let translation = translator.translate(
@@ -99,6 +104,14 @@ public struct BlocklistRenderer: Sendable {
         rules = ordered.map {
           ContentRule(urlFilter: URLFilterTranslator.hostPrefix($0) + "/", caseSensitive: false, action: .block)
         }
+        byScope = Dictionary(
+          ordered.map {
+            (
+              $0.label,
+              [ContentRule(urlFilter: URLFilterTranslator.hostPrefix($0) + "/", caseSensitive: false, action: .block)]
+            )
+          },
+          uniquingKeysWith: { first, _ in first })
         appNotes = [
           BlocklistNote(
             .wider, format: "wkcontentrules", appID: app.appID, host: app.scopes.map(\.label).joined(separator: ","),
@@ -108,37 +121,49 @@ public struct BlocklistRenderer: Sendable {
         ]
       }
       notes += appNotes
-      groups.append((app, rules, rules.contains { $0.action == .ignorePreviousRules }))
+      groups.append((app, rules, rules.contains { $0.action == .ignorePreviousRules }, byScope))
     }
     // Apps with resets first, ordered so that no app's resets reach hosts of an app before it: built from the
     // back, each step taking an app whose resets touch none of the others left. When none can, one app gives its
     // resets up (it then blocks more) and a note says so.
     var pending = groups.filter(\.resets).map { group in
-      (app: group.app, rules: group.rules, resetScopes: resetScopes(group.app, group.rules))
+      (app: group.app, rules: group.rules, resetScopes: resetScopes(group.app, group.rules), byScope: group.byScope)
+    }
+    // Whether app `i`'s exceptions on entry `r` can cancel a block of app `j`: only where `j` has an entry for the
+    // same hosts whose rules differ (apps that share a `details` entry, as wikipedia.org's five do, never do).
+    func conflicts(_ i: Int, _ r: RuleScope, _ j: Int) -> Bool {
+      pending[j].app.scopes.contains { s in
+        r.overlaps(s) && !(s.pattern == r.pattern && pending[i].byScope[r.label] == pending[j].byScope[s.label])
+      }
     }
     var tail: [(app: LinkingApp, rules: [ContentRule])] = []
     var degraded: [(app: LinkingApp, rules: [ContentRule])] = []
     while !pending.isEmpty {
       let safe = pending.indices.first { i in
-        pending.indices.allSatisfy { j in
-          i == j || !pending[i].resetScopes.contains { r in pending[j].app.scopes.contains { r.overlaps($0) } }
-        }
+        pending.indices.allSatisfy { j in i == j || !pending[i].resetScopes.contains { r in conflicts(i, r, j) } }
       }
       if let safe {
         tail.insert((pending[safe].app, pending[safe].rules), at: 0)
         pending.remove(at: safe)
         continue
       }
-      let group = pending.removeLast()
-      let others = pending.map(\.app.appID).joined(separator: ", ")
-      notes.append(
-        BlocklistNote(
-          .wider, format: "wkcontentrules", appID: group.app.appID,
-          host: group.resetScopes.map(\.label).joined(separator: ","),
-          message:
-            "shares hosts with \(others), which also have exceptions; one WebKit list cannot hold both apps' "
-            + "exceptions, so this app's exceptions are left out (it blocks more); use one list per app for exactness"
-        ))
+      let last = pending.count - 1
+      let group = pending[last]
+      // One note per entry whose exceptions are lost, with a URL the list then blocks though no app opens it.
+      for scope in group.resetScopes where pending.indices.contains(where: { $0 != last && conflicts(last, scope, $0) })
+      {
+        let others = pending.indices.filter { $0 != last && conflicts(last, scope, $0) }.map { pending[$0].app.appID }
+        let example = overBlockExample(group.app, on: scope)
+        notes.append(
+          BlocklistNote(
+            .wider, format: "wkcontentrules", appID: group.app.appID, host: scope.label,
+            message:
+              "shares the host with \(others.joined(separator: ", ")), whose rules for it differ; one WebKit list "
+              + "cannot hold both apps' exceptions, so this app's are left out and the list blocks URLs no app opens"
+              + (example.map { ", such as \($0)" } ?? "") + "; use one list per app for exactness",
+            example: example))
+      }
+      pending.removeLast()
       degraded.append((group.app, group.rules.filter { $0.action == .block }))
     }
     let first = tail
@@ -159,6 +184,26 @@ public struct BlocklistRenderer: Sendable {
       lists[lists.count - 1] += group.rules
     }
     return (lists, notes)
+  }
+
+  /// A URL on `scope`'s hosts that `app` blocks once its exceptions are left out although no app of the list opens
+  /// it: sampled from the entry's exclude rules (nil when no sample shows one).
+  private func overBlockExample(_ app: LinkingApp, on scope: RuleScope) -> String? {
+    var blocksOnly = app
+    blocksOnly.scopes = app.scopes.map { entry in
+      var entry = entry
+      entry.rules.rules.removeAll(where: \.exclude)
+      return entry
+    }
+    let blocks = LinkingApp.table([blocksOnly])
+    let everyApp = blocklist.table()
+    for rule in scope.runtimeRules where rule.exclude {
+      for url in URLSampler.urls(for: rule, host: scope.pattern.exampleHost) {
+        let text = url.absoluteString
+        if blocks.decide(text).verdict == .match, everyApp.decide(text).verdict != .match { return text }
+      }
+    }
+    return nil
   }
 
   /// The entries of an app whose rules include a reset: those with exceptions, and those more specific than an

@@ -324,9 +324,13 @@ public struct AASAComparison: Sendable, Equatable, Codable {
   }
 }
 
-/// URLs a rule is likely to decide: its patterns instantiated several ways, with boundaries and case varied.
-enum URLSampler {
-  static func urls(for rule: LinkRuntime.Rule, host: String) -> [UniversalLinkURL] {
+/// URLs a rule is likely to decide: its patterns instantiated several ways, with boundaries and case varied. Where
+/// a question about rules needs an example URL (what changed between two files, what a blocklist over-blocks), the
+/// first sampled URL it holds for is the example.
+public enum URLSampler {
+  /// About 20 URLs on `host` from `rule`'s patterns: each `*` and `?` filled four ways, with a character more, a
+  /// character less, in upper case and one segment deeper.
+  public static func urls(for rule: LinkRuntime.Rule, host: String) -> [UniversalLinkURL] {
     var out: [UniversalLinkURL] = []
     for variant in 0..<4 {
       var path = rule.path.map { fill($0, variant) } ?? "/"
