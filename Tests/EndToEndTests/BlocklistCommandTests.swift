@@ -4,6 +4,8 @@ import Testing
 /// `ipalinks blocklist` as a user runs it: formats, saved inventories, split lists, reports and exit codes.
 @Suite struct BlocklistCommandTests {
   static let inputs = [CLI.sample("Store.ipa"), CLI.sample("Nested.ipa"), "--aasa-dir", CLI.sample("aasa")]
+  /// The WebKit list, which most of these tests are about; it is no longer the default.
+  static let webKit = ["--format", "wkcontentrules"]
 
   @Test(arguments: ["wkcontentrules", "swift", "js", "domains", "patterns", "regex"])
   func savedInventoryGivesTheSameOutputAsTheIPAs(format: String) throws {
@@ -32,7 +34,7 @@ import Testing
   @Test func contentRulesAreWebKitJSONAndApproximationsAreReported() throws {
     let folder = try Engines.folder()
     let report = folder.appendingPathComponent("report.json")
-    let result = try CLI.run(["blocklist"] + Self.inputs + ["--report", report.path])
+    let result = try CLI.run(["blocklist"] + Self.inputs + Self.webKit + ["--report", report.path])
     #expect(result.status == 0)
     let rules = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
     #expect(rules.count > 10)
@@ -50,15 +52,15 @@ import Testing
   }
 
   @Test func tooManyRulesSplitIntoSeveralListsOnlyWithAnOutputFile() throws {
-    let refused = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "10"])
+    let refused = try CLI.run(["blocklist"] + Self.inputs + Self.webKit + ["--max-rules", "10"])
     #expect(refused.status == 1)
     #expect(refused.stderr.contains("give -o FILE"))
     #expect(refused.stdout.isEmpty)
     let folder = try Engines.folder()
     let output = folder.appendingPathComponent("rules.json")
-    let split = try CLI.run(["blocklist"] + Self.inputs + ["--max-rules", "10", "-o", output.path])
+    let split = try CLI.run(["blocklist"] + Self.inputs + Self.webKit + ["--max-rules", "10", "-o", output.path])
     #expect(split.status == 0, "\(split.stderr)")
-    let whole = try CLI.run(["blocklist"] + Self.inputs)
+    let whole = try CLI.run(["blocklist"] + Self.inputs + Self.webKit)
     let all = try #require(try JSONSerialization.jsonObject(with: Data(whole.stdout.utf8)) as? [Any])
     var total = 0
     for name in ["rules.json", "rules-2.json"] {
@@ -86,9 +88,10 @@ import Testing
     let alone = try CLI.run(["blocklist", "--inventory", bad.path])
     #expect(alone.status == 2)
     #expect(alone.stderr.contains(bad.path))
-    let mixed = try CLI.run([
-      "blocklist", "--inventory", bad.path, CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"),
-    ])
+    let mixed = try CLI.run(
+      [
+        "blocklist", "--inventory", bad.path, CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"),
+      ] + Self.webKit)
     #expect(mixed.status == 1)
     #expect(mixed.stdout.contains("shop\\\\.example\\\\.com"))
   }
@@ -101,7 +104,7 @@ import Testing
     try Data("x".utf8).write(to: notAFolder)
     for (command, name) in [("blocklist", "rules.json"), ("report", "report.html")] {
       let output = notAFolder.appendingPathComponent(name).path
-      let run = try CLI.run([command] + Self.inputs + ["-o", output])
+      let run = try CLI.run([command] + Self.inputs + (command == "blocklist" ? Self.webKit : []) + ["-o", output])
       #expect(run.status == 2, "\(command): \(run.status) \(run.stderr)")
       #expect(run.stderr.contains(output), "\(command): \(run.stderr)")
       #expect(run.stdout.isEmpty, "\(command): \(run.stdout)")
@@ -121,7 +124,9 @@ import Testing
   /// still named on stderr and still a partial exit, so a server that stalls keeps nothing out of the list.
   @Test func uncoveredDomainsCanBeBlockedWhole() throws {
     let cache = try Engines.folder().path
-    let offline = ["blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", cache, "--uncovered", "block"]
+    let offline =
+      ["blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", cache, "--uncovered", "block"]
+      + Self.webKit
     let domains = try CLI.run(offline + ["--format", "domains"])
     #expect(domains.status == 1)
     #expect(domains.stdout == "*.example.com\nshop.example.com\n")
@@ -139,7 +144,7 @@ import Testing
     #expect(
       filters.count == 2 && filters.allSatisfy { $0.hasSuffix("(:[0-9]+)?(/[^?#]*)?(\\?[^#]*)?(#.*)?$") }, "\(filters)")
     #expect(filters.contains { $0.contains("shop\\.example\\.com") })
-    let skipped = try CLI.run(Array(offline.dropLast(2)) + ["--format", "domains"])
+    let skipped = try CLI.run(Array(offline.dropLast(4)) + ["--format", "domains"])
     #expect(skipped.status == 1 && skipped.stdout.isEmpty)
     #expect(try CLI.run(offline + ["--uncovered", "maybe"]).status == 64)
   }
@@ -149,12 +154,35 @@ import Testing
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--format", "pdf"]).status == 64)
   }
 
+  /// Without --format the output is the Swift guard, or what -o's extension names; a name that could be two
+  /// formats (`rules.json`, the WebKit list's name before the guard became the default) is refused, naming both.
+  @Test func theDefaultIsTheSwiftGuardAndANameThatCouldBeTwoFormatsIsRefused() throws {
+    let folder = try Engines.folder()
+    let plain = try CLI.run(["blocklist"] + Self.inputs)
+    #expect(plain.status == 0 && plain.stdout.contains("public struct UniversalLinkGuard"), "\(plain.stderr)")
+    for (name, marker) in [("Guard.swift", "public struct UniversalLinkGuard"), ("guard.js", "window.ipalinksGuard")] {
+      let path = folder.appendingPathComponent(name).path
+      let run = try CLI.run(["blocklist"] + Self.inputs + ["-o", path, "-q"])
+      #expect(run.status == 0, "\(name): \(run.stderr)")
+      #expect(try String(contentsOfFile: path, encoding: .utf8).contains(marker), "\(name)")
+    }
+    for name in ["rules.json", "hosts.txt"] {
+      let path = folder.appendingPathComponent(name).path
+      let run = try CLI.run(["blocklist"] + Self.inputs + ["-o", path])
+      #expect(run.status == 64, "\(name): \(run.stderr)")
+      #expect(run.stderr.contains("--format"), "\(name): \(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: path))
+    }
+    let json = try CLI.run(["blocklist"] + Self.inputs + ["-o", folder.appendingPathComponent("rules.json").path])
+    #expect(json.stderr.contains("--format wkcontentrules") && json.stderr.contains("--format rules"), "\(json.stderr)")
+  }
+
   /// `-o` replaces the file by a rename (a reader opening it meanwhile keeps a whole old file), keeps its
   /// permissions, leaves no temporary file behind; `--if-changed` leaves an unchanged list alone with exit 3.
   @Test func listsAreReplacedWholeAndOnlyWhenChanged() throws {
     let folder = try Engines.folder()
     let rules = folder.appendingPathComponent("rules.json").path
-    let base = ["blocklist", CLI.sample("Store.ipa"), "-o", rules, "--if-changed", "-q"]
+    let base = ["blocklist", CLI.sample("Store.ipa"), "-o", rules, "--if-changed", "-q"] + Self.webKit
     let first = try CLI.run(base + ["--aasa-dir", CLI.sample("aasa")])
     #expect(first.status == 0, "\(first.stderr)")
     #expect(chmod(rules, 0o640) == 0)

@@ -126,19 +126,24 @@ struct NewUserTests {
     defer { try? FileManager.default.removeItem(at: folder) }
     let rules = folder.appendingPathComponent("live.json").path
     let offline = try CLI.run(
-      ["blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", folder.path, "-o", rules])
+      [
+        "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", folder.path, "-o", rules, "-f",
+        "wkcontentrules",
+      ])
     #expect(offline.status == 1)
     #expect(offline.stderr.contains("left out of the list"), "\(offline.stderr)")
     #expect(
       offline.stderr.contains(
         "domains left out of the list, as their AASA files are unknown: read the files with --aasa-dir DIR, or from "
           + "the cache with --offline, or block their hosts whole with --uncovered block"), "\(offline.stderr)")
-    let written = try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-o", rules])
+    let written = try CLI.run(
+      ["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-o", rules, "-f", "wkcontentrules"])
     #expect(written.stderr.contains("ipalinks: wrote "), "\(written.stderr)")
     let count = try #require(
       (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: rules))) as? [Any])?.count)
     #expect(written.stderr.contains("ipalinks: wrote \(count) rules for 1 app to \(rules)"), "\(written.stderr)")
-    let quiet = try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-o", rules, "-q"])
+    let quiet = try CLI.run(
+      ["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-o", rules, "-q", "-f", "wkcontentrules"])
     #expect(!quiet.stderr.contains("wrote"))
   }
 

@@ -16,9 +16,13 @@ struct BlocklistCommand: StatusCommand {
       add every app a host's AASA file lists, decided by the first entry that lists it, as iOS does; such claims \
       are assumed, as an app must also list the host in its entitlements. All apps go into one output.
 
-      Formats: wkcontentrules (WKContentRuleList JSON blocking document loads that would open an app), swift (a \
-      self-contained UniversalLinkGuard with a decidePolicyFor helper), js (a click guard to inject in pages), \
-      domains, patterns and regex (plain lists for proxies and other tools).
+      Formats: swift (the default: UniversalLinkGuard.swift, a self-contained guard for your WKNavigationDelegate \
+      that stops exactly the navigations iOS would hand to an app, and leaves browsing within a site alone), rules \
+      (its rules document, for apps that download newer rules), wkcontentrules (a WKContentRuleList: a hard block \
+      of these URLs in every context, also on the sites' own pages, for hosts your web view never browses), js (a \
+      tap guard for pages you serve: it stops taps on links and forms, not a page's own script, so it is not \
+      protection on its own), domains, patterns and regex (plain lists for other tools). Without --format, -o \
+      names it: .swift or .js; any other name needs --format.
 
       What a format cannot express exactly is printed on stderr and written to --report.
 
@@ -43,8 +47,11 @@ struct BlocklistCommand: StatusCommand {
   var hosts: [String] = []
 
   @Option(
-    name: .shortAndLong, help: "Output format: \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
-  var format: BlocklistFormat = .wkcontentrules
+    name: .shortAndLong,
+    help: ArgumentHelp(
+      "Output format: \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")) (default: swift, or js "
+        + "for -o NAME.js).", valueName: "format"))
+  var format: BlocklistFormat?
 
   @Option(
     name: .shortAndLong,
@@ -79,6 +86,28 @@ struct BlocklistCommand: StatusCommand {
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
     if ifChanged && output == nil { throw ValidationError("--if-changed compares with the files -o names: give -o") }
+    _ = try chosenFormat()
+  }
+
+  /// The format asked for; without --format, the one -o's extension names (`.swift`, `.js`), else swift. Any other
+  /// extension is refused rather than guessed: `rules.json` was the WebKit list before the default became the
+  /// guard, and is now either that or the guard's rules document.
+  func chosenFormat() throws -> BlocklistFormat {
+    if let format { return format }
+    guard let output, output != "-" else { return .swift }
+    let name = output.split(separator: "/").last.map(String.init) ?? output
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .swift }
+    switch name[name.index(after: dot)...].lowercased() {
+    case "swift": return .swift
+    case "js": return .js
+    case "json":
+      throw ValidationError(
+        "\(name) could be a WebKit list or a rules document: give --format wkcontentrules (a hard block of these URLs "
+          + "everywhere, also on the sites' own pages) or --format rules (the guard's rules document).")
+    default:
+      throw ValidationError(
+        "Give --format for \(name): \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+    }
   }
 
   func execute() async throws -> Int32 {
@@ -87,7 +116,8 @@ struct BlocklistCommand: StatusCommand {
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
-    let out = BlocklistOutput(blocklist, format: format, maxRules: maxRules, generator: ToolVersion.generator)
+    let out = BlocklistOutput(
+      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator)
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
       policy: uncovered, quiet: audit.quiet)
