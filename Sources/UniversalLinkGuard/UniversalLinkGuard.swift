@@ -220,6 +220,11 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     /// ``UniversalLinkGuard/load(_:in:)``: WebKit does not try app links for loads an app starts, and the guard lets
     /// that load through.
     case cancel
+    /// Cancel the navigation and load the same request as the app's own load (``UniversalLinkGuard/load(_:in:)``),
+    /// which WebKit never opens an app for: the page shows in the web view, with public API only. The request keeps
+    /// the method, headers and body WebKit gives it; what a navigation carries beyond its request (the page's
+    /// `window.opener`, a `target` frame) is lost, and a new window's page loads in this web view.
+    case loadInWebView
     /// Let the page load in the web view but tell WebKit not to try app links for it. This is WebKit's private
     /// policy `_WKNavigationActionPolicyAllowWithoutTryingAppLink` (`.allow` + 2): undocumented SPI, so a future iOS
     /// may change it and App Review could object. It keeps the navigation as the page made it (method, body,
@@ -270,6 +275,14 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
       switch policy {
       case .cancel: return .cancel
       case .allowWithoutOpeningApp: return Self.allowWithoutTryingAppLinks
+      case .loadInWebView:
+        // After this decision is answered: a load started inside it would race the navigation it replaces.
+        let request = action.request
+        Task { @MainActor in
+          if let url = request.url { OwnLoads.add(url.absoluteString, in: webView) }
+          webView.load(request)
+        }
+        return .cancel
       }
     }
 

@@ -68,43 +68,68 @@ struct SwiftGuardCompileTests {
         @MainActor func policies(
           _ url: String, page: String?, frame: String = "main", type: WKNavigationType = .linkActivated,
           own: Bool = false
-        ) -> String {
+        ) -> (String, WKWebView) {
           let view = WKWebView(page: page.flatMap(URL.init(string:)))
           let main = WKFrameInfo(isMainFrame: true, webView: view)
           let target = frame == "main" ? main : frame == "sub" ? WKFrameInfo(isMainFrame: false, webView: view) : nil
           var answers: [String] = []
-          for policy in [UniversalLinkPolicy.allowWithoutOpeningApp, .cancel] {
-            if own { UniversalLinkGuard.shared.load(URL(string: url)!, in: view) }
+          for policy in [UniversalLinkPolicy.allowWithoutOpeningApp, .cancel, .loadInWebView] {
+            if own {
+              UniversalLinkGuard.shared.load(URL(string: url)!, in: view)
+              view.loaded.removeAll()  // the app's load, not one the guard started
+            }
             let action = WKNavigationAction(
               request: URLRequest(url: URL(string: url)!), targetFrame: target, sourceFrame: main, navigationType: type)
             var answer: WKNavigationActionPolicy? = nil
             UniversalLinkGuard.shared.decidePolicy(for: action, in: view, policy: policy) { answer = $0 }
             answers.append(answer.map { "\($0)" } ?? "none")
           }
-          return answers.joined(separator: " ")
+          return (answers.joined(separator: " "), view)
         }
 
-        @MainActor func run() {
+        @MainActor func run() -> [(String, WKWebView)] {
           let claimed = "https://alpha.example/buy/shoes"
-          print(policies(claimed, page: "https://news.example/"))
-          print(policies(claimed, page: "https://alpha.example/"))
-          print(policies(claimed, page: "https://ALPHA.example:8443/feed"))
-          print(policies(claimed, page: "https://www.alpha.example/"))
-          print(policies(claimed, page: nil))
-          print(policies(claimed, page: "https://news.example/", frame: "sub"))
-          print(policies(claimed, page: "https://news.example/", frame: "new"))
-          print(policies(claimed, page: "https://news.example/", type: .backForward))
-          print(policies(claimed, page: "https://news.example/", type: .other))
-          print(policies(claimed, page: "https://news.example/", type: .other, own: true))
-          print(policies("https://alpha.example/buy/gift/card", page: "https://news.example/"))
-          print(policies("https://alpha.example/buy/1", page: "https://alpha.example@news.example/"))
+          return [
+            policies(claimed, page: "https://news.example/"),
+            policies(claimed, page: "https://alpha.example/"),
+            policies(claimed, page: "https://ALPHA.example:8443/feed"),
+            policies(claimed, page: "https://www.alpha.example/"),
+            policies(claimed, page: nil),
+            policies(claimed, page: "https://news.example/", frame: "sub"),
+            policies(claimed, page: "https://news.example/", frame: "new"),
+            policies(claimed, page: "https://news.example/", type: .backForward),
+            policies(claimed, page: "https://news.example/", type: .other),
+            policies(claimed, page: "https://news.example/", type: .other, own: true),
+            policies("https://alpha.example/buy/gift/card", page: "https://news.example/"),
+            policies("https://alpha.example/buy/1", page: "https://alpha.example@news.example/"),
+          ]
         }
-        MainActor.assumeIsolated { run() }
+
+        // The .loadInWebView policy loads the page after the decision: let those tasks run, then print.
+        Task { @MainActor in
+          let rows = run()
+          try await Task.sleep(for: .milliseconds(100))
+          var text = ""
+          for (answers, view) in rows {
+            // Each load .loadInWebView started comes back through the guard, which lets it through.
+            let back = view.loaded.map { request -> String in
+              let action = WKNavigationAction(
+                request: request, targetFrame: WKFrameInfo(isMainFrame: true, webView: view),
+                sourceFrame: WKFrameInfo(isMainFrame: true, webView: view), navigationType: .other)
+              return "\(UniversalLinkGuard.shared.navigationPolicy(for: action, in: view, policy: .cancel))"
+            }
+            text += ([answers, "loads"] + back).joined(separator: " ") + "\n"
+          }
+          FileHandle.standardOutput.write(Data(text.utf8))
+          exit(0)
+        }
+        dispatchMain()
         """#, in: folder, flags: ["-I", folder.path, "-L", folder.path, "-lWebKit"])
     let run = try CLI.run([], executable: exe)
     #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
-    let block = "allowWithoutTryingAppLink cancel"
-    let leave = "allow allow"
+    // .loadInWebView cancels, then loads the same request as the app's own load, which the guard lets through.
+    let block = "allowWithoutTryingAppLink cancel cancel loads allow"
+    let leave = "allow allow allow loads"
     #expect(
       run.stdout.split(separator: "\n").map(String.init) == [
         block,  // another host: the app would open
