@@ -378,7 +378,7 @@ public struct BlocklistRenderer: Sendable {
 /// What a list says about itself, so an app that downloads a newer one can tell it apart: the ipalinks that made
 /// it, when, and a SHA-256 of its rules (without the stamp), which stays the same while the rules do.
 public struct ListStamp: Sendable, Equatable {
-  /// `ipalinks blocklist 0.9.0`-style: the tool and its version.
+  /// `ipalinks blocklist 0.10.0`-style: the tool and its version.
   public var generator: String
   /// When the list was made, RFC 3339 in UTC.
   public var generatedAt: String
