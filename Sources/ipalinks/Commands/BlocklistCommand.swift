@@ -102,11 +102,15 @@ struct BlocklistCommand: StatusCommand {
     case "js": return .js
     case "json":
       throw ValidationError(
-        "\(name) could be a WebKit list or a rules document: give --format wkcontentrules (a hard block of these URLs "
-          + "everywhere, also on the sites' own pages) or --format rules (the guard's rules document).")
+        """
+        \(TerminalText.escape(name)) could be either of two formats; give one:
+          --format rules            the guard's rules document (apps download it)
+          --format wkcontentrules   a WebKit list: blocks these URLs everywhere
+        """)
     default:
       throw ValidationError(
-        "Give --format for \(name): \(BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ")).")
+        "Give --format for \(TerminalText.escape(name)): "
+          + BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".")
     }
   }
 
