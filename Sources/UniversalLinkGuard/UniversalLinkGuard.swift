@@ -71,7 +71,39 @@ public struct UniversalLinkGuard: Sendable {
     public var generatedAt: String?
     /// The SHA-256 of its rules, in lower-case hex.
     public var sha256: String?
+
+    /// Whether `rulesJSON`, the document this stamp came from, holds the rules its `sha256` is the digest of: the
+    /// document's bytes before its stamp (`,"generatedAt":`), closed with `}`, as `ipalinks blocklist` writes it.
+    public func matches(_ rulesJSON: String) -> Bool {
+      guard let sha256 else { return false }
+      let bytes = Array(rulesJSON.utf8)
+      let marker = Array(#","generatedAt":""#.utf8)
+      // Inside a JSON string a quote is escaped, so the first unescaped marker is the stamp's.
+      guard bytes.count >= marker.count,
+        let start = (0...(bytes.count - marker.count)).first(where: {
+          bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+        })
+      else { return false }
+      return LinkRuntime.sha256Hex(Array(bytes[..<start]) + [UInt8(ascii: "}")]) == sha256
+    }
+
+    /// An RFC 3339 time as the stamp writes it (`2026-11-28T09:00:00Z`).
+    static func date(_ text: String) -> Date? {
+      let formatter = ISO8601DateFormatter()
+      formatter.formatOptions = [.withInternetDateTime]
+      return formatter.date(from: text)
+    }
+
+    /// A time as the stamp writes it.
+    static func text(_ date: Date) -> String {
+      let formatter = ISO8601DateFormatter()
+      formatter.formatOptions = [.withInternetDateTime]
+      return formatter.string(from: date)
+    }
   }
+
+  /// How many rules the guard holds, over every app and entry.
+  public var ruleCount: Int { table.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.program.rules.count } } }
 
   /// Why a rules document cannot be loaded: one line saying where it goes wrong.
   public struct LoadError: Error, Sendable, CustomStringConvertible {
@@ -168,9 +200,17 @@ public struct UniversalLinkGuard: Sendable {
 }
 
 /// A guard whose rules an app replaces while it runs, with a newer rules document it downloaded
-/// (`ipalinks blocklist --format rules`). A document that cannot be loaded, or is older than the one in use, is
-/// refused with a ``UniversalLinkGuard/LoadError`` and the guard keeps the rules it had: a failed download never
-/// leaves the web view unguarded.
+/// (`ipalinks blocklist --format rules`). The guard keeps the rules it has, and ``update(rulesJSON:allowingNoRules:now:)``
+/// throws a ``UniversalLinkGuard/LoadError`` saying why, for a document that:
+///
+/// - cannot be loaded (cut short, not JSON, no `apps`);
+/// - has no `sha256`, or one that is not the digest of its rules (edited, or damaged on the way);
+/// - was made before the rules in use (to go back, ``rollBack(to:allowingNoRules:now:)`` says so in so many words);
+/// - was made more than ``allowedClockSkew`` after this device's clock, which would lock out every real update
+///   until then;
+/// - holds no rule while the rules in use hold some, unless `allowingNoRules` says that is meant.
+///
+/// So a failed or forged download never leaves the web view unguarded.
 ///
 ///     let linkGuard = UpdatingLinkGuard(.shared)
 ///     // later, with the body of https://example.com/ipalinks-rules.json:
@@ -179,6 +219,10 @@ public struct UniversalLinkGuard: Sendable {
 public final class UpdatingLinkGuard: @unchecked Sendable {
   private let lock = NSLock()
   private var guarded: UniversalLinkGuard
+
+  /// How far after this device's clock a document may say it was made: five minutes, for a publisher whose clock
+  /// runs ahead. A document from further in the future is refused.
+  public static let allowedClockSkew: TimeInterval = 300
 
   /// Starts with `initial`'s rules.
   public init(_ initial: UniversalLinkGuard) { guarded = initial }
@@ -191,18 +235,54 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
   }
 
   /// Loads `rulesJSON` and uses it from now on. Returns false, changing nothing, when it holds the rules in use
-  /// (the same `sha256`). Throws, keeping the rules in use, when it cannot be loaded or was made before them.
+  /// (the same `sha256`). Throws, keeping the rules in use, for any document the type's description lists; `now` is
+  /// this device's clock.
   @discardableResult
-  public func update(rulesJSON: String) throws(UniversalLinkGuard.LoadError) -> Bool {
+  public func update(
+    rulesJSON: String, allowingNoRules: Bool = false, now: Date = Date()
+  ) throws(UniversalLinkGuard.LoadError) -> Bool {
+    try replace(with: rulesJSON, olderAllowed: false, allowingNoRules: allowingNoRules, now: now)
+  }
+
+  /// Goes back to an older rules document, such as the one before a bad update: ``update(rulesJSON:allowingNoRules:now:)``
+  /// refuses those, so that a replayed old download cannot undo a newer list. Every other check still applies.
+  @discardableResult
+  public func rollBack(
+    to rulesJSON: String, allowingNoRules: Bool = false, now: Date = Date()
+  ) throws(UniversalLinkGuard.LoadError) -> Bool {
+    try replace(with: rulesJSON, olderAllowed: true, allowingNoRules: allowingNoRules, now: now)
+  }
+
+  private func replace(
+    with rulesJSON: String, olderAllowed: Bool, allowingNoRules: Bool, now: Date
+  ) throws(UniversalLinkGuard.LoadError) -> Bool {
+    func refuse(_ reason: String) -> UniversalLinkGuard.LoadError {
+      UniversalLinkGuard.LoadError(description: "the rules document " + reason + "; kept the rules in use")
+    }
     let next = try UniversalLinkGuard(rulesJSON: rulesJSON)
+    guard let sha256 = next.stamp.sha256 else { throw refuse("has no sha256 to check its rules against") }
+    guard next.stamp.matches(rulesJSON) else { throw refuse("does not match its sha256 (\(sha256))") }
+    guard let made = next.stamp.generatedAt, let madeAt = UniversalLinkGuard.Stamp.date(made) else {
+      throw refuse("says no time it was made (generatedAt)")
+    }
+    if madeAt.timeIntervalSince(now) > Self.allowedClockSkew {
+      throw refuse(
+        "was made \(made), after this device's clock (\(UniversalLinkGuard.Stamp.text(now))) by more than "
+          + "\(Int(Self.allowedClockSkew)) seconds")
+    }
     lock.lock()
     defer { lock.unlock() }
-    let now = guarded.stamp
-    if let sha256 = next.stamp.sha256, sha256 == now.sha256 { return false }
-    // RFC 3339 times in UTC sort as text.
-    if let made = next.stamp.generatedAt, let inUse = now.generatedAt, made < inUse {
-      throw UniversalLinkGuard.LoadError(
-        description: "the rules document was made \(made), before the rules in use (\(inUse)); kept those")
+    let inUse = guarded.stamp
+    if sha256 == inUse.sha256 { return false }
+    if !olderAllowed, let inUseMade = inUse.generatedAt.flatMap(UniversalLinkGuard.Stamp.date), madeAt < inUseMade {
+      throw refuse(
+        "was made \(made), before the rules in use (\(inUse.generatedAt ?? "")); to go back to it, call rollBack(to:)")
+    }
+    let rules = next.ruleCount
+    let rulesInUse = guarded.ruleCount
+    if rules == 0 && rulesInUse > 0 && !allowingNoRules {
+      throw refuse(
+        "holds no rule, and the rules in use hold \(rulesInUse); pass allowingNoRules: true if that is meant")
     }
     guarded = next
     return true

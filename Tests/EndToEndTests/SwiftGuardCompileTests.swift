@@ -146,6 +146,83 @@ struct SwiftGuardCompileTests {
       ])
   }
 
+  /// The updater in the generated file refuses, as the library's does, what would switch it off or lock it: a
+  /// document whose rules are not its `sha256`'s, one without a digest, one from 2099, one with no rule, an older one
+  /// (unless rolled back to in so many words); each refusal names its reason and keeps the rules in use.
+  @Test func swiftGuardUpdaterRefusesWhatWouldSwitchItOff() throws {
+    func blocklist(_ paths: [String]) throws -> Blocklist {
+      let app = "AAAAAAAAAA.com.example.alpha"
+      let components = paths.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+      let json = #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [\#(components)]}]}}"#
+      let rules = AppLinkRules(file: try AASAFile(json: json), appID: app)
+      return Blocklist(apps: [
+        LinkingApp(
+          appID: app, name: "Alpha", input: "alpha.ipa",
+          scopes: [RuleScope(host: "alpha.example", wildcard: false, rules: rules)])
+      ])
+    }
+    func document(_ paths: [String], at time: TimeInterval, format: BlocklistFormat = .rules) throws -> String {
+      let output = BlocklistOutput(
+        try blocklist(paths), format: format, maxRules: 100, generator: "ipalinks test",
+        at: Date(timeIntervalSince1970: time))
+      return try #require(output.files.first).text
+    }
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let week3 = try document(["/buy/*", "/sell/*", "/rent/*"], at: 1_791_209_600)
+    let empty = try #require(
+      BlocklistOutput(
+        Blocklist(apps: []), format: .rules, maxRules: 100, generator: "t",
+        at: Date(timeIntervalSince1970: 1_791_209_600)
+      ).files.first
+    ).text
+    let documents: [(String, String)] = [
+      ("edited", week3.replacingOccurrences(of: "/rent/", with: "/sell/")),
+      ("unstamped", #"{"apps":[{"appID":"X.y"}]}"#),
+      ("future", try document(["/buy/*"], at: 4_070_908_800)),
+      ("empty", empty),
+      ("older", try document(["/buy/*"], at: 1_790_000_000)),
+      ("newer", week3),
+    ]
+    for (name, text) in documents {
+      try Data(text.utf8).write(to: folder.appendingPathComponent(name + ".json"))
+    }
+    let exe = try Engines.compileSwiftGuard(
+      try document(["/buy/*", "/sell/*"], at: 1_790_604_800, format: .swift),
+      driver: #"""
+        import Foundation
+        let folder = CommandLine.arguments[1]
+        func read(_ name: String) -> String { try! String(contentsOfFile: folder + "/" + name + ".json", encoding: .utf8) }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let linkGuard = UpdatingLinkGuard(.shared)
+        func sell() -> String { linkGuard.current.opensApp(URL(string: "https://alpha.example/sell/1")!, from: nil) ? "sell opens" : "sell stays" }
+        for name in ["edited", "unstamped", "future", "empty", "older", "newer"] {
+          do { print(name, try linkGuard.update(rulesJSON: read(name), now: now) ? "taken" : "same", sell()) }
+          catch { print(name, "refused:", error, sell()) }
+        }
+        do { print("rollback", try linkGuard.rollBack(to: read("older"), now: now) ? "taken" : "same", sell()) }
+        catch { print("rollback refused:", error) }
+        do { print("empty allowed", try linkGuard.update(rulesJSON: read("empty"), allowingNoRules: true, now: now), linkGuard.current.ruleCount) }
+        catch { print("empty refused:", error) }
+        """#, in: folder)
+    let run = try CLI.run([folder.path], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 8, "\(run.stdout)")
+    for (line, reason) in zip(
+      lines,
+      [
+        "does not match its sha256", "has no sha256", "was made 2099-01-01T00:00:00Z, after this device's clock",
+        "holds no rule", "call rollBack(to:)",
+      ])
+    {
+      #expect(line.contains("refused:") && line.contains(reason) && line.hasSuffix("sell opens"), "\(line)")
+    }
+    #expect(lines.dropFirst(5).first == "newer taken sell opens")
+    #expect(lines.dropFirst(6).first == "rollback taken sell stays")
+    #expect(lines.last == "empty allowed true 0")
+  }
+
   @Test func swiftGuardCompilesAndGivesHostileStringsBackExactly() throws {
     let start = ContinuousClock.now
     let blocklist = OutputEscapingTests.blocklist

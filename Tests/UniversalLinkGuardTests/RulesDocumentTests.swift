@@ -92,19 +92,20 @@ struct UpdatingGuardTests {
     let sell = "https://alpha.example/sell/1"
     #expect(linkGuard.current.verdict(for: sell) == .staysInWebView)
 
-    #expect(try linkGuard.update(rulesJSON: week2))
+    #expect(try linkGuard.update(rulesJSON: week2, now: Self.later))
     #expect(
       linkGuard.current.verdict(for: sell) == .opensApp(appID: Self.app, rule: "/applinks/details/0/components/1"))
 
     // The same rules made later: nothing to do.
-    #expect(try !linkGuard.update(rulesJSON: try Self.document(["/buy/*", "/sell/*"], at: 1_791_000_000)))
+    #expect(
+      try !linkGuard.update(rulesJSON: try Self.document(["/buy/*", "/sell/*"], at: 1_791_000_000), now: Self.later))
 
     for (broken, message) in [
       (String(week2.prefix(week2.count / 2)), "not valid JSON"), (#"{"generator": "x"}"#, #"no "apps""#),
       (#"{"apps": [{"appID": 7}]}"#, "apps/0/appID"), (week1, "before the rules in use"),
     ] {
       #expect {
-        try linkGuard.update(rulesJSON: broken)
+        try linkGuard.update(rulesJSON: broken, now: Self.later)
       } throws: { error in
         "\(error)".contains(message)
       }
@@ -112,5 +113,53 @@ struct UpdatingGuardTests {
       #expect(
         linkGuard.current.verdict(for: sell) == .opensApp(appID: Self.app, rule: "/applinks/details/0/components/1"))
     }
+  }
+
+  /// A time after every document these tests make: this device's clock.
+  static let later = Date(timeIntervalSince1970: 1_800_000_000)
+
+  /// What could switch the guard off or lock it is refused, naming why, and the rules in use stay: a document whose
+  /// rules are not what its `sha256` says, one with no digest (`{"apps":[{"appID":"X.y"}]}`), one stamped in the
+  /// future (2099), one with no rule; an older one only through `rollBack(to:)`.
+  @Test func documentsThatWouldSwitchTheGuardOffOrLockItAreRefused() throws {
+    let week1 = try Self.document(["/buy/*"], at: 1_790_000_000)
+    let week2 = try Self.document(["/buy/*", "/sell/*"], at: 1_790_604_800)
+    let linkGuard = UpdatingLinkGuard(try UniversalLinkGuard(rulesJSON: week2))
+    let sell = "https://alpha.example/sell/1"
+    let opens = UniversalLinkGuard.Verdict.opensApp(appID: Self.app, rule: "/applinks/details/0/components/1")
+    #expect(linkGuard.current.stamp.matches(week2))
+    let week3 = try Self.document(["/buy/*", "/sell/*", "/rent/*"], at: 1_791_209_600)
+    // The rules changed but not the digest: an edit, or damage on the way.
+    let edited = week3.replacingOccurrences(of: "/rent/", with: "/sell/")
+    let future = try Self.document(["/buy/*"], at: 4_070_908_800)  // 2099-01-01
+    let empty = try Self.emptyDocument(at: 1_791_209_600)
+    for (document, message) in [
+      (edited, "does not match its sha256"), (#"{"apps":[{"appID":"X.y"}]}"#, "has no sha256"),
+      (future, "was made 2099-01-01T00:00:00Z, after this device's clock"), (empty, "holds no rule"),
+      (week1, "call rollBack(to:)"),
+    ] {
+      #expect {
+        try linkGuard.update(rulesJSON: document, now: Self.later)
+      } throws: { error in
+        "\(error)".contains(message) && "\(error)".contains("kept the rules in use")
+      }
+      #expect(linkGuard.current.verdict(for: sell) == opens, "after \(message)")
+    }
+    // Within the allowed skew, a document from a clock a little ahead is taken.
+    let ahead = try Self.document(["/buy/*", "/sell/*", "/lease/*"], at: 1_800_000_200)
+    #expect(try linkGuard.update(rulesJSON: ahead, now: Self.later))
+    // Going back, and to no rules, only when asked in so many words.
+    #expect(try linkGuard.rollBack(to: week1, now: Self.later))
+    #expect(linkGuard.current.verdict(for: sell) == .staysInWebView)
+    #expect(try linkGuard.update(rulesJSON: empty, allowingNoRules: true, now: Self.later))
+    #expect(linkGuard.current.ruleCount == 0)
+  }
+
+  /// A rules document that lists no app, made at `time`.
+  static func emptyDocument(at time: TimeInterval) throws -> String {
+    let output = BlocklistOutput(
+      Blocklist(apps: []), format: .rules, maxRules: 100, generator: "ipalinks test",
+      at: Date(timeIntervalSince1970: time))
+    return try #require(output.files.first).text
   }
 }

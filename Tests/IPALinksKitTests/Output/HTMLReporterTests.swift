@@ -267,7 +267,7 @@ struct HTMLReporterTests {
     #expect(String(html[opening.upperBound..<closing.lowerBound]) == HTMLReporter.script)
     let scripts = html.components(separatedBy: "<script").count - 1
     #expect(scripts == 1)
-    let hash = Data(Digest.sha256(Array(HTMLReporter.script.utf8))).base64EncodedString()
+    let hash = Data(LinkRuntime.sha256(Array(HTMLReporter.script.utf8))).base64EncodedString()
     #expect(hash == HTMLReporter.scriptHash, "update HTMLReporter.scriptHash to \(hash)")
     let csp =
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -280,7 +280,7 @@ struct HTMLReporterTests {
   }
 
   @Test func sha256MatchesKnownAnswers() {
-    func hex(_ s: String) -> String { Digest.sha256(Array(s.utf8)).map { String(format: "%02x", $0) }.joined() }
+    func hex(_ s: String) -> String { LinkRuntime.sha256(Array(s.utf8)).map { String(format: "%02x", $0) }.joined() }
     #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     #expect(

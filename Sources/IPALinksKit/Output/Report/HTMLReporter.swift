@@ -74,7 +74,7 @@ public enum HTMLReporter {
 
   /// Base64 SHA-256 of ``script``, for the CSP: computed, so editing the script cannot leave the page with a hash
   /// that blocks it.
-  static let scriptHash = Data(Digest.sha256(Array(script.utf8))).base64EncodedString()
+  static let scriptHash = Data(LinkRuntime.sha256(Array(script.utf8))).base64EncodedString()
 
   /// Nothing may be fetched (fonts, images, frames, connections), styles are inline only, and the only script that
   /// may run is ``script``. `base-uri` and `form-action` do not fall back to `default-src`, so they are set too.

@@ -1,8 +1,6 @@
-/// FIPS 180-4 SHA-256, small: the report's CSP names its script by this hash. Hand-written rather than a crypto
-/// package, which would bring BoringSSL into every build of the library (the fuzzers' included) for one hash of a
-/// constant; known-answer tests and the real browser, which runs the script only if the hash is right, check it.
-enum Digest {
-  private static let k: [UInt32] = [
+extension LinkRuntime {
+  /// The SHA-256 round constants.
+  static let sha256Constants: [UInt32] = [
     0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
     0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
     0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
@@ -13,7 +11,11 @@ enum Digest {
     0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
   ]
 
-  static func sha256(_ message: [UInt8]) -> [UInt8] {
+  /// The SHA-256 digest of `message` (FIPS 180-4). Hand-written: the guard checks a rules document's digest with
+  /// Foundation alone, and a crypto package would bring BoringSSL into the library (the fuzzers' builds included)
+  /// for this; known-answer tests, the browser that runs the report's script only when its hash is right, and the
+  /// guard's own check of every document ipalinks writes keep it honest.
+  public static func sha256(_ message: [UInt8]) -> [UInt8] {
     var h: [UInt32] = [
       0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19,
     ]
@@ -33,12 +35,17 @@ enum Digest {
       }
       var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
       for i in 0..<64 {
-        let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+        let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ sha256Constants[i] &+ w[i]
         let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
         (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
       }
       for (i, v) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ v }
     }
     return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+  }
+
+  /// ``sha256(_:)`` in lower-case hex.
+  public static func sha256Hex(_ message: [UInt8]) -> String {
+    sha256(message).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
   }
 }
