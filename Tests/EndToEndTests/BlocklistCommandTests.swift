@@ -207,4 +207,28 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["rules.json"])
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--if-changed"]).status == 64)
   }
+
+  /// `--if-changed` judges the file on disk by its content, in every stamped format: the same list made at another
+  /// time is left alone (exit 3), while one cut short or edited by hand is replaced (exit 0).
+  @Test func ifChangedReplacesAListCutShortOrEditedByHand() throws {
+    let folder = try Engines.folder()
+    for format in ["wkcontentrules", "rules", "swift", "js"] {
+      let path = folder.appendingPathComponent("list-\(format)").path
+      let base = [
+        "blocklist", CLI.sample("Store.ipa"), "-o", path, "-f", format, "-q", "--aasa-dir", CLI.sample("aasa"),
+      ]
+      #expect(try CLI.run(base).status == 0)
+      let written = try String(contentsOfFile: path, encoding: .utf8)
+      let later = try CLI.run(base + ["--if-changed"], environment: ["SOURCE_DATE_EPOCH": "1900000000"])
+      #expect(later.status == 3, "\(format): \(later.stderr)")
+      for damaged in [
+        String(written.prefix(written.count / 2)), written.replacingOccurrences(of: "shop", with: "shxp"),
+      ] {
+        try Data(damaged.utf8).write(to: URL(fileURLWithPath: path))
+        let repaired = try CLI.run(base + ["--if-changed"])
+        #expect(repaired.status == 0, "\(format): \(repaired.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("shop"))
+      }
+    }
+  }
 }

@@ -172,6 +172,25 @@ struct BlocklistEngineTests {
       ])
   }
 
+  /// A list for hosts that give no rule (a typo, a host without a file) is still one WebKit compiles, and it blocks
+  /// nothing: WebKit refuses `[]` ("Empty extension"), which would break the app's update.
+  @Test func aListWithNoRuleCompilesInWebKitAndBlocksNothing() throws {
+    let folder = try Engines.folder()
+    let run = try CLI.run([
+      "blocklist", "--host", "typo.example", "--aasa-dir", folder.path, "--format", "wkcontentrules",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stderr.contains("typo.example: no AASA file"), "\(run.stderr)")
+    let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+    #expect(list.count == 1 && list[0]["ipalinks"] != nil)
+    try Engines.expectWebKit(
+      run.stdout,
+      blocking: [
+        ("https://typo.example/", false), ("https://typo.example/anything?q=1", false),
+        ("https://example.com/ipalinks-blocks-nothing:", false),
+      ])
+  }
+
   /// An app whose `$(…)` references need more rules than one list holds has its hosts blocked whole, and WebKit,
   /// not just our JSON, must agree: every URL on its hosts is blocked, the other app keeps its exact rules.
   @Test func anAppTooBigForOneListHasItsHostsBlockedWhole() throws {

@@ -19,6 +19,11 @@ public struct ContentRule: Sendable, Equatable {
   /// Block, or cancel earlier matches: for an exclude, or for a more specific entry's reset.
   public var action: Action
 
+  /// The one rule of a list that has none to hold: WebKit refuses to compile an empty list ("Empty extension"), so
+  /// it gets this, which matches no URL a web view loads and, if it did, would only cancel earlier matches.
+  static let nothing = ContentRule(
+    urlFilter: "^ipalinks-blocks-nothing:", caseSensitive: true, action: .ignorePreviousRules)
+
   /// The JSON object WebKit reads.
   var json: [String: Any] {
     [
@@ -224,7 +229,7 @@ public struct BlocklistRenderer: Sendable {
   /// The same, with `stamp` as the first rule's `ipalinks` key, which WebKit ignores, so an app that downloads the
   /// list can tell which one it has.
   static func json(_ rules: [ContentRule], stamp: ListStamp?) -> String {
-    var objects = rules.map(\.json)
+    var objects = (rules.isEmpty ? [ContentRule.nothing] : rules).map(\.json)
     if let stamp, !objects.isEmpty { objects[0]["ipalinks"] = stamp.json }
     let data =
       (try? JSONSerialization.data(
@@ -323,19 +328,23 @@ public struct BlocklistRenderer: Sendable {
       }
       return ["appID": app.appID, "scopes": scopes]
     }
-    // The digest is of the rules alone, so the same rules made at another time or by another version have it too.
+    // The digest is of the rules alone, so the same rules made at another time or by another version have it too:
+    // of the document's bytes up to the stamp, closed with `}`, which is how the guard checks it
+    // (`UniversalLinkGuard.Stamp.matches(_:)`). DEL, C1 and bidi controls from an app or AASA file stay `\u`
+    // escapes, so the guard file is safe to print.
     let content: [String: Any] = ["apps": apps, "choices": choices]
-    let rules =
-      (try? JSONSerialization.data(withJSONObject: content, options: [.sortedKeys, .withoutEscapingSlashes]))
-      ?? Data("{}".utf8)
-    let stamp = ListStamp(generator: generator, at: time, content: Array(rules))
+    let rules = JSONReporter.terminalSafe(
+      String(
+        decoding: (try? JSONSerialization.data(
+          withJSONObject: content, options: [.sortedKeys, .withoutEscapingSlashes]))
+          ?? Data("{}".utf8), as: UTF8.self))
+    let stamp = ListStamp(generator: generator, at: time, content: Array(rules.utf8))
     // Sorted keys put `apps` and `choices` first: the stamp goes after them, and `generator` stays where it was.
-    var document = String(decoding: rules.dropLast(), as: UTF8.self)
+    var document = String(rules.dropLast())
     let quoted = (try? JSONEncoder().encode(generator)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
-    document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + quoted
+    document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + JSONReporter.terminalSafe(quoted)
     document += #","sha256":"\#(stamp.sha256)"}"#
-    // DEL, C1 and bidi controls from an app or AASA file stay `\u` escapes, so the guard file is safe to print.
-    return (JSONReporter.terminalSafe(document), stamp)
+    return (document, stamp)
   }
 
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
@@ -389,7 +398,7 @@ public struct ListStamp: Sendable, Equatable {
   init(generator: String, at time: Date, content: [UInt8]) {
     self.generator = generator
     generatedAt = Clock.rfc3339(time)
-    sha256 = Digest.sha256(content).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    sha256 = LinkRuntime.sha256Hex(content)
   }
 
   /// As a JSON object.

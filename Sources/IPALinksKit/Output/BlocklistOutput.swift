@@ -30,11 +30,22 @@ public struct BlocklistOutput: Sendable {
     /// What the file says about itself (``ListStamp``), for the formats that carry one.
     public var stamp: ListStamp? = nil
 
-    /// Whether the file at `path` holds the same rules: the same stamp's digest and generator for a stamped format
-    /// (made at another time), the same bytes for the others.
+    /// Whether the file at `path` holds exactly this text, made at another time: for a stamped format, its bytes
+    /// with the time it says it was made are this text's with that time. A file cut short, edited by hand or
+    /// unreadable is not held, so `--if-changed` replaces it; one with the same rules made earlier is.
     func isHeld(at path: String) -> Bool {
       guard let stamp else { return OutputFile.holds(text, at: path) }
-      return OutputFile.contains([stamp.sha256, stamp.generator], at: path, reading: text.utf8.count * 2 + 65_536)
+      guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+      defer { try? handle.close() }
+      // A few bytes more than this text at most (the time is fixed-width), so a huge file is never read whole.
+      guard let data = try? handle.read(upToCount: text.utf8.count + 64), let disk = String(data: data, encoding: .utf8)
+      else { return false }
+      let pattern = #""generatedAt" ?: ?"([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)""#
+      guard let match = disk.range(of: pattern, options: .regularExpression),
+        let made = disk[match].range(of: #"[0-9]{4}-[0-9-]+T[0-9:]+Z"#, options: .regularExpression)
+      else { return false }
+      guard let mine = text.range(of: stamp.generatedAt) else { return false }
+      return text.replacingCharacters(in: mine, with: disk[match][made]) == disk
     }
   }
 
@@ -66,8 +77,7 @@ public struct BlocklistOutput: Sendable {
       files = lists.enumerated().map { (index, list) in
         let stamp = ListStamp(generator: generator, at: time, content: Array(BlocklistRenderer.json(list).utf8))
         return File(
-          suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list, stamp: stamp),
-          stamp: list.isEmpty ? nil : stamp)
+          suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list, stamp: stamp), stamp: stamp)
       }
       size = TerminalText.count(lists.reduce(0) { $0 + $1.count }, "rule")
     case .regex:
@@ -151,7 +161,12 @@ public struct BlocklistOutput: Sendable {
 
   /// `rules.json is unchanged (16 rules for 3 apps); not written`.
   public func unchanged(apps: Int, at output: String) -> String {
-    "\(TerminalText.escape(output)) already holds these \(size) for \(TerminalText.count(apps, "app")); not written"
+    "\(TerminalText.escape(output)) already holds \(what(apps)); not written"
+  }
+
+  /// `these 16 rules for 3 apps`, or for no app at all, what the file then is.
+  private func what(_ apps: Int) -> String {
+    apps == 0 ? "a list that blocks nothing (no app's rules)" : "these \(size) for \(TerminalText.count(apps, "app"))"
   }
 
   /// The domains left out because their files are unknown.
@@ -169,7 +184,9 @@ public struct BlocklistOutput: Sendable {
   /// `wrote 16 rules for 3 apps to rules.json`, and how many more files when the rules needed several.
   public func wrote(apps: Int, to output: String) -> String {
     let more = files.count > 1 ? " and \(TerminalText.count(files.count - 1, "more file"))" : ""
-    return "wrote \(size) for \(TerminalText.count(apps, "app")) to \(TerminalText.escape(output))\(more)"
+    let held =
+      apps == 0 ? "a list that blocks nothing (no app's rules)" : "\(size) for \(TerminalText.count(apps, "app"))"
+    return "wrote \(held) to \(TerminalText.escape(output))\(more)"
   }
 
   /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as

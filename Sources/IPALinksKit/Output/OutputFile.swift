@@ -18,14 +18,6 @@ public enum OutputFile {
     return (try? handle.read(upToCount: bytes.count + 1)) ?? Data() == bytes
   }
 
-  /// Whether the first `limit` bytes of the file at `path` contain every one of `needles`.
-  static func contains(_ needles: [String], at path: String, reading limit: Int) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-    defer { try? handle.close() }
-    let text = String(decoding: (try? handle.read(upToCount: limit)) ?? Data(), as: UTF8.self)
-    return needles.allSatisfy(text.contains)
-  }
-
   /// Writes `text` to `path` and renames it into place. An existing file keeps its permissions; a new one gets
   /// what `>` in a shell would give (0666 less the umask), not the 0600 of a temporary file.
   public static func write(_ text: String, to path: String) throws(Failure) {
