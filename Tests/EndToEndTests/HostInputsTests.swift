@@ -79,6 +79,69 @@ struct HostInputsTests {
 
     let none = try CLI.run(["who-claims", "nothing.example.com", "--aasa-dir", folder.path])
     #expect(none.status == 1, "\(none.stdout)\(none.stderr)")
-    #expect(none.stderr.contains("nothing.example.com: its AASA file lists no app"), "\(none.stderr)")
+    // The real reason: no file at all, not a file that lists no app.
+    #expect(none.stderr.contains("nothing.example.com: no AASA file: no nothing.example.com or"), "\(none.stderr)")
+    #expect(none.stderr.contains("(aasa.not-found)"), "\(none.stderr)")
+  }
+
+  /// A host whose file is unknown (offline, nothing cached) fails closed: with `--uncovered block` every URL of it
+  /// is blocked and it is named, exit 1; with `skip` and nothing else read, no list is made and an existing one is
+  /// left as it was, exit 2.
+  @Test func hostsWhoseFilesAreUnknownFailClosed() throws {
+    let folder = try Engines.folder()
+    let offline = ["--offline", "--cache-dir", folder.path, "--host", "yelp.com", "--host", "bsky.app"]
+    let blocked = try CLI.run(["blocklist", "--uncovered", "block", "--format", "domains"] + offline)
+    #expect(blocked.status == 1, "\(blocked.stderr)")
+    #expect(blocked.stdout == "bsky.app\nyelp.com\n")
+    for host in ["yelp.com", "bsky.app"] {
+      #expect(
+        blocked.stderr.contains("uncovered: * \(host): its AASA file is unknown: skipped (offline)"),
+        "\(blocked.stderr)")
+    }
+    #expect(blocked.stderr.contains("every URL of the host is blocked instead"))
+    // The rules document blocks them too, for the guards.
+    let rules = try CLI.run(["blocklist", "--uncovered", "block", "--format", "rules"] + offline)
+    #expect(rules.status == 1 && rules.stdout.contains(#""appID":"*""#) && rules.stdout.contains(#""host":"yelp.com""#))
+    let published = folder.appendingPathComponent("published.json").path
+    try Data("[]".utf8).write(to: URL(fileURLWithPath: published))
+    let skipped = try CLI.run(["blocklist", "--format", "wkcontentrules", "-o", published] + offline)
+    #expect(skipped.status == 2, "\(skipped.stderr)")
+    #expect(skipped.stderr.contains("nothing could be read, so no list was made; \(published) is left as it was"))
+    #expect(try String(contentsOfFile: published, encoding: .utf8) == "[]")
+  }
+
+  /// Each host that gives no rule is told why in its own words, and host lists that name no host are refused
+  /// plainly; a byte-order mark before the first host is not part of it.
+  @Test func hostsThatGiveNoRulesAreToldWhy() throws {
+    let folder = try Engines.folder()
+    try Data("{not json".utf8).write(to: folder.appendingPathComponent("broken.example.json"))
+    try Data(#"{"webcredentials": {"apps": []}}"#.utf8).write(to: folder.appendingPathComponent("none.example.json"))
+    let run = try CLI.run([
+      "blocklist", "--host", "missing.example", "--host", "broken.example", "--host", "none.example", "--aasa-dir",
+      folder.path, "--format", "domains",
+    ])
+    #expect(run.stderr.contains("missing.example: no AASA file: no missing.example or"), "\(run.stderr)")
+    #expect(run.stderr.contains("broken.example: its AASA file could not be read: "), "\(run.stderr)")
+    #expect(run.stderr.contains("none.example: its AASA file lists no app (aasa.lists-no-app)"), "\(run.stderr)")
+    for (name, text, message) in [
+      ("empty.txt", "", "names no host (the file is empty)"),
+      ("comments.txt", "\n# only a comment\n   \n", "names no host (only blank lines and # comments)"),
+    ] {
+      let file = folder.appendingPathComponent(name).path
+      try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+      let refused = try CLI.run(["blocklist", "--hosts", file] + Self.aasa)
+      #expect(refused.status == 64 && refused.stderr.contains("\(file): \(message)"), "\(refused.stderr)")
+    }
+    let bom = folder.appendingPathComponent("bom.txt").path
+    try Data([0xEF, 0xBB, 0xBF] + Array("shop.example.com\n".utf8)).write(to: URL(fileURLWithPath: bom))
+    let read = try CLI.run(["blocklist", "--hosts", bom, "--format", "domains"] + Self.aasa)
+    #expect(read.status == 0 && read.stdout.contains("shop.example.com"), "\(read.stderr)")
+    // Elsewhere on a line it is shown, not hidden.
+    let inside = folder.appendingPathComponent("inside.txt").path
+    try Data(Array("shop".utf8) + [0xEF, 0xBB, 0xBF] + Array(".example.com\n".utf8)).write(
+      to: URL(fileURLWithPath: inside))
+    let shown = try CLI.run(["blocklist", "--hosts", inside] + Self.aasa)
+    #expect(
+      shown.status == 64 && shown.stderr.contains("'shop\\u{feff}.example.com' is not a host name"), "\(shown.stderr)")
   }
 }

@@ -46,13 +46,27 @@ public enum HostInputs {
         report.bundles.append(bundle)
       }
       UniversalLinkInventory.attach([request: parsed], to: &report)
-      // A file that gave no answer leaves the host's apps unknown: the report says so, as an IPA's would.
+      // Why the host gave no app, in its real words: a file that gave no answer leaves its apps unknown (an error,
+      // as an IPA's would be); no file, or one that could not be read, is what iOS gets too.
       let status = parsed.result.status
+      var message = parsed.result.message
+      if message.hasPrefix(request.host + ": ") { message.removeFirst(request.host.count + 2) }
+      message = TerminalText.escape(message)
       if let code = DiagnosticCode.aasa(status) {
-        report.diagnostics.append(
-          Diagnostic(status.isDefinite ? .warning : .error, code, "\(parsed.result.message): it lists no app"))
+        let reason =
+          switch status {
+          case .notFound: "no AASA file: \(message)"
+          case .tooLarge, .invalidJSON: "its AASA file could not be read: \(message)"
+          case .redirect: "its AASA file is a redirect, which iOS does not follow: \(message)"
+          case _ where !status.isDefinite: "its AASA file is unknown: \(message)"
+          default: message
+          }
+        report.diagnostics.append(Diagnostic(status.isDefinite ? .warning : .error, code, reason))
       } else if let error = parsed.parseError {
-        report.diagnostics.append(Diagnostic(.warning, .aasaInvalidJSON, "\(request.host): \(error): it lists no app"))
+        report.diagnostics.append(
+          Diagnostic(.warning, .aasaInvalidJSON, "its AASA file could not be read: \(TerminalText.escape(error))"))
+      } else if report.bundles.isEmpty {
+        report.diagnostics.append(Diagnostic(.warning, .aasaListsNoApp, "its AASA file lists no app"))
       }
       return report
     }
@@ -73,14 +87,35 @@ public enum HostInputs {
         throw ListError(description: "\(TerminalText.escape(file)): cannot read the host list")
       }
       var number = 0
-      while let line = lines.next() {
+      var lineCount = 0
+      var named = 0
+      while var line = lines.next() {
         number += 1
+        lineCount += 1
+        // A byte-order mark, as editors on Windows write one, is not part of the first host.
+        if number == 1, line.hasPrefix("\u{FEFF}") { line.removeFirst() }
         let host = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
           .trimmingCharacters(in: .whitespaces)
-        if !host.isEmpty { try add(host, "\(TerminalText.escape(file)):\(number): ") }
+        if !host.isEmpty {
+          named += 1
+          try add(host, "\(TerminalText.escape(file)):\(number): ")
+        }
+      }
+      if named == 0 {
+        throw ListError(
+          description: "\(TerminalText.escape(file)): names no host ("
+            + (lineCount == 0 ? "the file is empty" : "only blank lines and # comments") + "); give one host a line")
       }
     }
     return out
+  }
+
+  /// The hosts among `reports` whose AASA file is unknown (a timeout, TLS, DNS, offline): what their apps claim
+  /// is unknown too, so a blocklist covers them as uncovered domains, with why.
+  public static func unknown(_ reports: [InspectionReport]) -> [(host: String, message: String)] {
+    reports.filter { $0.inputKind == .host && $0.bundles.isEmpty }.compactMap { report in
+      report.diagnostics.first { $0.severity == .error }.map { (report.input, $0.message) }
+    }
   }
 
   /// A host list that cannot be used.
@@ -89,13 +124,14 @@ public enum HostInputs {
     public var description: String
   }
 
-  /// The notes `blocklist` and `who-claims` print about `reports`' host inputs: that claims were assumed, and
-  /// which hosts list no app.
+  /// The notes `blocklist` and `who-claims` print about `reports`' host inputs: that claims were assumed, and why
+  /// each host that gave no app gave none (no file, one that could not be read, one that lists no app, or an
+  /// unknown answer), with the status's code.
   public static func notes(_ reports: [InspectionReport]) -> [String] {
     let hosts = reports.filter { $0.inputKind == .host }
     var notes = hosts.filter(\.bundles.isEmpty).map { report in
-      "\(TerminalText.escape(report.input)): its AASA file lists no app"
-        + (report.diagnostics.first.map { " (\($0.code.rawValue))" } ?? "")
+      "\(TerminalText.escape(report.input)): "
+        + (report.diagnostics.first.map { "\($0.message) (\($0.code.rawValue))" } ?? "its AASA file lists no app")
     }
     let apps = Set(hosts.flatMap(\.bundles).compactMap(\.appId)).count
     if apps > 0 {

@@ -106,10 +106,30 @@ public struct Blocklist: Sendable {
       })
   }
 
-  /// The same from inspections.
+  /// The same from inspections. A host given as an input whose AASA file is unknown (``HostInputs/unknown(_:)``)
+  /// is an uncovered domain too, of apps unknown (`*`): with ``UncoveredDomains/block`` every URL of the host is
+  /// blocked, so a site's outage never takes it out of a list made from hosts.
   public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
     self.init(claims: ClaimsIndex(reports: reports), uncovered: uncovered)
+    for (host, message) in HostInputs.unknown(reports) {
+      let blocked = uncovered == .block
+      notes.append(
+        BlocklistNote(
+          .uncovered, appID: Self.unknownApps, host: host,
+          message: message + (blocked ? "; every URL of the host is blocked instead" : "; left out of the list")))
+      if blocked {
+        apps.append(
+          LinkingApp(
+            appID: Self.unknownApps, name: "the apps of \(host), whose AASA file is unknown", input: host,
+            scopes: [
+              RuleScope(host: host, wildcard: false, rules: .everyURL(appID: Self.unknownApps))
+            ]))
+      }
+    }
   }
+
+  /// The app ID that stands for the unknown apps of a host whose AASA file is unknown.
+  public static let unknownApps = "*"
 
   /// The rules of every app as the runtime core evaluates them: the matcher's code, and what the Swift and
   /// JavaScript guards embed.

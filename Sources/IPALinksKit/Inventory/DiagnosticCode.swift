@@ -141,6 +141,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
 
   /// The domain's AASA file does not list the app.
   case aasaAppNotListed = "aasa.app-not-listed"
+  /// A host given as an input (`--host`): its AASA file lists no app in any service.
+  case aasaListsNoApp = "aasa.lists-no-app"
   /// The AASA file was not found.
   case aasaNotFound = "aasa.not-found"
   /// The server answered with an error status.
@@ -179,7 +181,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   /// and batches once per host.
   public var isAboutAASAFile: Bool {
     switch self {
-    case .aasaAppNotListed, .aasaNotFound, .aasaHTTPError, .aasaRedirect, .aasaTooLarge, .aasaTimeout, .aasaTLSError,
+    case .aasaAppNotListed, .aasaListsNoApp, .aasaNotFound, .aasaHTTPError, .aasaRedirect, .aasaTooLarge, .aasaTimeout,
+      .aasaTLSError,
       .aasaDNSError, .aasaConnectionError, .aasaInvalidJSON, .aasaRefusedPrivateAddress, .aasaSkippedOffline,
       .aasaOverLimit:
       true

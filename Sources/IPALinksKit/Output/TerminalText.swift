@@ -28,7 +28,8 @@ public enum TerminalText {
     case 0x00..<0x20, 0x7F...0x9F: true
     // LRM, RLM, ALM and the embeddings, overrides and isolates: they reorder what follows on the line.
     case 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069: true
-    case 0x2028, 0x2029: true
+    // Line and paragraph separators, and the zero-width no-break space (a byte-order mark): invisible otherwise.
+    case 0x2028, 0x2029, 0xFEFF: true
     default: false
     }
   }

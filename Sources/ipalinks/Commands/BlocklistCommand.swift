@@ -26,9 +26,10 @@ struct BlocklistCommand: StatusCommand {
 
       What a format cannot express exactly is printed on stderr and written to --report.
 
-      Exit codes: 0 done; 1 partial (an input or a domain's AASA file could not be read, or a rule was left out); \
-      2 nothing could be read, or the output cannot be written; 3 with --if-changed, the list is unchanged and was \
-      not written; 64 usage error.
+      Exit codes: 0 done; 1 partial (an input or a domain's AASA file could not be read, a host's too, whether \
+      --uncovered skips or blocks it, or a rule was left out); 2 nothing could be read (no list is made, and -o's \
+      file is left as it was), or the output cannot be written; 3 with --if-changed, the file already holds this \
+      list and was not written; 64 usage error.
       """
   )
 
@@ -118,8 +119,14 @@ struct BlocklistCommand: StatusCommand {
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
-    if loaded.readable == 0 { return 2 }
-    let blocklist = Blocklist(claims: ClaimsIndex(reports: loaded.reports), uncovered: uncovered)
+    // Nothing read is trouble, unless hosts whose files are unknown are to be blocked whole: that list fails closed.
+    if loaded.readable == 0 && (uncovered == .skip || HostInputs.unknown(loaded.reports).isEmpty) {
+      Terminal.warn(
+        "nothing could be read, so no list was made"
+          + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? ""))
+      return 2
+    }
+    let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
     let out = BlocklistOutput(
       blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator)
     return out.deliver(
