@@ -280,7 +280,7 @@ struct AuditCommandTests {
 
     let www = try CLI.run(["who-claims", "https://www.example.com/promo/spring/1", "--inventory", inventory.path])
     #expect(www.status == 0, "\(www.stderr)")
-    #expect(www.stdout.hasPrefix("https://www.example.com/promo/spring/1: claimed by 1 app\n"))
+    #expect(www.stdout.hasPrefix("https://www.example.com/promo/spring/1: opened by 1 app\n"))
     #expect(www.stdout.contains("applinks:*.example.com  (AASA ok, lists the app, decides)"))
     #expect(
       www.stdout.contains("    /applinks/details/0/components\n      0  match    {\"/\": \"/promo/$(campaign)/*\"}\n"))

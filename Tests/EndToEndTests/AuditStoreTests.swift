@@ -249,7 +249,8 @@ import Testing
     ] {
       let run = try CLI.run(
         ["who-claims", url, "--store", location, "-q", "--format", "json"] + (at.map { ["--at", $0] } ?? []))
-      #expect(run.status == 0, "\(at ?? "latest"): \(run.stderr)")
+      // Like grep: 0 when an app opens the URL, 1 when none does (here, its app excludes it).
+      #expect(run.status == (verdict == "match" ? 0 : 1), "\(at ?? "latest"): \(run.stderr)")
       #expect(run.stdout.contains("\"verdict\" : \"\(verdict)\""), "\(at ?? "latest"): \(run.stdout)")
     }
     let unknown = try CLI.run(["who-claims", url, "--store", location, "--at", "week-9"])

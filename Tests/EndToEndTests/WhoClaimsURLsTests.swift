@@ -129,4 +129,47 @@ struct WhoClaimsURLsTests {
     #expect(missing.status == 2)
     #expect(missing.stderr.contains("cannot read the URL list"))
   }
+
+  /// URLs checked against hosts alone, with no IPA: `--urls FILE --host H…` takes the apps the hosts' files list.
+  @Test func urlsAgainstHostsAlone() throws {
+    let urls = try Self.file()
+    defer { try? FileManager.default.removeItem(at: urls) }
+    let run = try CLI.run([
+      "who-claims", "--urls", urls.path, "--host", "shop.example.com", "--aasa-dir", CLI.sample("aasa"), "--format",
+      "jsonl",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let opened = run.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }.filter { !(($0["apps"] as? [Any]) ?? []).isEmpty }.compactMap { $0["url"] as? String }
+    #expect(opened == ["https://shop.example.com/buy/1"], "\(run.stdout)")
+    #expect(run.stderr.contains("claims assumed"), "\(run.stderr)")
+    let hosts = try Engines.write("shop.example.com\n")
+    let fromFile = try CLI.run([
+      "who-claims", "--urls", urls.path, "--hosts", hosts, "--aasa-dir", CLI.sample("aasa"), "--format", "jsonl",
+    ])
+    #expect(fromFile.stdout == run.stdout)
+    #expect(try CLI.run(["who-claims", "shop.example.com", "--host", "example.com"]).status == 64)
+  }
+
+  /// For a URL, the apps that open it are counted apart from those that claim the host without opening it (a file
+  /// that lists apps for webcredentials only opens nothing: exit 1), and `-q` keeps each app to its verdict.
+  @Test func aURLCountsTheAppsThatOpenIt() throws {
+    let folder = try Engines.folder()
+    try Data(
+      #"{"webcredentials": {"apps": ["TEAMAAAAAA.com.example.a", "TEAMBBBBBB.com.example.b"]}}"#.utf8
+    ).write(to: folder.appendingPathComponent("auth.example.json"))
+    let none = try CLI.run(["who-claims", "https://auth.example/", "--aasa-dir", folder.path])
+    #expect(none.status == 1, "\(none.stdout)")
+    #expect(
+      none.stdout.hasPrefix("https://auth.example/: opened by no app; 2 more claim the host and do not open it\n"))
+    let full = try CLI.run(["who-claims", "https://shop.example.com/buy/1", "--aasa-dir", CLI.sample("aasa")])
+    let brief = try CLI.run(["who-claims", "https://shop.example.com/buy/1", "--aasa-dir", CLI.sample("aasa"), "-q"])
+    #expect(full.status == 0 && brief.status == 0)
+    #expect(full.stdout.hasPrefix("https://shop.example.com/buy/1: opened by 1 app\n"))
+    #expect(
+      full.stdout.contains("/applinks/details/0/components\n")
+        && !brief.stdout.contains("/applinks/details/0/components\n"))
+    #expect(brief.stdout.hasSuffix("  verdict: match  /applinks/details/0/components/1\n"), "\(brief.stdout)")
+  }
 }

@@ -131,17 +131,30 @@ public struct AuditTextReporter: Sendable {
   }
 
   /// The text of `ipalinks who-claims`: how many apps claim the host, then per app its entries, its rules in the
-  /// order iOS tries them (as `inspect` shows them), and the URL's verdict when one was given.
-  public func render(_ claims: HostClaims) -> String {
+  /// order iOS tries them (as `inspect` shows them), and the URL's verdict when one was given. For a URL, the apps
+  /// that open it are counted and come first, apart from those that claim the host without opening it (their rules
+  /// exclude or miss it, or only another service lists them); `brief` keeps each to its verdict.
+  public func render(_ claims: HostClaims, brief: Bool = false) -> String {
     var out: [String] = []
-    let active = claims.claims.filter(\.isActive)
-    out.append(
-      "\(clean(claims.url ?? claims.host)): claimed by \(TerminalText.count(active.count, "app"))"
-        + (claims.claims.count > active.count ? " (and \(claims.claims.count - active.count) inactive)" : ""))
+    var shown = claims.claims
+    if let url = claims.url {
+      let opening = shown.filter { $0.verdict?.verdict == .match }
+      let others = shown.count - opening.count
+      out.append(
+        "\(clean(url)): opened by \(opening.isEmpty ? "no app" : TerminalText.count(opening.count, "app"))"
+          + (others > 0 ? "; \(others) more claim the host and do not open it" : ""))
+      shown = opening + shown.filter { $0.verdict?.verdict != .match }
+    } else {
+      let active = shown.filter(\.isActive)
+      out.append(
+        "\(clean(claims.host)): claimed by \(TerminalText.count(active.count, "app"))"
+          + (shown.count > active.count ? " (and \(shown.count - active.count) inactive)" : ""))
+    }
     // Each app's block on its own, on every core: a shared host's apps are hundreds of blocks.
+    let apps = shown
     let blocks = parallelMap(
-      claims.claims.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 64
-    ) { block(claims.claims[$0]) }
+      apps.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 64
+    ) { block(apps[$0], brief: brief) }
     for block in blocks {
       out.append("")
       out += block
@@ -159,12 +172,13 @@ public struct AuditTextReporter: Sendable {
     return out.joined(separator: "\n") + "\n"
   }
 
-  /// One app's lines in `who-claims`: who it is, its entries, the rules under the entry that decides, and the verdict.
-  private func block(_ c: HostClaims.Claim) -> [String] {
+  /// One app's lines in `who-claims`: who it is, its entries, the rules under the entry that decides, and the
+  /// verdict; `brief`, who it is and the verdict.
+  private func block(_ c: HostClaims.Claim, brief: Bool) -> [String] {
     var out = TerminalText.pack(
       [style.bold(clean(c.name ?? c.bundleId)), clean(c.appId ?? c.bundleId), clean(c.input) + " " + clean(c.path)],
       width: style.width + (style.useColor ? 8 : 0), rest: "  ")
-    for e in c.entries {
+    for e in c.entries where !brief {
       var facts: [String] = []
       if !e.active { facts.append("inactive: \(clean(e.inactiveReason))") }
       if let s = e.status { facts.append("AASA \(s)") }

@@ -3,13 +3,20 @@ import UniversalLinks
 // Each command's output in the format asked for, so the executable picks a reporter and a format and prints.
 
 extension HostClaims {
-  /// `who-claims HOST`: the text, one JSON document, or one JSON object per app.
-  public func rendered(_ format: OutputFormat, style: TextStyle) -> String {
+  /// `who-claims HOST`: the text, one JSON document, or one JSON object per app. `brief` (`-q`) keeps a URL's text
+  /// to each app and its verdict, without the entries and rules.
+  public func rendered(_ format: OutputFormat, style: TextStyle, brief: Bool = false) -> String {
     switch format {
     case .json: JSONReporter.document(self) + "\n"
     case .jsonl: claims.map { JSONReporter.render($0, pretty: false) + "\n" }.joined()
-    case .text: AuditTextReporter(style: style).render(self)
+    case .text: AuditTextReporter(style: style).render(self, brief: brief && url != nil)
     }
+  }
+
+  /// For a URL, whether an app opens it; for a host, whether an app's active entry claims it: what `who-claims`
+  /// exits 0 for, as grep does when it finds a line.
+  public var answersYes: Bool {
+    url == nil ? claims.contains(where: \.isActive) : claims.contains { $0.verdict?.verdict == .match }
   }
 }
 

@@ -138,13 +138,18 @@ struct WhoClaimsCommand: StatusCommand {
       them, from the host's own AASA file, every app it lists taken to claim it. For each app: the entries \
       that cover the host (all services), which applinks entry iOS uses for it, and that entry's rules in order.
 
-      With --urls FILE (or - for standard input), there is no HOST: every line of FILE is a URL, decided against \
-      every app at once (first matching rule wins within each app). Text lists the URLs that open an app, grouped \
-      by app; --format jsonl writes one line per URL with the apps it opens and the apps whose rules exclude it. \
-      Lines that are not http(s) URLs are named on stderr by line number and skipped.
+      For a URL, the apps that open it are counted and come first; the others claim the host without opening it \
+      (their rules exclude or miss it, or only another service lists them). -q keeps each app to its verdict.
 
-      Exit codes (like grep): 0 some app claims the host (with --urls: some URL opens an app); 1 none does; 2 \
-      trouble (an input could not be read; what was read is still answered); 64 usage error; 130 interrupted.
+      With --urls FILE (or - for standard input), there is no HOST: every line of FILE is a URL, decided against \
+      every app at once (first matching rule wins within each app); --host and --hosts then add the apps hosts' \
+      AASA files list, with no IPA. Text lists the URLs that open an app, grouped by app; --format jsonl writes one \
+      line per URL with the apps it opens and the apps whose rules exclude it. Lines that are not http(s) URLs are \
+      named on stderr by line number and skipped.
+
+      Exit codes (like grep): 0 some app claims the host (for a URL: opens it; with --urls: some URL opens an \
+      app); 1 none does; 2 trouble (an input could not be read; what was read is still answered); 64 usage error; \
+      130 interrupted.
       """)
 
   @Argument(help: "The host (example.com), a wildcard (*.example.com) or a URL; left out with --urls.")
@@ -157,6 +162,17 @@ struct WhoClaimsCommand: StatusCommand {
   @Option(
     help: ArgumentHelp("Decide every URL in this file, one per line ('-' for standard input).", valueName: "file"))
   var urls: String?
+  @Option(
+    name: .customLong("host"),
+    help: ArgumentHelp(
+      "With --urls: a host whose AASA file's apps are taken to claim it, as without inputs. Repeatable.",
+      valueName: "host"))
+  var claimHosts: [String] = []
+  @Option(
+    name: .customLong("hosts"),
+    help: ArgumentHelp("With --urls: a file of hosts for --host, one per line (# starts a comment).", valueName: "file")
+  )
+  var claimHostFiles: [String] = []
   @Option(
     name: .shortAndLong,
     help: "Output format: text, json (one document), or jsonl (one object per app; with --urls, per URL).")
@@ -181,8 +197,12 @@ struct WhoClaimsCommand: StatusCommand {
         throw ValidationError(problem)
       }
     }
-    if urls != nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven {
-      throw ValidationError("Give --inventory, --store or at least one input.")
+    let hostsGiven = !claimHosts.isEmpty || !claimHostFiles.isEmpty
+    if urls != nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven && !hostsGiven {
+      throw ValidationError("Give --host, --hosts, --inventory, --store or at least one input.")
+    }
+    if urls == nil && hostsGiven {
+      throw ValidationError("--host and --hosts go with --urls; for one host, give it as HOST")
     }
     if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
       throw ValidationError("--urls - and an inventory on standard input cannot both read it")
@@ -192,9 +212,10 @@ struct WhoClaimsCommand: StatusCommand {
   func execute() async throws -> Int32 {
     // A host alone is answered from its own AASA file.
     let alone = urls == nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven
+    let hosts = alone ? [host.flatMap(HostClaims.host(ofQuery:)) ?? ""] : claimHosts
     let loaded = try await audit.load(
-      allInputs, inventories: inventories, hosts: (alone ? [host.flatMap(HostClaims.host(ofQuery:)) ?? ""] : [], []),
-      store: store, about: urls == nil ? host : nil, fetch: fetch)
+      allInputs, inventories: inventories, hosts: (hosts, claimHostFiles), store: store,
+      about: urls == nil ? host : nil, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
     if let urls {
@@ -205,9 +226,9 @@ struct WhoClaimsCommand: StatusCommand {
       Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
       return 64
     }
-    Terminal.write(claims.rendered(format, style: Terminal.style))
+    Terminal.write(claims.rendered(format, style: Terminal.style, brief: audit.quiet))
     // Like grep: an input that could not be read is trouble, whatever the others said.
     if loaded.unreadable > 0 { return 2 }
-    return claims.claims.contains(where: \.isActive) ? 0 : 1
+    return claims.answersYes ? 0 : 1
   }
 }
