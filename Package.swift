@@ -50,7 +50,8 @@ let package = Package(
     // generated guard is this file and the core's files, verbatim; the define is what imports the core here.
     .target(
       name: "UniversalLinkGuard",
-      dependencies: ["UniversalLinks"],
+      // Crypto (CryptoKit's API, on Apple platforms CryptoKit itself) checks signed rules documents.
+      dependencies: ["UniversalLinks", .product(name: "Crypto", package: "swift-crypto")],
       swiftSettings: [.define("UNIVERSAL_LINK_GUARD_PACKAGE")]
     ),
     // Embeds the guard's sources and Resources/ into IPALinksKit at build time (see Plugins/EmbedSources).
@@ -92,6 +93,8 @@ let package = Package(
       dependencies: [
         "IPALinksKit", "IPALinksStore", "UniversalLinks",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // `blocklist --sign`: Ed25519 signatures of rules documents.
+        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
     // What the matcher benchmarks share: seeded randomness and timing.
@@ -108,7 +111,10 @@ let package = Package(
     ),
     .testTarget(name: "UniversalLinksTests", dependencies: ["UniversalLinks"]),
     .testTarget(
-      name: "UniversalLinkGuardTests", dependencies: ["UniversalLinkGuard", "UniversalLinks", "IPALinksKit"]),
+      name: "UniversalLinkGuardTests",
+      dependencies: [
+        "UniversalLinkGuard", "UniversalLinks", "IPALinksKit", .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     .executableTarget(
       name: "FetchBenchmark",
       dependencies: [
@@ -139,7 +145,10 @@ let package = Package(
     .testTarget(name: "IPALinksKitTests", dependencies: ["IPALinksKit", "IPALinksFuzzing", "TestServers"]),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["IPALinksKit", "IPALinksStore", "TestServers", .product(name: "SQLKit", package: "sql-kit")],
+      dependencies: [
+        "IPALinksKit", "IPALinksStore", "TestServers", .product(name: "SQLKit", package: "sql-kit"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
       exclude: ["Snapshots"]),
   ]
 )

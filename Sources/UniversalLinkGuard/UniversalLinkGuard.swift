@@ -71,11 +71,18 @@ public struct UniversalLinkGuard: Sendable {
     public var generatedAt: String?
     /// The SHA-256 of its rules, in lower-case hex.
     public var sha256: String?
+    /// The Ed25519 signature of its rules (`blocklist --sign`), in base64; nil when it is not signed.
+    public var signature: String? = nil
 
-    /// Whether `rulesJSON`, the document this stamp came from, holds the rules its `sha256` is the digest of: the
-    /// document's bytes before its stamp (`,"generatedAt":`), closed with `}`, as `ipalinks blocklist` writes it.
+    /// Whether `rulesJSON`, the document this stamp came from, holds the rules its `sha256` is the digest of.
     public func matches(_ rulesJSON: String) -> Bool {
-      guard let sha256 else { return false }
+      guard let sha256, let rules = Self.rules(of: rulesJSON) else { return false }
+      return LinkRuntime.sha256Hex(rules) == sha256
+    }
+
+    /// The bytes a rules document's digest and signature are of: the document's bytes before its stamp
+    /// (`,"generatedAt":`), closed with `}`, as `ipalinks blocklist` writes it; nil without a stamp.
+    public static func rules(of rulesJSON: String) -> [UInt8]? {
       let bytes = Array(rulesJSON.utf8)
       let marker = Array(#","generatedAt":""#.utf8)
       // Inside a JSON string a quote is escaped, so the first unescaped marker is the stamp's.
@@ -83,8 +90,8 @@ public struct UniversalLinkGuard: Sendable {
         let start = (0...(bytes.count - marker.count)).first(where: {
           bytes[$0..<($0 + marker.count)].elementsEqual(marker)
         })
-      else { return false }
-      return LinkRuntime.sha256Hex(Array(bytes[..<start]) + [UInt8(ascii: "}")]) == sha256
+      else { return nil }
+      return Array(bytes[..<start]) + [UInt8(ascii: "}")]
     }
 
     /// An RFC 3339 time as the stamp writes it (`2026-11-28T09:00:00Z`).
@@ -150,7 +157,8 @@ public struct UniversalLinkGuard: Sendable {
     let generator: String?
     let generatedAt: String?
     let sha256: String?
-    var stamp: Stamp { Stamp(generator: generator, generatedAt: generatedAt, sha256: sha256) }
+    let signature: String?
+    var stamp: Stamp { Stamp(generator: generator, generatedAt: generatedAt, sha256: sha256, signature: signature) }
   }
 
   /// A decoding error in words, with the path of keys where it happened.
@@ -224,8 +232,26 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
   /// runs ahead. A document from further in the future is refused.
   public static let allowedClockSkew: TimeInterval = 300
 
-  /// Starts with `initial`'s rules.
-  public init(_ initial: UniversalLinkGuard) { guarded = initial }
+  /// Checks a document's signature: given its rules' bytes (``UniversalLinkGuard/Stamp/rules(of:)``) and the
+  /// signature, whether the signature is valid for them. Nil when documents need none.
+  private let verifySignature: (@Sendable (_ rules: [UInt8], _ signature: [UInt8]) -> Bool)?
+
+  /// Starts with `initial`'s rules, and takes documents that need no signature.
+  public init(_ initial: UniversalLinkGuard) {
+    guarded = initial
+    verifySignature = nil
+  }
+
+  /// Starts with `initial`'s rules, and takes only documents signed (`blocklist --sign`) with a signature that
+  /// `verify` accepts for the document's rules: an unsigned or wrongly signed one is refused. With CryptoKit, use
+  /// ``init(_:publicKey:)`` instead; this form lets another Ed25519 implementation check.
+  public init(
+    _ initial: UniversalLinkGuard,
+    verifyingSignatures verify: @escaping @Sendable (_ rules: [UInt8], _ signature: [UInt8]) -> Bool
+  ) {
+    guarded = initial
+    verifySignature = verify
+  }
 
   /// The rules in use.
   public var current: UniversalLinkGuard {
@@ -262,6 +288,14 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     let next = try UniversalLinkGuard(rulesJSON: rulesJSON)
     guard let sha256 = next.stamp.sha256 else { throw refuse("has no sha256 to check its rules against") }
     guard next.stamp.matches(rulesJSON) else { throw refuse("does not match its sha256 (\(sha256))") }
+    if let verifySignature {
+      guard let signature = next.stamp.signature else {
+        throw refuse("is not signed, and this guard takes signed ones")
+      }
+      guard let bytes = Data(base64Encoded: signature), let rules = UniversalLinkGuard.Stamp.rules(of: rulesJSON),
+        verifySignature(rules, Array(bytes))
+      else { throw refuse("has a signature that does not verify with the key this guard trusts") }
+    }
     guard let made = next.stamp.generatedAt, let madeAt = UniversalLinkGuard.Stamp.date(made) else {
       throw refuse("says no time it was made (generatedAt)")
     }
@@ -288,6 +322,35 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     return true
   }
 }
+
+#if UNIVERSAL_LINK_GUARD_PACKAGE && canImport(Crypto)
+  import Crypto
+#elseif canImport(CryptoKit)
+  import CryptoKit
+#endif
+
+#if (UNIVERSAL_LINK_GUARD_PACKAGE && canImport(Crypto)) || canImport(CryptoKit)
+  extension UpdatingLinkGuard {
+    /// Why a public key cannot be used.
+    public struct KeyError: Error, Sendable, CustomStringConvertible {
+      /// The message.
+      public var description: String
+    }
+
+    /// Starts with `initial`'s rules, and takes only documents signed (`blocklist --sign`) with the private key of
+    /// `publicKey`: its 32 raw Ed25519 bytes (`openssl pkey -in key.pem -pubout -outform DER | tail -c 32`).
+    public convenience init(_ initial: UniversalLinkGuard, publicKey: Data) throws(KeyError) {
+      guard (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey)) != nil else {
+        throw KeyError(description: "the public key is not 32 raw Ed25519 bytes (\(publicKey.count) bytes given)")
+      }
+      // The key's bytes, not the key, go into the check: the key type is not Sendable everywhere.
+      self.init(initial) { rules, signature in
+        (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey))?.isValidSignature(
+          Data(signature), for: Data(rules)) ?? false
+      }
+    }
+  }
+#endif
 
 // MARK: - WebKit
 

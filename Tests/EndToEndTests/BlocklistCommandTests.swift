@@ -231,4 +231,54 @@ import Testing
       }
     }
   }
+
+  /// `--sign KEY` signs the rules document with an Ed25519 key made by OpenSSL, and OpenSSL verifies the signature
+  /// over the document's rules (the bytes before its stamp); it says the public key to give the app, refuses a key
+  /// that is not Ed25519, and a format without a rules document.
+  @Test func signedListsVerifyWithOpenSSL() throws {
+    let folder = try Engines.folder()
+    let key = folder.appendingPathComponent("key.pem").path
+    let made = try CLI.run(
+      ["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    try #require(made.status == 0, "openssl: \(made.stderr)")
+    let output = folder.appendingPathComponent("rules.json").path
+    let run = try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output])
+    #expect(run.status == 0, "\(run.stderr)")
+    let text = try String(contentsOfFile: output, encoding: .utf8)
+    let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    let encoded = try #require(document["signature"] as? String)
+    let signature = try #require(Data(base64Encoded: encoded))
+    let stamp = try #require(text.range(of: #","generatedAt":""#))
+    try Data(Array(text[..<stamp.lowerBound].utf8) + [UInt8(ascii: "}")]).write(
+      to: folder.appendingPathComponent("rules.bin"))
+    try signature.write(to: folder.appendingPathComponent("rules.sig"))
+    let publicKey = folder.appendingPathComponent("public.pem").path
+    _ = try CLI.run(
+      ["openssl", "pkey", "-in", key, "-pubout", "-out", publicKey], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    let verify = try CLI.run(
+      [
+        "openssl", "pkeyutl", "-verify", "-pubin", "-inkey", publicKey, "-rawin", "-in",
+        folder.appendingPathComponent("rules.bin").path, "-sigfile", folder.appendingPathComponent("rules.sig").path,
+      ], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(
+      verify.status == 0 && verify.stdout.contains("Signature Verified Successfully"),
+      "\(verify.stdout)\(verify.stderr)")
+    // The public key to give UpdatingLinkGuard(…, publicKey:): the last 32 bytes of OpenSSL's DER, in base64.
+    let der = folder.appendingPathComponent("public.der").path
+    _ = try CLI.run(
+      ["openssl", "pkey", "-in", key, "-pubout", "-outform", "DER", "-out", der],
+      executable: URL(fileURLWithPath: "/usr/bin/env"))
+    let raw = try Data(contentsOf: URL(fileURLWithPath: der)).suffix(32).base64EncodedString()
+    #expect(
+      run.stderr.contains("signed with the Ed25519 key whose public key (raw, base64) is \(raw)"), "\(run.stderr)")
+    // Signatures are deterministic: the same rules later are still the same file.
+    let again = try CLI.run(
+      ["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output, "--if-changed"],
+      environment: ["SOURCE_DATE_EPOCH": "1900000000"])
+    #expect(again.status == 3, "\(again.stderr)")
+    let notAKey = try Engines.write("not a key")
+    #expect(try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "--sign", notAKey]).status == 64)
+    let listOnly = try CLI.run(["blocklist"] + Self.inputs + ["-f", "wkcontentrules", "--sign", key])
+    #expect(listOnly.status == 64 && listOnly.stderr.contains("--sign signs the guards' rules document"))
+  }
 }

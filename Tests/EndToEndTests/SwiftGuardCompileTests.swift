@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import IPALinksKit
 import Testing
@@ -223,6 +224,79 @@ struct SwiftGuardCompileTests {
     #expect(lines.last == "empty allowed true 0")
   }
 
+  /// The generated file's updater made to take signed documents only refuses an unsigned one and one signed with
+  /// another key, and takes the one signed with its key. Without CryptoKit (Linux), the check is the closure form,
+  /// here an oracle of the signatures swift-crypto made for each document's rules: it proves the file hands the
+  /// check exactly those bytes and that signature.
+  @Test func swiftGuardUpdaterTakesOnlySignedDocumentsWhenAskedTo() throws {
+    let app = "AAAAAAAAAA.com.example.alpha"
+    let key = Curve25519.Signing.PrivateKey()
+    let other = Curve25519.Signing.PrivateKey()
+    func signer(_ key: Curve25519.Signing.PrivateKey) -> BlocklistRenderer.Signer {
+      let seed = key.rawRepresentation
+      return { bytes in
+        Array((try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))) ?? Data())
+      }
+    }
+    func document(
+      _ format: BlocklistFormat, at time: TimeInterval, signedBy key: Curve25519.Signing.PrivateKey?,
+      path: String = "/sell/*"
+    ) throws -> String {
+      let json = #"{"applinks": {"details": [{"appIDs": ["\#(app)"], "components": [{"/": "\#(path)"}]}]}}"#
+      let blocklist = Blocklist(apps: [
+        LinkingApp(
+          appID: app, name: "Alpha", input: "alpha.ipa",
+          scopes: [
+            RuleScope(
+              host: "alpha.example", wildcard: false, rules: AppLinkRules(file: try AASAFile(json: json), appID: app))
+          ])
+      ])
+      return try #require(
+        BlocklistOutput(
+          blocklist, format: format, maxRules: 100, generator: "t", at: Date(timeIntervalSince1970: time),
+          sign: key.map(signer)
+        ).files.first
+      ).text
+    }
+    let folder = try Engines.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let signed = try document(.rules, at: 1_790_604_800, signedBy: key)
+    for (name, text) in [
+      ("unsigned", try document(.rules, at: 1_790_604_800, signedBy: nil)),
+      ("other", try document(.rules, at: 1_790_604_800, signedBy: other)), ("signed", signed),
+    ] {
+      try Data(text.utf8).write(to: folder.appendingPathComponent(name + ".json"))
+    }
+    // The oracle: the rules' digest and the one signature the key makes for them.
+    let rules = try #require(signedRules(of: signed))
+    let valid = LinkRuntime.sha256Hex(rules) + " " + (try key.signature(for: Data(rules))).base64EncodedString()
+    try Data(valid.utf8).write(to: folder.appendingPathComponent("valid.txt"))
+    let exe = try Engines.compileSwiftGuard(
+      try document(.swift, at: 1_790_000_000, signedBy: nil, path: "/buy/*"),
+      driver: #"""
+        import Foundation
+        let folder = CommandLine.arguments[1]
+        func read(_ name: String) -> String { try! String(contentsOfFile: folder + "/" + name, encoding: .utf8) }
+        let valid = read("valid.txt")
+        let linkGuard = UpdatingLinkGuard(.shared) { rules, signature in
+          valid == LinkRuntime.sha256Hex(rules) + " " + Data(signature).base64EncodedString()
+        }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        for name in ["unsigned", "other", "signed"] {
+          do { print(name, try linkGuard.update(rulesJSON: read(name + ".json"), now: now) ? "taken" : "same") }
+          catch { print(name, "refused:", error) }
+        }
+        """#, in: folder)
+    let run = try CLI.run([folder.path], executable: exe)
+    #expect(run.exited && run.status == 0, "driver: \(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3, "\(run.stdout)")
+    #expect(lines.first?.hasPrefix("unsigned refused: the rules document is not signed") == true, "\(lines)")
+    #expect(
+      lines.dropFirst().first?.contains("refused: the rules document has a signature that does not verify") == true)
+    #expect(lines.last == "signed taken")
+  }
+
   @Test func swiftGuardCompilesAndGivesHostileStringsBackExactly() throws {
     let start = ContinuousClock.now
     let blocklist = OutputEscapingTests.blocklist
@@ -346,4 +420,11 @@ struct SwiftGuardCompileTests {
     // Not an all-"no-match" corpus.
     #expect((tally["match"] ?? 0) * 5 >= urls.count && (tally["exclude"] ?? 0) * 20 >= urls.count, "\(tally)")
   }
+}
+
+/// The bytes a rules document's digest and signature are of, as `UniversalLinkGuard.Stamp.rules(of:)` reads them
+/// (this target does not link the guard library): the bytes before `,"generatedAt":"`, closed with `}`.
+func signedRules(of document: String) -> [UInt8]? {
+  guard let range = document.range(of: #","generatedAt":""#) else { return nil }
+  return Array(document[..<range.lowerBound].utf8) + [UInt8(ascii: "}")]
 }

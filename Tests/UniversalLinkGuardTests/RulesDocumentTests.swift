@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import IPALinksKit
 import Testing
@@ -161,5 +162,48 @@ struct UpdatingGuardTests {
       Blocklist(apps: []), format: .rules, maxRules: 100, generator: "ipalinks test",
       at: Date(timeIntervalSince1970: time))
     return try #require(output.files.first).text
+  }
+
+  /// Signed lists: a guard made with a public key takes documents signed with its private key only; an unsigned one,
+  /// one signed with another key, and a signed one whose rules were changed are refused, keeping the rules in use.
+  @Test func aGuardWithAPublicKeyTakesOnlyDocumentsSignedWithItsKey() throws {
+    let key = Curve25519.Signing.PrivateKey()
+    let other = Curve25519.Signing.PrivateKey()
+    func signer(_ key: Curve25519.Signing.PrivateKey) -> BlocklistRenderer.Signer {
+      let seed = key.rawRepresentation
+      return { bytes in
+        Array((try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))) ?? Data())
+      }
+    }
+    func document(_ paths: [String], at time: TimeInterval, signedBy key: Curve25519.Signing.PrivateKey?) throws
+      -> String
+    {
+      let components = paths.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+      let json = #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components)]}]}}"#
+      let blocklist = try RulesDocumentTests.blocklist([(Self.app, "alpha.example", false, json)])
+      let output = BlocklistOutput(
+        blocklist, format: .rules, maxRules: 100, generator: "ipalinks test", at: Date(timeIntervalSince1970: time),
+        sign: key.map(signer))
+      return try #require(output.files.first).text
+    }
+    let first = try UniversalLinkGuard(rulesJSON: try document(["/buy/*"], at: 1_790_000_000, signedBy: key))
+    let linkGuard = try UpdatingLinkGuard(first, publicKey: key.publicKey.rawRepresentation)
+    let signed = try document(["/buy/*", "/sell/*"], at: 1_790_604_800, signedBy: key)
+    #expect(try UniversalLinkGuard(rulesJSON: signed).stamp.signature != nil)
+    let sell = "https://alpha.example/sell/1"
+    for (candidate, reason) in [
+      (try document(["/buy/*", "/sell/*"], at: 1_790_604_800, signedBy: nil), "is not signed"),
+      (try document(["/buy/*", "/sell/*"], at: 1_790_604_800, signedBy: other), "does not verify with the key"),
+    ] {
+      #expect {
+        try linkGuard.update(rulesJSON: candidate, now: Self.later)
+      } throws: { error in
+        "\(error)".contains(reason)
+      }
+      #expect(linkGuard.current.verdict(for: sell) == .staysInWebView)
+    }
+    #expect(try linkGuard.update(rulesJSON: signed, now: Self.later))
+    #expect(linkGuard.current.verdict(for: sell) != .staysInWebView)
+    #expect(throws: UpdatingLinkGuard.KeyError.self) { try UpdatingLinkGuard(first, publicKey: Data([1, 2, 3])) }
   }
 }

@@ -37,6 +37,9 @@ public struct ContentRule: Sendable, Equatable {
 
 /// Turns a ``Blocklist`` into the formats of `ipalinks blocklist`.
 public struct BlocklistRenderer: Sendable {
+  /// Signs bytes (`blocklist --sign`: Ed25519, by the executable, which links a crypto package): the signature.
+  public typealias Signer = @Sendable ([UInt8]) -> [UInt8]
+
   /// The apps, entries and notes every format is made from.
   public var blocklist: Blocklist
 
@@ -296,7 +299,11 @@ public struct BlocklistRenderer: Sendable {
   public func guardDocument(generator: String) -> String { stampedGuardDocument(generator: generator).text }
 
   /// The rules document with its ``ListStamp`` (`generatedAt` and `sha256` beside `generator`), made at `time`.
-  func stampedGuardDocument(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
+  ///
+  /// With `sign`, the document carries `signature`: `sign` of the bytes its digest is of (the rules), in base64.
+  func stampedGuardDocument(
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+  ) -> (text: String, stamp: ListStamp) {
     var choices: [Any] = []
     var choiceIndex: [[[PatternPiece]]: Int] = [:]
     func pattern(_ pieces: [PatternPiece]?) -> Any { pieces.map { $0.map(piece) } ?? NSNull() }
@@ -343,16 +350,19 @@ public struct BlocklistRenderer: Sendable {
     var document = String(rules.dropLast())
     let quoted = (try? JSONEncoder().encode(generator)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
     document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + JSONReporter.terminalSafe(quoted)
-    document += #","sha256":"\#(stamp.sha256)"}"#
-    return (document, stamp)
+    document += #","sha256":"\#(stamp.sha256)""#
+    if let sign { document += #","signature":"\#(Data(sign(Array(rules.utf8))).base64EncodedString())""# }
+    return (document + "}", stamp)
   }
 
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
   public func swiftGuard(generator: String) -> String { stampedSwiftGuard(generator: generator).text }
 
   /// The same, and the stamp of the rules it embeds.
-  func stampedSwiftGuard(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
-    let document = stampedGuardDocument(generator: generator, at: time)
+  func stampedSwiftGuard(
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+  ) -> (text: String, stamp: ListStamp) {
+    let document = stampedGuardDocument(generator: generator, at: time, sign: sign)
     return (SwiftGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 
@@ -361,8 +371,10 @@ public struct BlocklistRenderer: Sendable {
   public func javaScriptGuard(generator: String) -> String { stampedJavaScriptGuard(generator: generator).text }
 
   /// The same, and the stamp of the rules it embeds.
-  func stampedJavaScriptGuard(generator: String, at time: Date = Clock.now) -> (text: String, stamp: ListStamp) {
-    let document = stampedGuardDocument(generator: generator, at: time)
+  func stampedJavaScriptGuard(
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+  ) -> (text: String, stamp: ListStamp) {
+    let document = stampedGuardDocument(generator: generator, at: time, sign: sign)
     return (JSGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 

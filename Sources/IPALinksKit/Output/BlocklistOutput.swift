@@ -61,9 +61,11 @@ public struct BlocklistOutput: Sendable {
 
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   ///
-  /// The WebKit lists and the guards' rules carry a ``ListStamp`` made at `time`.
+  /// The WebKit lists and the guards' rules carry a ``ListStamp`` made at `time`; with `sign`, the guards' rules
+  /// document carries its signature too (``BlocklistRenderer/Signer``).
   public init(
-    _ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String, at time: Date = Clock.now
+    _ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String, at time: Date = Clock.now,
+    sign: BlocklistRenderer.Signer? = nil
   ) {
     let renderer = BlocklistRenderer(blocklist)
     self.maxRules = maxRules
@@ -86,13 +88,13 @@ public struct BlocklistOutput: Sendable {
       files = [File(suffix: "", text: text)]
       size = TerminalText.count(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, "rule")
     case .swift:
-      let (text, stamp) = renderer.stampedSwiftGuard(generator: generator, at: time)
+      let (text, stamp) = renderer.stampedSwiftGuard(generator: generator, at: time, sign: sign)
       files = [File(suffix: "", text: text, stamp: stamp)]
     case .js:
-      let (text, stamp) = renderer.stampedJavaScriptGuard(generator: generator, at: time)
+      let (text, stamp) = renderer.stampedJavaScriptGuard(generator: generator, at: time, sign: sign)
       files = [File(suffix: "", text: text, stamp: stamp)]
     case .rules:
-      let (text, stamp) = renderer.stampedGuardDocument(generator: generator, at: time)
+      let (text, stamp) = renderer.stampedGuardDocument(generator: generator, at: time, sign: sign)
       files = [File(suffix: "", text: text + "\n", stamp: stamp)]
     case .domains:
       let hosts = renderer.domains()

@@ -68,6 +68,12 @@ struct BlocklistCommand: StatusCommand {
       "Write the notes (approximations, left-out rules, uncovered domains) as JSON.", valueName: "file"))
   var report: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Sign the rules document (formats rules, swift, js) with this Ed25519 private key (PEM, from openssl genpkey "
+        + "-algorithm ed25519), for an app's UpdatingLinkGuard(…, publicKey:).", valueName: "key"))
+  var sign: String?
+
   @Option(name: .customLong("max-rules"), help: "Most rules per WebKit list; more are split into several lists.")
   var maxRules = 150_000
 
@@ -87,7 +93,9 @@ struct BlocklistCommand: StatusCommand {
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
     if ifChanged && output == nil { throw ValidationError("--if-changed compares with the files -o names: give -o") }
-    _ = try chosenFormat()
+    if sign != nil, ![.rules, .swift, .js].contains(try chosenFormat()) {
+      throw ValidationError("--sign signs the guards' rules document: give --format rules, swift or js")
+    }
   }
 
   /// The format asked for; without --format, the one -o's extension names (`.swift`, `.js`), else swift. Any other
@@ -127,8 +135,12 @@ struct BlocklistCommand: StatusCommand {
       return 2
     }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
+    let key = try sign.map { path throws(ValidationError) in try SigningKey(path: path) }
     let out = BlocklistOutput(
-      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator)
+      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key?.signer)
+    if let key, !audit.quiet {
+      Terminal.warn("signed with the Ed25519 key whose public key (raw, base64) is \(key.publicKey)")
+    }
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
       policy: uncovered, quiet: audit.quiet)

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import IPALinksKit
+
+/// `blocklist --sign KEY`: an Ed25519 private key read from a file, which signs the rules document so that an app's
+/// `UpdatingLinkGuard(…, publicKey:)` takes only lists this key made.
+struct SigningKey {
+  let key: Curve25519.Signing.PrivateKey
+
+  /// The DER of a PKCS#8 Ed25519 private key (RFC 8410) before its 32-byte seed, as `openssl genpkey -algorithm
+  /// ed25519` writes it.
+  static let pkcs8Prefix: [UInt8] = [
+    0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+  ]
+
+  /// Reads `path`: a PEM `PRIVATE KEY` (PKCS#8 Ed25519), or the 32-byte seed in base64.
+  init(path: String) throws(ValidationError) {
+    let shown = TerminalText.escape(path)
+    guard let data = FileManager.default.contents(atPath: path), data.count <= 65_536 else {
+      throw ValidationError("--sign: cannot read \(shown)")
+    }
+    let text = String(decoding: data, as: UTF8.self)
+    var seed: [UInt8]? = nil
+    if let begin = text.range(of: "-----BEGIN PRIVATE KEY-----"),
+      let end = text.range(of: "-----END PRIVATE KEY-----", range: begin.upperBound..<text.endIndex)
+    {
+      let body = text[begin.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
+      if let der = Data(base64Encoded: String(body)).map(Array.init), der.count == 48,
+        Array(der.prefix(16)) == Self.pkcs8Prefix
+      {
+        seed = Array(der.suffix(32))
+      }
+    } else if let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), raw.count == 32 {
+      seed = Array(raw)
+    }
+    guard let seed, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
+      throw ValidationError(
+        "--sign: \(shown) is not an Ed25519 private key; make one with: openssl genpkey -algorithm ed25519 -out KEY")
+    }
+    self.key = key
+  }
+
+  /// The signer the rules document is stamped with (Ed25519 signatures are deterministic, so the same rules sign the
+  /// same, and `--if-changed` still sees an unchanged list).
+  var signer: BlocklistRenderer.Signer {
+    // The seed, not the key, goes into the closure: the key type is not Sendable everywhere.
+    let seed = key.rawRepresentation
+    return { bytes in
+      (try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))).map(Array.init) ?? []
+    }
+  }
+
+  /// The public key, 32 raw bytes in base64: what the app gives `UpdatingLinkGuard(…, publicKey:)`.
+  var publicKey: String { key.publicKey.rawRepresentation.base64EncodedString() }
+}
