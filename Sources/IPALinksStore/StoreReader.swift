@@ -113,7 +113,29 @@ extension AuditStore {
           })
         apps = StreamedApps.joining(apps, to: try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts))
       }
-      return try Self.reports(apps)
+      var reports = try Self.reports(apps)
+      // The hosts watched without an app (`refresh --host`), each a report of the apps its file lists, as a host
+      // given with `--host` is; the file is the last one that settled what it is, so an outage keeps it.
+      if files {
+        let watched = try await watchedHosts(at: time == nil ? nil : at).filter { watched in
+          pattern.map { $0.wildcard ? watched.hasSuffix("." + $0.host) : watched == $0.host } ?? true
+        }
+        if !watched.isEmpty {
+          let known = Set(reports.flatMap(\.bundles).compactMap(\.appId))
+          let files = try await latestRetrievals(at: time == nil ? nil : at, hosts: Set(watched))
+          reports += HostInputs.reports(for: watched, files: files, leavingOut: known)
+        }
+      }
+      return reports
+    }
+  }
+
+  /// The hosts watched without an app (`refresh --host`), in the order they were added; at `at`, those added by
+  /// then.
+  func watchedHosts(at: String? = nil) async throws -> [String] {
+    let when: SQLQueryString = at.map { "WHERE added_at <= \(bind: $0)" } ?? ""
+    return try await sql.raw("SELECT host FROM watched_hosts \(when) ORDER BY added_at, host").all().map {
+      try $0.decode(column: "host", as: String.self)
     }
   }
 

@@ -98,6 +98,8 @@ public struct Refresh: Sendable, Encodable {
   public var startedAt: String
   /// How many apps of the latest state claim the hosts.
   public var appCount: Int
+  /// How many hosts the store watches without an app that claims them (`refresh --host`).
+  public var watched = 0
   /// Every host, in the order the store's apps claim them.
   public var hosts: [Host]
 
@@ -113,9 +115,12 @@ extension AuditStore {
   /// The retrievals are recorded as they arrive, a batch per transaction, so a refresh killed midway leaves the
   /// hosts of every finished batch recorded and the others as they were. `willFetch` hears how many hosts there
   /// are, and `progress` of each host as it is done.
+  ///
+  /// `watching` adds hosts to watch without an app (`refresh --host`), kept in the store: from then on every refresh
+  /// retrieves them too, and the readers take every app their files list to claim them.
   public func refresh(
-    with fetcher: AASAFetcher, label: String?, arguments: [String], willFetch: ((Int) -> Void)? = nil,
-    progress: (@Sendable (Refresh.Host) -> Void)? = nil
+    with fetcher: AASAFetcher, label: String?, arguments: [String], watching: [String] = [],
+    willFetch: ((Int) -> Void)? = nil, progress: (@Sendable (Refresh.Host) -> Void)? = nil
   ) async throws(Failure) -> Refresh {
     let started = AuditStore.now
     let reports = try await latestReports(files: false)
@@ -129,13 +134,24 @@ extension AuditStore {
         claimants[request, default: []].append((bundle.appId, key))
       }
     }
-    requests.sort { ($0.host, $0.developerMode ? 1 : 0) < ($1.host, $1.developerMode ? 1 : 0) }
     let previous = try await definiteRetrievals()
     let recorder = try await RunRecorder.begin(
       self, command: "refresh", arguments: arguments, label: label, shard: nil, at: started)
+    // Hosts watched without an app: each app its file lists is taken to claim it (as with `blocklist --host`).
+    let watched = try await watch(watching, run: recorder.run, at: started)
+    var assumed: Set<AASARequest> = []
+    for host in watched {
+      let request = AASARequest(host: host, developerMode: false)
+      if claimants[request] == nil {
+        requests.append(request)
+        assumed.insert(request)
+      }
+    }
+    requests.sort { ($0.host, $0.developerMode ? 1 : 0) < ($1.host, $1.developerMode ? 1 : 0) }
     var refresh = Refresh(
       run: recorder.run, startedAt: AuditStore.timestamp(started), appCount: reports.flatMap(\.bundles).count,
       hosts: [])
+    refresh.watched = assumed.count
     // Each result is compared and recorded as it arrives, while the others are fetched.
     let (results, sink) = AsyncStream<(AASARequest, AASAFetchResult)>.makeStream()
     let wanted = requests
@@ -157,7 +173,8 @@ extension AuditStore {
       try await recorder.record(retrievals: retrievals, at: time)
       for (request, result) in batch {
         let host = try await compare(
-          request, result, with: previous[request], apps: claimants[request] ?? [], at: time)
+          request, result, with: previous[request], apps: claimants[request] ?? [],
+          assumed: assumed.contains(request), at: time)
         done[request] = host
         progress?(host)
       }
@@ -181,6 +198,15 @@ extension AuditStore {
     try await recorder.finish()
     refresh.hosts = requests.compactMap { done[$0] }
     return refresh
+  }
+
+  /// The app IDs a file lists under `applinks`, in order.
+  static func listed(_ file: AASAFile) -> [String] {
+    var out: [String] = []
+    for detail in file.applinks?.details ?? [] {
+      for id in detail.appIDs where !out.contains(id) { out.append(id) }
+    }
+    return out
   }
 
   /// The most answers a refresh records in one transaction.
@@ -215,11 +241,29 @@ extension AuditStore {
     }
   }
 
-  /// `result` against the answer the store held for `request`, and what it changes for `apps`.
+  /// Adds `hosts` to the watched hosts (those already there stay as they were), in `run`; every watched host.
+  private func watch(_ hosts: [String], run: Int, at time: Date) async throws(Failure) -> [String] {
+    try await failing("cannot record the hosts to watch") {
+      if !hosts.isEmpty {
+        try await insert(
+          into: "watched_hosts", columns: ["host", "added_at", "run_id"],
+          rows: hosts.map { [$0.lowercased(), AuditStore.timestamp(time), run] }
+        ) { $0.ignoringConflicts(with: "host") }
+      }
+      return try await watchedHosts()
+    }
+  }
+
+  /// `result` against the answer the store held for `request`, and what it changes for `apps`; for a host watched
+  /// without an app (`assumed`), every app its files list.
   private func compare(
     _ request: AASARequest, _ result: AASAFetchResult, with held: HeldRetrieval?,
-    apps: [(appId: String?, key: String)], at time: Date
+    apps claimed: [(appId: String?, key: String)], assumed: Bool, at time: Date
   ) async throws(Failure) -> Refresh.Host {
+    var apps = claimed
+    if assumed, result.status == .ok, let file = result.body.flatMap({ try? AASAFile(bytes: $0) }) {
+      apps = Self.listed(file).map { ($0, $0) }
+    }
     let sha256 = result.status == .ok ? result.body.map { hex(SHA256.hash(data: $0)) } : nil
     var host = Refresh.Host(
       host: request.host, developerMode: request.developerMode, outcome: .unchanged, status: result.status,
@@ -244,6 +288,10 @@ extension AuditStore {
     let new =
       sha256 == nil ? Self.listingNoApp : (result.body.flatMap { try? AASAFile(bytes: $0) } ?? Self.listingNoApp)
     let comparison = AASAComparison(old: old, new: new, host: request.host)
+    if assumed {
+      apps = Array(Set(Self.listed(old) + Self.listed(new))).sorted().map { ($0, $0) }
+      host.apps = apps.map(\.key)
+    }
     let claiming = Dictionary(
       apps.compactMap { app in app.appId.map { ($0, app.key) } }, uniquingKeysWith: { a, _ in a })
     host.changes = comparison.shared.map { shared in
@@ -329,7 +377,8 @@ extension StoreText {
     out += out.isEmpty || out.hasSuffix("\n\n") ? "" : "\n"
     out += fit(
       "refreshed \(TerminalText.count(refresh.hosts.count, "host")) claimed by "
-        + "\(TerminalText.count(refresh.appCount, "app")) (run \(refresh.run)): "
+        + "\(TerminalText.count(refresh.appCount, "app"))"
+        + (refresh.watched > 0 ? " or watched (\(refresh.watched))" : "") + " (run \(refresh.run)): "
         + (counts.isEmpty ? "nothing to do" : counts.joined(separator: ", ")), "")
     return out
   }
@@ -352,21 +401,21 @@ extension AuditStore {
   /// and its text in `format`, with the exit code: 0 nothing changed; 1 a host changed; 2 the store cannot be read
   /// or written, holds no app, or no host gave a definite answer (told to `warn`).
   public static func refresh(
-    _ location: StoreLocation, with fetcher: AASAFetcher, label: String?, arguments: [String], format: OutputFormat,
-    style: TextStyle, warn: (String) -> Void
+    _ location: StoreLocation, with fetcher: AASAFetcher, label: String?, arguments: [String],
+    watching: [String] = [], format: OutputFormat, style: TextStyle, warn: (String) -> Void
   ) async -> (text: String?, status: Int32) {
     // A progress bar on a terminal, as batches have: 10,000 hosts take a while even 64 at a time.
     let console = BatchConsole(progress: true, quiet: false, unit: "host")
     let refresh = await reading(location, warn: warn) { store in
       try await store.refresh(
-        with: fetcher, label: label, arguments: arguments, willFetch: console.begin(total:),
+        with: fetcher, label: label, arguments: arguments, watching: watching, willFetch: console.begin(total:),
         progress: { console.advanced($0.host) })
     }
     console.end()
     guard let refresh else { return (nil, 2) }
     let text = StoreText.refresh(refresh, format: format, style: style)
     if refresh.hosts.isEmpty {
-      warn("\(location): no app in the store claims a host")
+      warn("\(location): no app in the store claims a host, and it watches none (refresh --host HOST adds one)")
       return (text, 2)
     }
     if refresh.count(.stale) == refresh.hosts.count {

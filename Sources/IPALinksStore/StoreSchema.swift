@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 4
+  static let version = 5
 
   /// Brings `store` up to ``version``: each migration it lacks, in one transaction, under a lock so that several
   /// processes opening a new store at once apply each migration once.
@@ -164,5 +164,14 @@ enum StoreSchema {
     { _ in ["ALTER TABLE retrievals ADD COLUMN settles INTEGER"] },
     // `report --store` reads the latest run's retrievals, each with the one before it.
     { _ in ["CREATE INDEX IF NOT EXISTS retrievals_run ON retrievals (run_id)"] },
+    // Hosts watched without an app (`refresh --host`): every app their files list is taken to claim them.
+    { _ in
+      [
+        """
+        CREATE TABLE watched_hosts (host TEXT PRIMARY KEY, added_at TEXT NOT NULL,
+          run_id BIGINT NOT NULL REFERENCES runs (id))
+        """
+      ]
+    },
   ]
 }

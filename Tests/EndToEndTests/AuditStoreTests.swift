@@ -169,9 +169,11 @@ import Testing
     // The latest state kept as it is written is the state at the end of time, worked out from every run.
     let rendered = JSONReporter.render(latest, pretty: false)
     #expect(JSONReporter.render(try await store.latestReports(at: .distantFuture), pretty: false) == rendered)
-    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run) gains them from its rows when it is next opened.
+    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run, no watched hosts) gains
+    // them from its rows when it is next opened.
     for statement in [
-      "DROP TABLE latest_apps", "DROP TABLE latest_retrievals", "ALTER TABLE retrievals DROP COLUMN settles",
+      "DROP TABLE watched_hosts", "DROP TABLE latest_apps", "DROP TABLE latest_retrievals",
+      "ALTER TABLE retrievals DROP COLUMN settles",
       "DROP INDEX retrievals_run", "DELETE FROM ipalinks_schema WHERE version > 1",
     ] {
       try await store.sqlRows(statement)

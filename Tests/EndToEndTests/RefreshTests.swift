@@ -313,4 +313,84 @@ import Testing
     #expect(text.stdout.contains("unstable: it rewrites its file without changing what opens"), "\(text.stdout)")
     #expect(text.stdout.contains(", 4 files alike"), "\(text.stdout)")
   }
+
+  /// Hosts watched without an app (`refresh --host`), as a web-view developer with no IPAs keeps them: kept in the
+  /// store and retrieved by every refresh; every app a host's file lists is taken to claim it, by `blocklist`,
+  /// `who-claims` and `report`, said to be assumed; an outage keeps the last good file, and a host never answered
+  /// fails closed.
+  @Test(arguments: Backend.usable) func watchedHostsAreRefreshedAndClaimedByTheAppsTheirFilesList(
+    _ backend: Backend
+  ) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let store = try stores.make()
+    let (next, aasa) = (CLI.sample("aasa/next"), CLI.sample("aasa"))
+    let first = try CLI.run([
+      "refresh", "--store", store, "--host", "Shop.Example.com", "--host", "gone.example.net", "--aasa-dir", aasa,
+      "-f", "json",
+    ])
+    #expect(first.status == 0, "\(first.stderr)")
+    #expect(first.json?["watched"] as? Int == 2 && first.json?["appCount"] as? Int == 0, "\(first.stdout)")
+    let shop = try #require(try Self.hosts(first)["shop.example.com"])
+    #expect(shop["status"] as? String == "ok" && shop["apps"] as? [String] == ["ST0REAPP42.com.example.store"])
+    #expect(try Self.hosts(first)["gone.example.net"]?["status"] as? String == "not-found")
+
+    // The lists and who-claims take the app the file lists to claim the host, and say so.
+    let domains = try CLI.run(["blocklist", "--store", store, "--format", "domains"])
+    #expect(domains.status == 0 && domains.stdout == "shop.example.com\n", "\(domains.stdout)\(domains.stderr)")
+    #expect(domains.stderr.contains("claims assumed from the AASA files of 1 host for 1 app"), "\(domains.stderr)")
+    #expect(domains.stderr.contains("gone.example.net: no AASA file"), "\(domains.stderr)")
+    #expect(try Self.verdict("https://shop.example.com/buy/x", store: store) == "match")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "no-match")
+
+    // Kept in the store: a refresh without --host retrieves them again, and a new file changes what opens for the
+    // apps it lists.
+    let changed = try CLI.run(["refresh", "--store", store, "--aasa-dir", next, "--aasa-dir", aasa, "-f", "json"])
+    #expect(changed.status == 1, "\(changed.stderr)")
+    let rule = try #require(
+      (try Self.hosts(changed)["shop.example.com"]?["changes"] as? [[String: Any]])?.first {
+        $0["kind"] as? String == "rule changed"
+      })
+    #expect(rule["affects"] as? [String] == ["ST0REAPP42.com.example.store"], "\(rule)")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+
+    // An outage keeps the last good file; a host never answered is unknown, and fails closed.
+    let cache = stores.folder.appendingPathComponent("empty-cache").path
+    let outage = try CLI.run([
+      "refresh", "--store", store, "--offline", "--cache-dir", cache, "--host", "unknown.example.org", "-f", "json",
+    ])
+    #expect(outage.status == 2, "\(outage.stderr)")
+    #expect(try Self.hosts(outage).values.allSatisfy { $0["outcome"] as? String == "stale" })
+    #expect(outage.json?["watched"] as? Int == 3)
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+    let open = try CLI.run(["blocklist", "--store", store, "--format", "domains"])
+    #expect(open.status == 1 && open.stdout == "shop.example.com\n", "\(open.stdout)\(open.stderr)")
+    #expect(open.stderr.contains("uncovered: * unknown.example.org: its AASA file is unknown"), "\(open.stderr)")
+    let closed = try CLI.run(["blocklist", "--store", store, "--format", "domains", "--uncovered", "block"])
+    #expect(closed.status == 1, "\(closed.stderr)")
+    #expect(closed.stdout == "shop.example.com\nunknown.example.org\n", "\(closed.stdout)")
+
+    // The report says which claims are assumed.
+    let page = stores.folder.appendingPathComponent("report.html")
+    let report = try CLI.run(["report", "--store", store, "-o", page.path])
+    #expect(report.status == 0, "\(report.stderr)")
+    let html = try String(contentsOf: page, encoding: .utf8)
+    #expect(html.contains("The claims of 1 app are assumed from the AASA files of 1 host"), "\(html.prefix(600))")
+
+    // A host an app of the store claims is that app's, not assumed: inspecting the Store app takes it over.
+    try await AuditStoreTests.record(["Store.ipa"], into: store, at: Date())
+    let owned = try CLI.run(["refresh", "--store", store, "--aasa-dir", next, "--aasa-dir", aasa, "-f", "json"])
+    #expect(owned.json?["watched"] as? Int == 2, "\(owned.stdout)")
+
+    // A host added by a refresh killed before it retrieved the host has no answer at all: unknown, and said so.
+    let opened = try await AuditStoreTests.open(store)
+    try await opened.sqlRows(
+      "INSERT INTO watched_hosts (host, added_at, run_id) VALUES ('killed.example.org', '2026-01-01T00:00:00.000Z', 1)")
+    try await opened.close()
+    let never = try CLI.run(["blocklist", "--store", store, "--format", "domains"])
+    #expect(never.status == 1, "\(never.stderr)")
+    #expect(
+      never.stderr.contains("killed.example.org: its AASA file is unknown: never retrieved (aasa.never-retrieved)"),
+      "\(never.stderr)")
+  }
 }

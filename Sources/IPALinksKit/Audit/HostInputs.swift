@@ -15,10 +15,21 @@ public enum HostInputs {
     for hosts: [String], fetches: SharedAASAFetches, leavingOut known: Set<String> = []
   ) async -> [InspectionReport] {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
-    let results = await fetches.results(for: requests)
+    return reports(for: hosts, files: await fetches.results(for: requests), leavingOut: known)
+  }
+
+  /// The same from files already retrieved, such as the ones an audit store keeps for the hosts it watches
+  /// (`refresh --host`); a host without one has an unknown file.
+  public static func reports(
+    for hosts: [String], files results: [AASARequest: ParsedAASA], leavingOut known: Set<String> = []
+  ) -> [InspectionReport] {
+    let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     return requests.map { request in
       var report = InspectionReport(input: request.host, inputKind: .host)
-      guard let parsed = results[request] else { return report }
+      guard let parsed = results[request] else {
+        report.diagnostics.append(Diagnostic(.error, .aasaNeverRetrieved, "its AASA file is unknown: never retrieved"))
+        return report
+      }
       // Every app a service of the file lists, with an entry for each service that lists it.
       let listed: [(Service, [String])] = [
         (.applinks, parsed.appLinksAppIDs), (.webcredentials, parsed.file?.webcredentials?.apps ?? []),

@@ -143,6 +143,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case aasaAppNotListed = "aasa.app-not-listed"
   /// A host given as an input (`--host`): its AASA file lists no app in any service.
   case aasaListsNoApp = "aasa.lists-no-app"
+  /// A host the audit store watches (`refresh --host`) that no refresh has retrieved yet: its file is unknown.
+  case aasaNeverRetrieved = "aasa.never-retrieved"
   /// The AASA file was not found.
   case aasaNotFound = "aasa.not-found"
   /// The server answered with an error status.
@@ -184,6 +186,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case .aasaAppNotListed, .aasaListsNoApp, .aasaNotFound, .aasaHTTPError, .aasaRedirect, .aasaTooLarge, .aasaTimeout,
       .aasaTLSError,
       .aasaDNSError, .aasaConnectionError, .aasaInvalidJSON, .aasaRefusedPrivateAddress, .aasaSkippedOffline,
+      .aasaNeverRetrieved,
       .aasaOverLimit:
       true
     default: false

@@ -82,7 +82,6 @@ struct BatchOptions: ParsableArguments {
       problem: console.problem,
       willInspect: console.begin(total:), started: console.started, inspected: console.finished)
     console.end()
-    HostInputs.notes(loaded.reports).forEach(console.say)
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(
@@ -90,6 +89,8 @@ struct BatchOptions: ParsableArguments {
       loaded.add(read.state)
       loaded.changes = read.changes
     }
+    // Hosts given with --host, and those a store watches: their claims are assumed.
+    HostInputs.notes(loaded.reports).forEach(console.say)
     return loaded
   }
 }

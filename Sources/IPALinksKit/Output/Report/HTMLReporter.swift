@@ -45,6 +45,7 @@ public enum HTMLReporter {
 
       """
     html += summary(model)
+    html += assumed(claims)
     if let changes { html += self.changes(changes, model: model) }
     html += filters(model)
     if !model.hosts.isEmpty { html += chart(model) + domainView(model) }
@@ -123,6 +124,20 @@ public enum HTMLReporter {
     cards.append(card(model.errors, "errors", "sev-error"))
     cards.append(card(model.warnings, "warnings", "sev-warning"))
     return "<section class=\"cards\">\(cards.joined())</section>\n"
+  }
+
+  /// What the page takes on trust: the apps of hosts given without an IPA (`--host`, or watched by a store), whose
+  /// claims come from the hosts' AASA files alone.
+  private static func assumed(_ claims: ClaimsIndex) -> String {
+    let fromHosts = claims.apps.filter { claims.inputs[$0.input].kind == .host }
+    let hosts = Array(Set(fromHosts.map(\.input))).sorted()
+    let apps = Set(fromHosts.compactMap(\.bundle.appId))
+    guard !apps.isEmpty else { return "" }
+    let names = hosts.map { HTML.code(claims.inputs[$0].path) }.joined(separator: ", ")
+    return
+      "<p class=\"muted\">The claims of \(TerminalText.count(apps.count, "app")) are assumed from the AASA files of "
+      + "\(TerminalText.count(hosts.count, "host")) given without an IPA (\(names)): each app must also list the host "
+      + "in its entitlements, which cannot be checked without its IPA.</p>\n"
   }
 
   /// The search field and filters. Hidden until the script shows them, so a page read without script shows no
