@@ -134,6 +134,7 @@ let package = Package(
       name: "TestServers",
       dependencies: [
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -18,6 +18,11 @@ public final class AuditStore: @unchecked Sendable {
   public struct Failure: Error, Sendable, CustomStringConvertible {
     /// The message.
     public var description: String
+    /// Whether the store's file was removed or replaced while it was open, taking what was written with it.
+    public var fileRemoved = false
+    /// Whether the connection was lost as a transaction committed and could not be made again, so that only the
+    /// store knows whether that transaction's inputs were stored.
+    public var commitUnknown = false
   }
 
   /// Where it is.
@@ -27,6 +32,10 @@ public final class AuditStore: @unchecked Sendable {
   /// SQLite or PostgreSQL, where their SQL differs.
   let dialect: Dialect
   private let closeConnection: @Sendable () async throws -> Void
+  /// A PostgreSQL store's connection, which can be made again.
+  private let link: PostgresLink?
+  /// A SQLite store's file as it was opened (device and inode), to notice it removed or replaced.
+  private let file: (device: UInt64, inode: UInt64)?
   /// The text of each multi-row INSERT already made, by shape (see ``insert(into:columns:rows:returning:_:)``).
   let statementTexts = NIOLockedValueBox<[String: String]>([:])
 
@@ -36,20 +45,29 @@ public final class AuditStore: @unchecked Sendable {
   }
 
   private init(
-    location: StoreLocation, sql: any SQLDatabase, dialect: Dialect, close: @escaping @Sendable () async throws -> Void
+    location: StoreLocation, sql: any SQLDatabase, dialect: Dialect, link: PostgresLink? = nil,
+    file: (device: UInt64, inode: UInt64)? = nil, close: @escaping @Sendable () async throws -> Void
   ) {
     self.location = location
+    self.link = link
+    self.file = file
     self.sql = sql
     self.dialect = dialect
     closeConnection = close
   }
 
-  /// Opens the store, creating it on first use (a SQLite file with mode 0600) and bringing its schema up to date.
-  public static func open(_ location: StoreLocation) async throws(Failure) -> AuditStore {
+  /// Opens the store and brings its schema up to date; `creating` a SQLite file (mode 0600) that is not there yet,
+  /// as the commands that write do. Without it, a file that is not there is "no such store", and nothing is made:
+  /// a reader given a mistyped path says so rather than answering from an empty store it created.
+  public static func open(_ location: StoreLocation, creating: Bool = true) async throws(Failure) -> AuditStore {
     let store: AuditStore
     do {
       switch location {
-      case .sqlite(let path): store = try await openSQLite(path, location: location)
+      case .sqlite(let path):
+        if !creating && !FileManager.default.fileExists(atPath: path) {
+          throw Failure(description: "\(location): no such store (inspect --store makes one)")
+        }
+        store = try await openSQLite(path, location: location)
       case .postgres(let server): store = try await openPostgres(server, location: location)
       }
     } catch let failure as Failure {
@@ -79,8 +97,8 @@ public final class AuditStore: @unchecked Sendable {
     let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: quietLogger)
     let sql = connection.sql()
     do {
-      // Writers on one machine wait for each other rather than fail.
-      _ = try await sql.raw("PRAGMA busy_timeout = 30000").all()
+      // Writers on one machine wait for each other rather than fail, as long as a server's answer is waited for.
+      _ = try await sql.raw("PRAGMA busy_timeout = \(unsafeRaw: String(timeout.components.seconds * 1000))").all()
       // In WAL mode NORMAL syncs at checkpoints, not at every input's commit: a power cut may lose the last inputs,
       // never the store's consistency.
       _ = try await sql.raw("PRAGMA synchronous = NORMAL").all()
@@ -89,53 +107,123 @@ public final class AuditStore: @unchecked Sendable {
       throw error
     }
     return AuditStore(
-      location: location, sql: sql, dialect: .sqlite, close: { try await connection.close() })
+      location: location, sql: sql, dialect: .sqlite, file: identity(path),
+      close: { try await connection.close() })
   }
 
   private static func openPostgres(_ server: StoreLocation.Postgres, location: StoreLocation) async throws
     -> AuditStore
   {
-    let tls: PostgresConnection.Configuration.TLS =
-      server.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable
-    var configuration = PostgresConnection.Configuration(
-      host: server.host, port: server.port, username: server.user, password: server.password,
-      database: server.database, tls: tls)
-    // As SQLite's NORMAL: a commit does not wait for the server's disk, so a server that crashes may lose the last
-    // inputs, never the store's consistency. Set as the session starts, so it costs no round trip of its own.
-    configuration.options.additionalStartupParameters = [("synchronous_commit", "off")]
-    let connection = try await PostgresConnection.connect(
-      on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: quietLogger)
-    return AuditStore(
-      location: location, sql: connection.sql(), dialect: .postgres, close: { try await connection.close() })
+    let link = try await PostgresLink.connect(server, timeout: timeout)
+    return AuditStore(location: location, sql: link, dialect: .postgres, link: link, close: { try await link.close() })
   }
 
   /// Closes the connection.
   public func close() async throws { try await closeConnection() }
 
+  /// The device and inode of the file at `path`, if there is one.
+  private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    return (UInt64(info.st_dev), UInt64(info.st_ino))
+  }
+
+  /// Throws when a SQLite store's file is no longer the one opened (removed, or replaced): SQLite would go on
+  /// writing to a file nobody can open again.
+  func checkFile() throws(Failure) {
+    guard case .sqlite(let path) = location, let file else { return }
+    guard let now = Self.identity(path), now == file else {
+      throw Failure(
+        description: "\(location): the store's file was removed or replaced while the run went on", fileRemoved: true)
+    }
+  }
+
+  /// How long a store may keep a command waiting: a PostgreSQL server's answer to connecting or to a statement
+  /// (rows that keep coming are an answer), a reconnection, or SQLite's lock held by another writer. 30 seconds
+  /// unless set (`--store-timeout`) before a store is opened.
+  public static var timeout: Duration {
+    get { configuredTimeout.withLockedValue { $0 } }
+    set { configuredTimeout.withLockedValue { $0 = newValue } }
+  }
+  private static let configuredTimeout = NIOLockedValueBox(Duration.seconds(30))
+
+  /// `duration` in seconds, for messages: `30 s`, `0.5 s`.
+  static func seconds(_ duration: Duration) -> String {
+    let (whole, fraction) = duration.components
+    guard fraction != 0 else { return "\(whole) s" }
+    return "\((Double(whole) + Double(fraction) / 1e18).formatted(.number.precision(.fractionLength(0...3)))) s"
+  }
+
+  /// Runs `write`, one transaction, again after a PostgreSQL connection was lost: the connection is made again
+  /// (tried until ``timeout`` has passed), and `committed` tells whether the transaction under way when it was
+  /// lost was committed after all, so that nothing is written twice. On SQLite, and when the connection cannot be
+  /// made again, the error is thrown.
+  func resilient(
+    committed: () async throws -> Bool, _ write: () async throws -> Void
+  ) async throws {
+    var lostAt: ContinuousClock.Instant?
+    // Whether a transaction was lost as it committed, since the connection was first lost.
+    var unknown = false
+    while true {
+      do {
+        if lostAt != nil, try await committed() { return }
+        return try await write()
+      } catch {
+        guard let link, PostgresLink.isLost(error) else { throw error }
+        let since = lostAt ?? .now
+        lostAt = since
+        if case .commitUnknown = error as? StoreFault { unknown = true }
+        do { try await link.reconnect(until: since + Self.timeout) } catch {
+          throw StoreFault.gone(after: error, timeout: Self.timeout, commitUnknown: unknown)
+        }
+      }
+    }
+  }
+
   /// Runs `body` in one transaction: all of it is stored, or none of it. SQLite's takes the write lock at once, so
   /// writers on one machine queue rather than deadlock.
   func transaction<T>(_ body: () async throws -> T) async throws -> T {
     _ = try await sql.raw(dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").all()
+    let value: T
     do {
-      let value = try await body()
-      _ = try await sql.raw("COMMIT").all()
-      return value
+      value = try await body()
     } catch {
       _ = try? await sql.raw("ROLLBACK").all()
       throw error
     }
+    do {
+      _ = try await sql.raw("COMMIT").all()
+    } catch  where PostgresLink.isLost(error) {
+      // The server may have committed before the connection went: only the store can tell, once reached again.
+      throw StoreFault.commitUnknown(after: error)
+    }
+    return value
   }
 
-  /// Turns a driver's error into the words a user can act on.
+  /// Turns a driver's error into the words a user can act on: never the driver's own names for them.
   static func describe(_ error: any Error) -> String {
     if let psql = error as? PSQLError {
       if let message = psql.serverInfo?[.message] { return message }
       switch psql.code {
-      case .connectionError, .uncleanShutdown: return "cannot connect to the server"
-      default: return "\(psql.code)"
+      case .connectionError:
+        return "cannot connect to the server" + (psql.underlying.map { ": " + describe($0) } ?? "")
+      case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection"
+      case .clientClosedConnection: return "the connection was closed"
+      case .sslUnsupported: return "the server does not offer TLS, which sslmode requires"
+      case .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest: return "TLS could not be set up"
+      case .unsupportedAuthMechanism, .saslError: return "the server asks for a login this client does not support"
+      case .authMechanismRequiresPassword: return "the server asks for a password, and none was given"
+      case .queryCancelled: return "the statement was cancelled"
+      case .tooManyParameters: return "a statement has too many values"
+      default: return "the server's answer could not be understood"
       }
     }
     if let sqlite = error as? SQLiteError { return sqlite.message }
+    if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
+    if let connect = error as? NIOConnectionError {
+      return connect.connectionErrors.first.map { describe($0.error) } ?? "cannot connect to the server"
+    }
+    if error is ChannelError { return "the connection failed" }
     return "\(error)"
   }
 

@@ -17,6 +17,10 @@ public actor RunRecorder {
   /// after the first that used it neither prepare nor write it again. Behind a lock of its own, so a command claims
   /// them without waiting for a transaction under way.
   private let recorded = NIOLockedValueBox<Set<AASARequest>>([])
+  /// How many inputs, and retrievals outside inputs, this run has stored: after a lost connection, what tells
+  /// whether the transaction under way was committed.
+  public private(set) var storedInputs = 0
+  private var storedRetrievals = 0
 
   private init(store: AuditStore, run: Int) {
     self.store = store
@@ -148,35 +152,58 @@ public actor RunRecorder {
     let new = inputs.flatMap { input in input.retrievals.map { ($0, input.observed) } }
     let queued = inputs.count == 2 ? "the input" : "the \(inputs.count - 1) inputs"
     let what = first.input + (inputs.count > 1 ? " and \(queued) queued with it" : "")
+    let before = storedInputs
+    try store.checkFile()
     try await store.failing("cannot record \(what)") {
-      try await store.transaction {
-        if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
-        let ids = try await Self.insert(inputs, run: run, in: store)
-        let apps = zip(ids, inputs).flatMap { id, input in input.apps.map { (id, input.observed, $0) } }
-        if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
+      try await store.resilient(committed: { try await Self.count("inputs", of: run, in: store) > before }) {
+        try await store.transaction {
+          if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
+          let ids = try await Self.insert(inputs, run: run, in: store)
+          let apps = zip(ids, inputs).flatMap { id, input in input.apps.map { (id, input.observed, $0) } }
+          if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
+        }
       }
     }
+    storedInputs += inputs.count
+  }
+
+  /// How many rows of `table` belong to `run`.
+  private static func count(_ table: String, of run: Int, in store: AuditStore) async throws -> Int {
+    try await store.sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE run_id = \(bind: run)")
+      .first(decodingColumn: "n", as: Int.self) ?? 0
   }
 
   /// Writes the retrievals of a prepared input, without the input, in one transaction: what a refresh records.
   func recordRetrievals(_ input: Prepared) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)
     guard !input.retrievals.isEmpty else { return }
-    let hosts = input.retrievals.map(\.request.host).joined(separator: ", ")
+    // One line whatever the batch's size: the first host names it.
+    let first = input.retrievals.map(\.request.host).min() ?? ""
+    let hosts =
+      input.retrievals.count > 1
+      ? "\(first) and \(TerminalText.count(input.retrievals.count - 1, "other host"))" : first
+    let before = storedRetrievals
+    try store.checkFile()
     try await store.failing("cannot record the retrieval of \(hosts)") {
-      try await store.transaction {
-        try await Self.insert(input.retrievals.map { ($0, input.observed) }, run: run, in: store)
+      try await store.resilient(committed: { try await Self.count("retrievals", of: run, in: store) > before }) {
+        try await store.transaction {
+          try await Self.insert(input.retrievals.map { ($0, input.observed) }, run: run, in: store)
+        }
       }
     }
+    storedRetrievals += input.retrievals.count
   }
 
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
   public func finish(at time: Date = AuditStore.now) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)
+    try store.checkFile()
     try await store.failing("cannot finish the run") {
-      try await store.sql.raw(
-        "UPDATE runs SET finished_at = \(bind: AuditStore.timestamp(time)) WHERE id = \(bind: run)"
-      ).run()
+      try await store.resilient(committed: { false }) {
+        try await store.sql.raw(
+          "UPDATE runs SET finished_at = \(bind: AuditStore.timestamp(time)) WHERE id = \(bind: run)"
+        ).run()
+      }
     }
   }
 
@@ -519,7 +546,10 @@ extension AuditStore {
     } catch let failure as Failure {
       throw failure
     } catch {
-      throw Failure(description: "\(location): \(what): \(location.masking(Self.describe(error)))")
+      var commitUnknown = false
+      if case .gone(_, _, true) = error as? StoreFault { commitUnknown = true }
+      throw Failure(
+        description: "\(location): \(what): \(location.masking(Self.describe(error)))", commitUnknown: commitUnknown)
     }
   }
 }

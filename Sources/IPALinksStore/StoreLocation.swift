@@ -11,7 +11,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
   /// A PostgreSQL database and how to log in; the password never appears in ``description``.
   public struct Postgres: Sendable, Equatable {
-    /// The server's host name or address.
+    /// The server's host name or address; for a Unix-domain socket, the folder that holds it (as libpq reads a
+    /// `host` that starts with `/`).
     public var host: String
     /// The server's port.
     public var port: Int
@@ -24,6 +25,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// Whether to insist on TLS (`sslmode=require`, `verify-ca` or `verify-full`); otherwise plain TCP, as on a
     /// loopback or private network.
     public var requireTLS: Bool
+
+    /// The socket's path, when ``host`` names a folder: `FOLDER/.s.PGSQL.PORT`, as libpq makes it.
+    public var socketPath: String? { host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil }
   }
 
   /// Why a location cannot be used; the message masks any password.
@@ -42,19 +46,39 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     let lower = text.lowercased()
     guard lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://") else {
       guard !text.isEmpty else { throw Problem(description: "--store: an empty path") }
+      // Another scheme is not a file name that happens to contain "://": say what is supported.
+      if let scheme = text.range(of: "://").map({ text[..<$0.lowerBound] }), !scheme.isEmpty,
+        scheme.allSatisfy({ $0.isLetter || $0.isNumber || "+.-".contains($0) }), scheme.first?.isLetter == true
+      {
+        throw Problem(
+          description: "\(Self.masked(text)): \(scheme):// stores are not supported: give a SQLite file's path or a "
+            + "postgres:// URL")
+      }
       self = .sqlite(path: text)
       return
     }
-    guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else {
-      throw Problem(description: "\(Self.masked(text)): not a PostgreSQL URL (postgres://user@host:port/database)")
+    // libpq's parameters in the query string (host, port, user, password, dbname, sslmode) stand for the URL's parts.
+    let parsed = URLComponents(string: text)
+    let query = { (name: String) in
+      parsed?.queryItems?.last { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
     }
-    let database = String(url.path.drop { $0 == "/" })
-    let user = url.user ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
-    let port = url.port ?? 5432
-    let mode = url.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+    guard let url = parsed, let host = query("host") ?? url.host.flatMap({ $0.isEmpty ? nil : $0 }) else {
+      throw Problem(
+        description: "\(Self.masked(text)): not a PostgreSQL URL (postgres://user@host:port/database, or "
+          + "postgres://user@/database?host=/socket/folder)")
+    }
+    let database = query("dbname") ?? String(url.path.drop { $0 == "/" })
+    let user = query("user") ?? url.user ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
+    guard let port = query("port").map({ Int($0) }) ?? url.port, (1...65_535).contains(port) else {
+      throw Problem(description: "\(Self.masked(text)): the port must be a number from 1 to 65535")
+    }
+    let mode = query("sslmode") ?? "prefer"
     var server = Postgres(
-      host: host, port: port, user: user, password: url.password, database: database.isEmpty ? user : database,
-      requireTLS: ["require", "verify-ca", "verify-full"].contains(mode))
+      host: host, port: port, user: user, password: query("password") ?? url.password,
+      database: database.isEmpty ? user : database, requireTLS: ["require", "verify-ca", "verify-full"].contains(mode))
+    if server.socketPath != nil && server.requireTLS {
+      throw Problem(description: "\(Self.masked(text)): a Unix-domain socket takes no TLS (sslmode=\(mode))")
+    }
     if server.password == nil { server.password = environment["PGPASSWORD"] }
     if server.password == nil, let pgpass { server.password = Self.password(in: pgpass, for: server) }
     self = .postgres(server)
@@ -106,6 +130,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .sqlite(let path): path
+    case .postgres(let p) where p.socketPath != nil:
+      "postgres://\(p.user)\(p.password == nil ? "" : ":***")@/\(p.database)?host=\(p.host)&port=\(p.port)"
     case .postgres(let p):
       "postgres://\(p.user)\(p.password == nil ? "" : ":***")@\(p.host):\(p.port)/\(p.database)"
     }
@@ -116,6 +142,14 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
 
   /// `text` with the password of a URL masked, for messages about a location that could not be parsed.
   public static func masked(_ text: String) -> String {
+    var text = text
+    // A password given as a query parameter (`?password=…`), as libpq takes it.
+    if let query = text.firstIndex(of: "?") {
+      let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
+      text =
+        String(text[...query])
+        + parameters.map { $0.lowercased().hasPrefix("password=") ? "password=***" : String($0) }.joined(separator: "&")
+    }
     guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
       return text
     }

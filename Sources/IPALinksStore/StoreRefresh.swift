@@ -27,6 +27,9 @@ public struct Refresh: Sendable, Encodable {
     /// a private address, which a captive portal or a rebinding DNS gives as readily as the site): the last one that
     /// did stays current.
     case stale
+    /// An answer the store could not record, as it was lost midway (the refresh exits 2): the store keeps what it
+    /// held for the host.
+    case notRecorded = "not-recorded"
   }
 
   /// One behavioural change the new answer makes, for every app it is the same for: the change's own fields
@@ -100,6 +103,10 @@ public struct Refresh: Sendable, Encodable {
   public var appCount: Int
   /// How many hosts the store watches without an app that claims them (`refresh --host`).
   public var watched = 0
+  /// Why the store stopped recording the answers, when it did: those after it are `not-recorded`.
+  public var problem: String?
+  /// How many of those were in a transaction lost as it committed, which the store may hold after all.
+  public var uncertain = 0
   /// Every host, in the order the store's apps claim them.
   public var hosts: [Host]
 
@@ -166,36 +173,59 @@ extension AuditStore {
     // refresh killed midway can lose; the hosts of every batch before it are recorded whole.
     var batch: [(AASARequest, AASAFetchResult)] = []
     var opened = ContinuousClock.now
-    func flush() async throws(Failure) {
+    // Once the store is lost (told by `problem`), the answers still come, and are reported as not recorded.
+    func flush() async {
       guard !batch.isEmpty else { return }
       let time = AuditStore.now
       let retrievals = Dictionary(batch.map { ($0.0, AASARetrieval($0.1)) }, uniquingKeysWith: { a, _ in a })
-      try await recorder.record(retrievals: retrievals, at: time)
+      if refresh.problem == nil {
+        do throws(Failure) { try await recorder.record(retrievals: retrievals, at: time) } catch {
+          refresh.problem = error.description
+          refresh.uncertain = error.commitUnknown ? retrievals.count : 0
+        }
+      }
+      // Whether this batch is in the store: a comparison that fails below loses the store, not the batch.
+      let recorded = refresh.problem == nil
       for (request, result) in batch {
-        let host = try await compare(
-          request, result, with: previous[request], apps: claimants[request] ?? [],
-          assumed: assumed.contains(request), at: time)
+        var host: Refresh.Host
+        do throws(Failure) {
+          // Once the store is gone, a recorded answer is not compared with a file that cannot be read: each try
+          // would wait for the store again.
+          guard !recorded || refresh.problem == nil else { throw Failure(description: refresh.problem ?? "") }
+          host = try await compare(
+            request, result, with: previous[request], apps: claimants[request] ?? [],
+            assumed: assumed.contains(request), recorded: recorded, at: time)
+        } catch {
+          // The answer is recorded, but the file it is compared with cannot be read: the store is gone. Whether it
+          // changed is judged by its hash alone.
+          refresh.problem = refresh.problem ?? error.description
+          let held = previous[request]
+          host = Self.answer(request, result, with: held, apps: claimants[request] ?? [])
+          if !AuditStore.settles(result.status) {
+            host.outcome = .stale
+          } else if held == nil {
+            host.outcome = .first
+          } else if held?.status != result.status || held?.sha256 != host.sha256 {
+            host.outcome = host.sha256 == nil ? .removed : .changed
+          }
+        }
         done[request] = host
         progress?(host)
       }
       batch = []
     }
-    do throws(Failure) {
-      for await answer in results {
-        if batch.isEmpty { opened = .now }
-        batch.append(answer)
-        if batch.count >= Self.refreshBatchSize || ContinuousClock.now - opened > .milliseconds(500) {
-          try await flush()
-        }
+    for await answer in results {
+      if batch.isEmpty { opened = .now }
+      batch.append(answer)
+      if batch.count >= Self.refreshBatchSize || ContinuousClock.now - opened > .milliseconds(500) {
+        await flush()
       }
-      try await flush()
-    } catch {
-      fetching.cancel()
-      await fetching.value
-      throw error
     }
+    await flush()
     await fetching.value
-    try await recorder.finish()
+    if refresh.problem == nil {
+      do throws(Failure) { try await recorder.finish() } catch { refresh.problem = error.description }
+    }
     refresh.hosts = requests.compactMap { done[$0] }
     return refresh
   }
@@ -256,23 +286,36 @@ extension AuditStore {
 
   /// `result` against the answer the store held for `request`, and what it changes for `apps`; for a host watched
   /// without an app (`assumed`), every app its files list.
+  /// The answer for `request`, beside what the store held, before it is compared: outcome `unchanged`.
+  private static func answer(
+    _ request: AASARequest, _ result: AASAFetchResult, with held: HeldRetrieval?,
+    apps: [(appId: String?, key: String)]
+  ) -> Refresh.Host {
+    Refresh.Host(
+      host: request.host, developerMode: request.developerMode, outcome: .unchanged, status: result.status,
+      source: result.source,
+      // Fetch messages start with the host, which the output already names.
+      message: result.status == .ok
+        ? nil : String(result.message.trimmingPrefix(request.host + ": ")),
+      sha256: result.status == .ok ? result.body.map { hex(SHA256.hash(data: $0)) } : nil,
+      previousStatus: held?.status, previousSha256: held?.sha256, lastGood: held?.retrievedAt,
+      lastGoodAge: nil, apps: apps.map(\.key), changes: [])
+  }
+
   private func compare(
     _ request: AASARequest, _ result: AASAFetchResult, with held: HeldRetrieval?,
-    apps claimed: [(appId: String?, key: String)], assumed: Bool, at time: Date
+    apps claimed: [(appId: String?, key: String)], assumed: Bool, recorded: Bool, at time: Date
   ) async throws(Failure) -> Refresh.Host {
     var apps = claimed
     if assumed, result.status == .ok, let file = result.body.flatMap({ try? AASAFile(bytes: $0) }) {
       apps = Self.listed(file).map { ($0, $0) }
     }
-    let sha256 = result.status == .ok ? result.body.map { hex(SHA256.hash(data: $0)) } : nil
-    var host = Refresh.Host(
-      host: request.host, developerMode: request.developerMode, outcome: .unchanged, status: result.status,
-      source: result.source,
-      // Fetch messages start with the host, which the output already names.
-      message: result.status == .ok
-        ? nil : String(result.message.trimmingPrefix(request.host + ": ")), sha256: sha256,
-      previousStatus: held?.status, previousSha256: held?.sha256, lastGood: held?.retrievedAt,
-      lastGoodAge: nil, apps: apps.map(\.key), changes: [])
+    var host = Self.answer(request, result, with: held, apps: apps)
+    let sha256 = host.sha256
+    guard recorded else {
+      host.outcome = .notRecorded
+      return host
+    }
     guard AuditStore.settles(result.status) else {
       host.outcome = .stale
       host.lastGoodAge = held.flatMap { AuditStore.date($0.retrievedAt) }.map { Int(time.timeIntervalSince($0)) }
@@ -284,7 +327,10 @@ extension AuditStore {
     }
     if held.status == result.status && held.sha256 == sha256 { return host }
     // A definite answer without a file reads as a file that lists no app.
-    let old = try await failing("cannot read a file of \(request.host)") { try await storedFile(held.sha256) }
+    var old = Self.listingNoApp
+    try await failing("cannot read a file of \(request.host)") {
+      try await resilient(committed: { false }) { old = try await storedFile(held.sha256) }
+    }
     let new =
       sha256 == nil ? Self.listingNoApp : (result.body.flatMap { try? AASAFile(bytes: $0) } ?? Self.listingNoApp)
     let comparison = AASAComparison(old: old, new: new, host: request.host)
@@ -368,6 +414,8 @@ extension StoreText {
             + (host.lastGood.map { "keeps the answer retrieved \(minute($0)) UTC\(ago)" }
               ?? "the store has no answer from it"),
           "")
+      case .notRecorded:
+        out += fit("\(name): not recorded, \(file(host.sha256, host.status))", "")
       case .unchanged: break
       }
     }
@@ -406,7 +454,8 @@ extension AuditStore {
   ) async -> (text: String?, status: Int32) {
     // A progress bar on a terminal, as batches have: 10,000 hosts take a while even 64 at a time.
     let console = BatchConsole(progress: true, quiet: false, unit: "host")
-    let refresh = await reading(location, warn: warn) { store in
+    // A refresh that adds hosts to watch may start a store; one that only refreshes needs one.
+    let refresh = await reading(location, creating: !watching.isEmpty, warn: warn) { store in
       try await store.refresh(
         with: fetcher, label: label, arguments: arguments, watching: watching, willFetch: console.begin(total:),
         progress: { console.advanced($0.host) })
@@ -414,6 +463,17 @@ extension AuditStore {
     console.end()
     guard let refresh else { return (nil, 2) }
     let text = StoreText.refresh(refresh, format: format, style: style)
+    if let problem = refresh.problem {
+      let missing = refresh.count(.notRecorded)
+      let held = refresh.hosts.count - missing
+      warn(
+        "\(problem); \(missing) of \(TerminalText.count(refresh.hosts.count, "host")) not recorded: run \(refresh.run) "
+          + "holds \(held) and is left unfinished"
+          + (refresh.uncertain > 0
+            ? " (or \(held + refresh.uncertain), if the transaction of \(refresh.uncertain) lost as it committed "
+              + "went through)" : ""))
+      return (text, 2)
+    }
     if refresh.hosts.isEmpty {
       warn("\(location): no app in the store claims a host, and it watches none (refresh --host HOST adds one)")
       return (text, 2)

@@ -3,13 +3,13 @@ import IPALinksKit
 import NIOConcurrencyHelpers
 
 extension AuditStore {
-  /// Opens the store at `location`, runs `body` on it and closes it; nil, after telling `warn` the one line why,
-  /// when the store cannot be opened or `body` fails.
+  /// Opens the store at `location` (made if `creating`, else only if it exists), runs `body` on it and closes it;
+  /// nil, after telling `warn` the one line why, when the store cannot be opened or `body` fails.
   public static func reading<T: Sendable>(
-    _ location: StoreLocation, warn: (String) -> Void, _ body: (AuditStore) async throws -> T
+    _ location: StoreLocation, creating: Bool = false, warn: (String) -> Void, _ body: (AuditStore) async throws -> T
   ) async -> T? {
     let store: AuditStore
-    do { store = try await open(location) } catch {
+    do { store = try await open(location, creating: creating) } catch {
       warn(error.description)
       return nil
     }
@@ -89,6 +89,12 @@ public final class RecordingRun: Sendable {
   private struct State {
     /// Whether everything so far reached the store.
     var stored: Bool
+    /// How many inputs were given to ``record(_:_:)``, and how many of them the store holds.
+    var given = 0
+    var written = 0
+    /// Why the store stopped taking inputs, once it did, and how many inputs the transaction it failed in held.
+    var failure: AuditStore.Failure?
+    var lost = 0
     /// The inputs queued and not yet written, oldest first, each being prepared on its own task.
     var queue: [Task<RunRecorder.Prepared, Never>] = []
     /// When the oldest input in `queue` was queued.
@@ -113,10 +119,36 @@ public final class RecordingRun: Sendable {
   /// Whether everything so far reached the store.
   public var stored: Bool { state.withLockedValue { $0.stored } }
 
-  private init(_ recorder: RunRecorder?, warn: @escaping @Sendable (String) -> Void) {
+  private let location: StoreLocation
+
+  private init(_ recorder: RunRecorder?, location: StoreLocation, warn: @escaping @Sendable (String) -> Void) {
     self.recorder = recorder
+    self.location = location
     self.warn = warn
-    state = NIOLockedValueBox(State(stored: recorder != nil))
+    let state = NIOLockedValueBox(State(stored: recorder != nil))
+    self.state = state
+    if let recorder {
+      // Ctrl-C ends the command where it is: what the store holds is said with what finished.
+      InterruptWatch.note { [run = recorder.run] in
+        let (given, written) = state.withLockedValue { ($0.given, $0.written) }
+        return "\(location): the store holds \(written) of the \(TerminalText.count(given, "input")) finished, in run "
+          + "\(run), left unfinished" + (given > written ? "; \(given - written) not stored" : "")
+      }
+    }
+  }
+
+  /// The line that says what the store lacks, once it stopped taking inputs: how many were not stored, and what the
+  /// run holds.
+  private func missing(_ state: State, run: Int) -> String {
+    let why = state.failure?.description ?? "\(location): the store stopped taking inputs"
+    if state.failure?.fileRemoved == true {
+      return "\(why): none of the \(TerminalText.count(state.given, "input")) is stored"
+    }
+    let unknown = state.failure?.commitUnknown == true ? state.lost : 0
+    return "\(why); \(state.given - state.written) of \(TerminalText.count(state.given, "input")) not stored: run "
+      + "\(run) holds \(state.written) and is left unfinished"
+      + (unknown > 0
+        ? " (or \(state.written + unknown), if the transaction of \(unknown) lost as it committed went through)" : "")
   }
 
   /// Opens the store and starts a run of `command` (see ``RunRecorder/begin(_:command:arguments:label:shard:at:)``);
@@ -128,23 +160,27 @@ public final class RecordingRun: Sendable {
     let store: AuditStore
     do { store = try await AuditStore.open(location) } catch {
       warn(error.description)
-      return RecordingRun(nil, warn: warn)
+      return RecordingRun(nil, location: location, warn: warn)
     }
     do {
       let recorder = try await RunRecorder.begin(
         store, command: command, arguments: arguments, label: label, shard: shard)
-      return RecordingRun(recorder, warn: warn)
+      return RecordingRun(recorder, location: location, warn: warn)
     } catch {
       warn(error.description)
       try? await store.close()
-      return RecordingRun(nil, warn: warn)
+      return RecordingRun(nil, location: location, warn: warn)
     }
   }
 
   /// Queues `report`, observed now, with the retrievals its domains used, which `fetches` kept; waits only while
   /// ``queueLimit`` inputs are queued already.
   public func record(_ report: InspectionReport, _ fetches: SharedAASAFetches?) async {
-    guard let recorder, stored else { return }
+    let storing = state.withLockedValue { state in
+      state.given += 1
+      return state.stored
+    }
+    guard let recorder, storing else { return }
     let time = AuditStore.now
     // Each retrieval goes with the first input that used it: the others neither prepare nor write it. It is
     // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
@@ -190,7 +226,10 @@ public final class RecordingRun: Sendable {
       var prepared: [RunRecorder.Prepared] = []
       for input in inputs { prepared.append(await input.value) }
       if self.stored {
-        do throws(AuditStore.Failure) { try await recorder.record(prepared) } catch { self.failed(error) }
+        do throws(AuditStore.Failure) {
+          try await recorder.record(prepared)
+          self.state.withLockedValue { $0.written += prepared.count }
+        } catch { self.failed(error, inputs: prepared.count) }
       }
       self.wrote()
     }
@@ -217,17 +256,18 @@ public final class RecordingRun: Sendable {
     }
   }
 
-  private func failed(_ error: AuditStore.Failure) {
-    let first = state.withLockedValue { state in
-      defer { state.stored = false }
-      return state.stored
+  /// The store stopped taking inputs: the rest are counted, and told once the run ends.
+  private func failed(_ error: AuditStore.Failure, inputs: Int) {
+    state.withLockedValue { state in
+      if state.failure == nil { (state.failure, state.lost) = (error, inputs) }
+      state.stored = false
     }
-    if first { warn(error.description) }
   }
 
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
   /// whether it was.
   public func finish() async -> Bool {
+    // A store that could not be opened was told as the run began: its line says nothing is stored.
     guard let recorder else { return false }
     var writing = state.withLockedValue { state in
       state.ending = true
@@ -241,10 +281,16 @@ public final class RecordingRun: Sendable {
     var stored = self.stored
     if stored {
       do { try await recorder.finish() } catch {
-        warn(error.description)
+        warn(
+          error.description
+            + (error.fileRemoved
+              ? ": none of the \(TerminalText.count(state.withLockedValue { $0.given }, "input")) is stored"
+              : "; run \(recorder.run) holds every input, and is left unfinished"))
         stored = false
         state.withLockedValue { $0.stored = false }
       }
+    } else {
+      warn(missing(state.withLockedValue { $0 }, run: recorder.run))
     }
     try? await recorder.store.close()
     return stored
@@ -259,7 +305,18 @@ extension AuditStore {
   ) async -> (then: [InspectionReport], now: [InspectionReport])? {
     let states = await reading(location, warn: warn) { store in
       let then = try await store.resolve(StoreTime(parsing: since, allowingAge: true), day: .start)
-      return (try await store.latestReports(at: then), try await store.latestReports(at: at))
+      // Comparisons that cannot be what was meant are refused rather than answered "no differences".
+      if let last = try await store.lastRecorded(), then > last {
+        throw Failure(
+          description: "\(location): nothing was recorded after \(since): the store's last run ended at "
+            + AuditStore.timestamp(last))
+      }
+      let until = try await store.instant(at, day: .end)
+      if let until, let at, until < then {
+        throw Failure(
+          description: "\(location): --since \(since) is after --at \(at): give the earlier time to --since")
+      }
+      return (try await store.latestReports(at: then), try await store.latestReports(at: until))
     }
     if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)") }
     return states.map { (then: $0.0, now: $0.1) }

@@ -60,9 +60,11 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     return formatter.date(from: text)
   }
 
-  /// `7d`, `12h`, `2w`, `30m`.
+  /// `7d`, `12h`, `2w`, `30m`; `-7d` too, as one may write an age before now.
   private static func age(_ text: String) -> TimeInterval? {
-    guard let unit = text.last, let count = Int(text.dropLast()), count >= 0 else { return nil }
+    let text = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+    guard let unit = text.last, let count = Int(text.dropLast()), count >= 0, !text.dropLast().hasPrefix("+")
+    else { return nil }
     switch unit {
     case "m": return TimeInterval(count) * 60
     case "h": return TimeInterval(count) * 3_600
@@ -78,6 +80,22 @@ extension AuditStore {
   public func resolve(_ time: StoreTime, day edge: StoreTime.DayEdge, now: Date = AuditStore.now) async throws(Failure)
     -> Date
   {
+    // The state at a time to come is not known: refused, rather than read as the latest state. (A store may hold
+    // runs stamped ahead of this clock, as SOURCE_DATE_EPOCH makes them; its last run bounds the time too.)
+    let named: Date? =
+      switch time {
+      case .day(let day): day
+      case .instant(let instant): instant
+      case .ago, .label: nil
+      }
+    if let named, named > now {
+      let last = try await lastRecorded()
+      if last.map({ named > $0 }) ?? true {
+        throw Failure(
+          description: "\(location): \(time) is in the future (it is \(Self.timestamp(now)) now"
+            + (last.map { ", and the store's last run ended at \(Self.timestamp($0))" } ?? "") + ")")
+      }
+    }
     switch time {
     case .day(let day): return edge == .start ? day : day + 86_400 - 0.001
     case .instant(let instant): return instant
@@ -102,6 +120,21 @@ extension AuditStore {
       }
       return date
     }
+  }
+
+  /// When the store last recorded anything: the end of its latest run (its last input, for a run that did not
+  /// finish); nil for a store without runs.
+  func lastRecorded() async throws(Failure) -> Date? {
+    let ended = try await failing("cannot read the runs") {
+      try await sql.raw(
+        """
+        SELECT MAX(COALESCE(r.finished_at, (SELECT MAX(i.observed_at) FROM inputs i WHERE i.run_id = r.id),
+          r.started_at)) AS ended
+        FROM runs r
+        """
+      ).first(decodingColumn: "ended", as: String?.self) ?? nil
+    }
+    return ended.flatMap(Self.date)
   }
 
   /// The instant `time` names, or nil (the latest state) when there is none.

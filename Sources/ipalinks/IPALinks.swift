@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import IPALinksKit
 
 /// The `ipalinks` command line: argument parsing and printing only; all behaviour lives in the libraries.
@@ -31,6 +32,8 @@ protocol StatusCommand: AsyncParsableCommand {
 extension StatusCommand {
   /// Runs ``execute()`` and exits with its status.
   func run() async throws {
+    // A file past the size limit (ulimit -f) is an error of the write that says so, not the end of the process.
+    signal(SIGXFSZ, SIG_IGN)
     let status = try await execute()
     if status != 0 { throw ExitCode(status) }
   }

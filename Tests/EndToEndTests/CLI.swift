@@ -34,9 +34,54 @@ enum CLI {
   static func run(
     _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil
   ) throws -> Result {
+    try start(arguments, environment: environment, executable: executable).wait()
+  }
+
+  /// A command started and not yet waited for: ``run(_:environment:executable:)`` in two halves, for a test that
+  /// does something to the world while the command runs.
+  final class Started: @unchecked Sendable {
+    let process: Process
+    private let folder: URL
+
+    fileprivate init(process: Process, folder: URL) {
+      self.process = process
+      self.folder = folder
+    }
+
+    /// What it printed so far on standard output.
+    var stdoutSoFar: String {
+      String(decoding: (try? Data(contentsOf: folder.appendingPathComponent("stdout"))) ?? Data(), as: UTF8.self)
+    }
+
+    /// Waits for it to end, and says what it printed.
+    /// ``wait()`` on a thread of its own: the test's task is suspended, and the threads other suites run on stay
+    /// free.
+    func exited() async throws -> Result { try await CLI.offPool { try self.wait() } }
+
+    func wait() throws -> Result {
+      process.waitUntilExit()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      return Result(
+        stdout: String(decoding: try Data(contentsOf: folder.appendingPathComponent("stdout")), as: UTF8.self),
+        stderr: String(decoding: try Data(contentsOf: folder.appendingPathComponent("stderr")), as: UTF8.self),
+        status: process.terminationStatus,
+        exited: process.terminationReason == .exit)
+    }
+  }
+
+  /// Runs `body`, which blocks, on a thread of its own rather than on one of Swift concurrency's few: on a 2-core
+  /// machine, a test blocking those for seconds holds every other suite's tasks back (and their timing with them).
+  static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Swift.Result { try body() }) }.start()
+    }
+  }
+
+  static func start(
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil
+  ) throws -> Started {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
     let outURL = folder.appendingPathComponent("stdout")
     let errURL = folder.appendingPathComponent("stderr")
     _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
@@ -52,12 +97,7 @@ enum CLI {
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
     try process.run()
-    process.waitUntilExit()
-    return Result(
-      stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self),
-      status: process.terminationStatus,
-      exited: process.terminationReason == .exit)
+    return Started(process: process, folder: folder)
   }
 
   static func sample(_ name: String) -> String { samples.appendingPathComponent(name).path }

@@ -235,6 +235,99 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
   }
 
+  // MARK: - Faults
+
+  /// What a fault test does to a running server, on the same port and data.
+  public enum Fault: String, Sendable, CaseIterable {
+    /// `pg_ctl restart -m immediate`: every backend killed, the server back after crash recovery.
+    case immediateRestart = "an immediate restart"
+    /// `pg_ctl stop -m fast`, two seconds, `pg_ctl start`.
+    case stopAndStart = "a fast stop, 2 s, and a start"
+    /// The postmaster killed with SIGKILL and not started again (``startAgain()`` brings it back, to look).
+    case killed = "the server killed"
+  }
+
+  /// Does `fault` to the server, and returns once it is done (for a restart, once the server takes connections).
+  public func inflict(_ fault: Fault) throws {
+    let runner = Runner(bin: binDirectory, asPostgresUser: runsAsPostgresUser, folder: folder)
+    let pgctl = binDirectory.appendingPathComponent("pg_ctl")
+    switch fault {
+    case .immediateRestart:
+      _ = try runner.check(
+        try runner.run(
+          pgctl,
+          [
+            "restart", "-m", "immediate", "-w", "-t", "60", "-D", dataDirectory.path, "-l",
+            Self.logFile(in: folder).path, "-o", options,
+          ]))
+    case .stopAndStart:
+      _ = try runner.check(try runner.run(pgctl, ["stop", "-m", "fast", "-w", "-t", "60", "-D", dataDirectory.path]))
+      Thread.sleep(forTimeInterval: 2)
+      try startAgain()
+    case .killed:
+      guard let pid = postmasterPID else { throw Failure.stopped }
+      kill(pid, SIGKILL)
+      // Gone once the port no longer takes connections; its backends notice and exit on their own.
+      let deadline = Date() + 30
+      while Date() < deadline && Self.accepts(port: port) { Thread.sleep(forTimeInterval: 0.05) }
+    // The pid file stays behind a killed postmaster; pg_ctl start checks that its process is gone.
+    }
+  }
+
+  /// Starts the server again after ``Fault/killed`` or a stop, on its port.
+  public func startAgain() throws {
+    let runner = Runner(bin: binDirectory, asPostgresUser: runsAsPostgresUser, folder: folder)
+    // After a kill, the server refuses to start while a backend of the old one still holds its shared memory; they
+    // exit on their own once they notice, so a refusal is tried again for a while.
+    let deadline = Date() + 30
+    while true {
+      do {
+        _ = try runner.check(
+          try runner.run(
+            binDirectory.appendingPathComponent("pg_ctl"),
+            ["start", "-w", "-t", "60", "-D", dataDirectory.path, "-l", Self.logFile(in: folder).path, "-o", options]))
+        return
+      } catch  where Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.2)
+      }
+    }
+  }
+
+  /// The options the server runs with (see ``startServer(_:data:)``).
+  private var options: String { Self.options(port: port, folder: folder) }
+
+  private static func options(port: Int, folder: URL) -> String {
+    // Settings for a throwaway cluster: shared_buffers at 16 MB keeps the shared memory small when several tests
+    // run servers at once; fsync=off because nothing here must survive a crash of the machine (a crash of the
+    // server keeps every commit: the kernel has it). pg_ctl runs -o's text through the shell, hence the quotes.
+    "-p \(port) -k \(shellQuoted(folder.path)) -c listen_addresses=127.0.0.1 -c shared_buffers=16MB -c fsync=off"
+  }
+
+  /// Whether something takes TCP connections on 127.0.0.1:`port`.
+  private static func accepts(port: Int) -> Bool {
+    #if os(Linux)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+      let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    return withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+  }
+
+  /// The URL of `database` over the Unix-domain socket, as libpq reads one: `?host=FOLDER&port=PORT`.
+  public func socketURL(database: String) -> String {
+    "postgres://ipalinks:\(password)@/\(database)?host=\(folder.path)&port=\(port)"
+  }
+
   // MARK: - Starting
 
   private static let stopFlags = ["-m", "immediate", "-w", "-t", "30"]
@@ -256,12 +349,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     for _ in 0..<5 {
       let port = try freeLoopbackPort()
       let before = (try? Data(contentsOf: log).count) ?? 0
-      // Settings for a throwaway cluster: shared_buffers at 16 MB keeps the shared memory small when several tests
-      // run servers at once; fsync=off because nothing here must survive a crash. pg_ctl runs -o's text through
-      // the shell, hence the quoted folder.
-      let options =
-        "-p \(port) -k \(shellQuoted(runner.folder.path)) -c listen_addresses=127.0.0.1 -c shared_buffers=16MB "
-        + "-c fsync=off"
+      let options = Self.options(port: port, folder: runner.folder)
       let result = try runner.run(
         runner.bin.appendingPathComponent("pg_ctl"),
         ["start", "-w", "-t", "60", "-D", data, "-l", log.path, "-o", options])

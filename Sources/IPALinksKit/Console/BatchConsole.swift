@@ -43,6 +43,7 @@ public final class BatchConsole: @unchecked Sendable {
         clearBar()
         bar = nil
         Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, unit)) finished")
+        InterruptWatch.notes.forEach(Terminal.warn)
       }
     }
   }
@@ -140,6 +141,17 @@ public final class InterruptWatch: Sendable {
   /// is safe in a signal handler.
   private static let current = ManagedAtomic<Int32>(-1)
   private let writeEnd: Int32
+  private static let noteMakers = NSLock()
+  nonisolated(unsafe) private static var makers: [@Sendable () -> String?] = []
+
+  /// Adds a line that Ctrl-C's summary ends with, made when it comes: what a part of the command, such as the audit
+  /// store's run, had done by then.
+  public static func note(_ make: @escaping @Sendable () -> String?) {
+    noteMakers.withLock { makers.append(make) }
+  }
+
+  /// The lines of ``note(_:)``, as they are now.
+  public static var notes: [String] { noteMakers.withLock { makers }.compactMap { $0() } }
 
   /// Installs the handler; `onInterrupt` runs on the watching thread, on a line of its own past the `^C` the
   /// terminal echoed, and the process then exits.

@@ -23,6 +23,7 @@ struct DiffCommand: StatusCommand {
   @Argument(help: "The old version: IPA, folder or saved inventory.") var old: String?
   @Argument(help: "The new version: IPA, folder or saved inventory.") var new: String?
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "With --store: compare the state then (7d, 12h, 2w, a date, an RFC 3339 time or a run label) with the latest.",
       valueName: "time"))

@@ -10,12 +10,23 @@ struct StoreOptions: ParsableArguments {
       "The audit store: a SQLite file, or a postgres:// URL (default: $IPALINKS_STORE; none when unset).",
       valueName: "location"))
   var store: String?
+  @Option(
+    help: ArgumentHelp(
+      "How long to wait for the store: a PostgreSQL server's answer to connecting or to a statement, a "
+        + "reconnection after it restarts, or a SQLite file another writer holds (default: 30).", valueName: "seconds"))
+  var storeTimeout: Double?
 
   /// Whether a store is given, by `--store` or `IPALINKS_STORE`.
   var isGiven: Bool { store != nil || !(ProcessInfo.processInfo.environment["IPALINKS_STORE"] ?? "").isEmpty }
 
   /// The location given; a malformed one is a usage error, with its password masked.
   func location() throws -> StoreLocation? {
+    if let storeTimeout {
+      guard storeTimeout > 0, storeTimeout <= 86_400 else {
+        throw ValidationError("--store-timeout must be a number of seconds above 0, at most 86400")
+      }
+      AuditStore.timeout = .milliseconds(Int(storeTimeout * 1000))
+    }
     do { return try StoreLocation.given(store) } catch { throw ValidationError(error.description) }
   }
 
@@ -30,7 +41,9 @@ struct StoreOptions: ParsableArguments {
 /// and `history`.
 struct StoreReadOptions: ParsableArguments {
   @OptionGroup var store: StoreOptions
+  // Unconditional, so that an age written -5d is a value, not an option.
   @Option(
+    parsing: .unconditional,
     help: ArgumentHelp(
       "With --store: the state as it was then: a date (2026-03-01, read at its end), an RFC 3339 time, an age "
         + "(7d, 12h, 2w) or a run label (the end of that run).", valueName: "time"))

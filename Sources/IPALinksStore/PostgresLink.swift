@@ -1,0 +1,201 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+
+/// The connection to a PostgreSQL store as SQLKit speaks to it, with the bounds a server that restarts, stops or
+/// stops answering needs: connecting, and each statement, end within ``timeout`` of the server's last sign of life
+/// (a statement streaming rows goes on as long as they come). A statement past it fails, and the connection is
+/// closed, so nothing waits on it any more; ``reconnect(within:)`` opens a new one.
+///
+/// Why a deadline of our own: a server that restarts can leave a query that was sent just before waiting forever on
+/// a connection that is gone, and a network partition sends nothing at all, so neither the driver nor TCP ends it.
+final class PostgresLink: SQLDatabase, Sendable {
+  /// The server and login.
+  let server: StoreLocation.Postgres
+  /// How long a statement, or connecting, may go without a word from the server.
+  let timeout: Duration
+  let eventLoop: any EventLoop
+  var logger: Logger { AuditStore.quietLogger }
+  var dialect: any SQLDialect { PostgresDialect() }
+  var queryLogLevel: Logger.Level? { nil }
+  /// The connection in use; nil once it is lost, until a reconnection.
+  private let current: NIOLockedValueBox<PostgresConnection?>
+
+  private init(server: StoreLocation.Postgres, timeout: Duration, connection: PostgresConnection) {
+    self.server = server
+    self.timeout = timeout
+    eventLoop = connection.eventLoop
+    current = NIOLockedValueBox(connection)
+  }
+
+  /// Connects to `server`, within `timeout`.
+  static func connect(_ server: StoreLocation.Postgres, timeout: Duration) async throws -> PostgresLink {
+    PostgresLink(server: server, timeout: timeout, connection: try await open(server, timeout: timeout))
+  }
+
+  private static func open(_ server: StoreLocation.Postgres, timeout: Duration) async throws -> PostgresConnection {
+    let tls: PostgresConnection.Configuration.TLS =
+      server.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable
+    var configuration =
+      server.socketPath.map {
+        PostgresConnection.Configuration(
+          unixSocketPath: $0, username: server.user, password: server.password, database: server.database)
+      }
+      ?? PostgresConnection.Configuration(
+        host: server.host, port: server.port, username: server.user, password: server.password,
+        database: server.database, tls: tls)
+    // Commits wait for the server's disk (synchronous_commit stays on): a commit acknowledged and then lost in a
+    // server's crash would be an input counted as stored that is not. Inputs go many to a transaction, so the wait
+    // is paid once for each batch.
+    // The driver bounds the TCP connection; the login after it is bounded below, as a partition can hold it too.
+    configuration.options.connectTimeout = .nanoseconds(nanoseconds(timeout))
+    let loop = MultiThreadedEventLoopGroup.singleton.any()
+    return try await Self.within(timeout, on: loop, onExpiry: {}) { [configuration] in
+      try await PostgresConnection.connect(
+        on: loop, configuration: configuration, id: 1, logger: AuditStore.quietLogger)
+    }
+  }
+
+  /// Closes the connection in use, if any, and opens another, trying again until `deadline` while the server is
+  /// down or starting up.
+  func reconnect(until deadline: ContinuousClock.Instant) async throws {
+    if let old = current.withLockedValue({ state in
+      defer { state = nil }; return state
+    }) {
+      Self.drop(old)
+    }
+    var pause = Duration.milliseconds(100)
+    while true {
+      let left = deadline - .now
+      do {
+        let connection = try await Self.open(server, timeout: min(timeout, max(left, .milliseconds(100))))
+        current.withLockedValue { $0 = connection }
+        return
+      } catch {
+        guard ContinuousClock.now + pause < deadline, Self.isLost(error) else { throw error }
+        try await Task.sleep(for: pause)
+        pause = min(pause * 2, .seconds(1))
+      }
+    }
+  }
+
+  /// Closes `connection` without waiting.
+  private static func drop(_ connection: PostgresConnection) {
+    let closing: EventLoopFuture<Void> = connection.close()
+    closing.whenComplete { _ in }
+  }
+
+  /// Closes the connection.
+  func close() async throws {
+    try await current.withLockedValue({ state in
+      defer { state = nil }; return state
+    })?.close().get()
+  }
+
+  func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void>
+  {
+    let promise = eventLoop.makePromise(of: Void.self)
+    promise.completeWithTask { try await self.execute(sql: query, onRow) }
+    return promise.futureResult
+  }
+
+  func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+    guard let connection = current.withLockedValue({ $0 }) else { throw StoreFault.lost }
+    let database = connection.sql(queryLogLevel: nil, logger: AuditStore.quietLogger)
+    let heard = NIOLockedValueBox(ContinuousClock.now)
+    try await Self.within(
+      timeout, on: eventLoop, lastHeard: { heard.withLockedValue { $0 } },
+      onExpiry: { [current] in
+        // Closed, so that the statement, if it ever ends, ends in an error; and forgotten, so nothing else waits.
+        current.withLockedValue { if $0 === connection { $0 = nil } }
+        Self.drop(connection)
+      }
+    ) {
+      try await database.execute(sql: query) { row in
+        heard.withLockedValue { $0 = .now }
+        onRow(row)
+      }
+    }
+  }
+
+  /// `body`'s result, or ``StoreFault/noAnswer(_:)`` once `timeout` has passed since `lastHeard` (by default, the
+  /// start) and `onExpiry` has run; `body` is then left to end on its own.
+  private static func within<T: Sendable>(
+    _ timeout: Duration, on loop: any EventLoop,
+    lastHeard: @escaping @Sendable () -> ContinuousClock.Instant = { [start = ContinuousClock.now] in start },
+    onExpiry: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    let waiting = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(nil)
+    @Sendable func resume(_ result: Result<T, any Error>) -> Bool {
+      waiting.withLockedValue { continuation in
+        defer { continuation = nil }
+        continuation?.resume(with: result)
+        return continuation != nil
+      }
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+      waiting.withLockedValue { $0 = continuation }
+      @Sendable func watch() {
+        let quiet = ContinuousClock.now - lastHeard()
+        if quiet >= timeout {
+          if resume(.failure(StoreFault.noAnswer(timeout))) { onExpiry() }
+        } else if waiting.withLockedValue({ $0 != nil }) {
+          loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout - quiet))) { watch() }
+        }
+      }
+      loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { watch() }
+      Task {
+        do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
+      }
+    }
+  }
+
+  private static func nanoseconds(_ duration: Duration) -> Int64 {
+    duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+  }
+
+  /// Whether `error` says the connection was lost or the server is (re)starting or stopping, rather than that a
+  /// statement was wrong: what a reconnection may mend.
+  static func isLost(_ error: any Error) -> Bool {
+    if let fault = error as? StoreFault {
+      if case .gone = fault { return false }
+      return true
+    }
+    guard let psql = error as? PSQLError else { return false }
+    switch psql.code {
+    case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+    case .server:
+      // 08: connection exceptions; 57: the server shutting down, crashed or starting up.
+      let state = psql.serverInfo?[.sqlState] ?? ""
+      return state.hasPrefix("08") || state.hasPrefix("57")
+    default: return false
+    }
+  }
+}
+
+/// What went wrong with a store's connection, in words.
+enum StoreFault: Error, Sendable, CustomStringConvertible {
+  /// The server said nothing for this long.
+  case noAnswer(Duration)
+  /// The connection was lost earlier, and has not been made again.
+  case lost
+  /// The connection was lost and could not be made again within the timeout; the last attempt's error, and whether
+  /// it was lost as a transaction committed.
+  case gone(after: any Error, timeout: Duration, commitUnknown: Bool)
+  /// The connection was lost as a transaction committed: whether it did is unknown until the store is reached.
+  case commitUnknown(after: any Error)
+
+  var description: String {
+    switch self {
+    case .gone(let error, let timeout, _):
+      "lost the connection and could not connect again within \(AuditStore.seconds(timeout)) ("
+        + AuditStore.describe(error) + ")"
+    case .commitUnknown(let error): AuditStore.describe(error) + ", as a transaction committed"
+    case .noAnswer(let timeout): "the server did not answer within \(AuditStore.seconds(timeout))"
+    case .lost: "the connection to the server was lost"
+    }
+  }
+}

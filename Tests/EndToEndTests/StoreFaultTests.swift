@@ -1,0 +1,382 @@
+import Foundation
+import IPALinksKit
+import TestServers
+import Testing
+
+@testable import IPALinksStore
+
+/// The store when its database goes away mid-run, on the private PostgreSQL server the tests start: an immediate
+/// restart, a fast stop and start, the server killed, and a network partition (a proxy that holds every byte); for
+/// `inspect --store` and for `refresh`, and for a reader. On SQLite: a file that cannot grow (`ulimit -f`), and the
+/// file removed mid-run.
+///
+/// Each asserts what was stored, what was said and the exit code: a writer reconnects and loses nothing, or stops and
+/// says exactly what is missing; the report on standard output is complete either way; nothing hangs.
+@Suite(.serialized) struct StoreFaultTests {
+  /// What happens mid-run.
+  enum Trouble: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case immediateRestart, stopAndStart, killed, partition
+
+    var testDescription: String { fault?.rawValue ?? "a network partition" }
+
+    /// The server's fault; none for a partition, which the proxy makes.
+    var fault: PostgresTestServer.Fault? {
+      switch self {
+      case .immediateRestart: .immediateRestart
+      case .stopAndStart: .stopAndStart
+      case .killed: .killed
+      case .partition: nil
+      }
+    }
+
+    /// Whether the server comes back, so that a writer can go on.
+    var recovers: Bool { self == .immediateRestart || self == .stopAndStart }
+
+    /// `--store-timeout`: long enough to outlast a restart; short where the wait is what is measured.
+    var timeout: Int { recovers ? 10 : 3 }
+
+    /// How long after the fault a run may take to end: the deadline, a reconnection's, and the rest of the job, which
+    /// sanitized builds run slower.
+    var bound: Duration { .seconds(2 * timeout) + TestTiming.seconds(5) }
+
+    /// What the line about the store says went wrong.
+    var said: String {
+      self == .partition ? "did not answer within 3 s" : "could not connect again within 3 s"
+    }
+  }
+
+  /// A private server with a database `faults`, and a proxy in front of it.
+  struct Server: Sendable {
+    let server: PostgresTestServer
+    let proxy: TCPTestProxy
+
+    static func start() async throws -> Server {
+      let server = try PostgresTestServer.start()
+      _ = try server.createDatabase("faults")
+      return Server(server: server, proxy: try await TCPTestProxy.start(to: server.port))
+    }
+
+    /// The database's URL through the proxy.
+    var url: String {
+      server.url(database: "faults").replacingOccurrences(of: ":\(server.port)/", with: ":\(proxy.port)/")
+    }
+
+    /// A number `sql` answers, asked directly (not through the proxy) as the superuser.
+    func number(_ sql: String) throws -> Int {
+      let text = try server.superuserSQL(sql, database: "faults").trimmingCharacters(in: .whitespacesAndNewlines)
+      return try #require(Int(text), "\(sql): \(text)")
+    }
+
+    func stop() async {
+      server.stop()
+      await proxy.stop()
+    }
+  }
+
+  static let inputs = 300
+
+  /// `count` inputs in a new folder: the samples, hard-linked under numbered names.
+  static func corpus(_ count: Int) throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-faults-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    for index in 0..<count {
+      let sample = AuditStoreTests.samples[index % AuditStoreTests.samples.count]
+      try FileManager.default.linkItem(
+        at: CLI.samples.appendingPathComponent(sample),
+        to: folder.appendingPathComponent("\(index)-\(sample)"))
+    }
+    return folder
+  }
+
+  /// Waits, 50 ms at a time, until `condition` holds; fails after a minute. The condition runs off the pool (it runs
+  /// psql), and the wait suspends.
+  static func until(_ what: String, _ condition: @escaping @Sendable () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try await !CLI.offPool(condition) {
+      guard ContinuousClock.now < deadline else { throw Timeout(what: what) }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+  }
+
+  struct Timeout: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "waited a minute for \(what)" }
+  }
+
+  /// The numbers of the line that says what is missing: `M of N … not stored|recorded: run R holds K … (or K2, …)`.
+  static func missing(_ line: Substring) throws -> (missing: Int, of: Int, holds: Int, orHolds: Int?) {
+    let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
+    let words = line.split(separator: " ")
+    guard
+      let notIndex = words.indices.first(where: {
+        words[$0] == "not" && $0 + 1 < words.count && ["stored:", "recorded:"].contains(words[$0 + 1])
+      }), notIndex >= 4,
+      let missing = Int(words[notIndex - 4]), let of = Int(words[notIndex - 2]),
+      let holdsIndex = words.firstIndex(of: "holds"), let holds = Int(words[holdsIndex + 1])
+    else { throw Timeout(what: "numbers in \(line) (\(numbers))") }
+    let or = words.firstIndex(of: "(or").flatMap { Int(words[$0 + 1].trimmingCharacters(in: .punctuationCharacters)) }
+    return (missing, of, holds, or)
+  }
+
+  @Test(.enabled(if: PostgreSQL.available), arguments: Trouble.allCases)
+  func inspectThroughTrouble(_ trouble: Trouble) async throws {
+    let db = try await Server.start()
+    let corpus = try Self.corpus(Self.inputs)
+    defer { try? FileManager.default.removeItem(at: corpus) }
+    let run = try CLI.start([
+      "inspect", corpus.path, "--no-fetch", "--store", db.url, "--store-timeout", "\(trouble.timeout)", "--format",
+      "jsonl", "--jobs", "1",
+    ])
+    // Half-way through the report (the store holds the inputs of its first transactions by then), the proxy holds
+    // every byte: the run cannot finish meanwhile, so the trouble comes mid-run however fast this machine is.
+    try await Self.until("half of the report") { run.stdoutSoFar.split(separator: "\n").count >= Self.inputs / 2 }
+    db.proxy.hold()
+    let start = ContinuousClock.now
+    if let fault = trouble.fault { try await CLI.offPool { [server = db.server] in try server.inflict(fault) } }
+    if trouble != .partition { db.proxy.resume() }
+    let result = try await run.exited()
+    let took = ContinuousClock.now - start
+    if trouble == .killed { try await CLI.offPool { [server = db.server] in try server.startAgain() } }
+    print("inspect through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")
+
+    #expect(result.stdout.split(separator: "\n").count == Self.inputs, "the report is complete")
+    let stored = try db.number("SELECT COUNT(*) FROM inputs")
+    #expect(try db.number("SELECT COUNT(DISTINCT path) FROM inputs") == stored, "no input written twice")
+    let finished = try db.number("SELECT COUNT(*) FROM runs WHERE finished_at IS NOT NULL")
+    if trouble.recovers {
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(stored == Self.inputs && finished == 1, "\(stored) inputs, \(finished) finished")
+      #expect(!result.stderr.contains("not stored"), "\(result.stderr)")
+      // A connection that died unseen is noticed within the timeout at worst.
+      #expect(took < trouble.bound, "ended \(took) after the trouble")
+    } else {
+      #expect(result.status == 3, "\(result.stderr)")
+      let lines = result.stderr.split(separator: "\n").filter { $0.contains("not stored") }
+      let line = try #require(lines.first, "\(result.stderr)")
+      #expect(lines.count == 1)
+      #expect(line.contains(trouble.said) && line.contains("@127.0.0.1:\(db.proxy.port)/faults"), "\(line)")
+      #expect(!line.contains("secret-"), "the password is masked")
+      let said = try Self.missing(line)
+      #expect(said.of == Self.inputs && said.missing + said.holds == Self.inputs, "\(line)")
+      #expect(stored == said.holds || stored == said.orHolds, "the store holds \(stored): \(line)")
+      #expect(finished == 0)
+      let runs = try CLI.run(["store", "runs", "--store", db.server.url(database: "faults"), "-f", "json"])
+      let listed = try #require((runs.json?["runs"] as? [[String: Any]])?.first, "\(runs.stdout)\(runs.stderr)")
+      #expect(listed["inputs"] as? Int == stored && listed["finishedAt"] == nil, "\(listed)")
+      // Noticed within the timeout, and the reconnection given up within it again: the inspection's own time aside.
+      #expect(took < trouble.bound, "ended \(took) after the trouble")
+    }
+    await db.stop()
+  }
+
+  /// A store of one app that claims `hosts`, each with an old file, retrieved a week ago.
+  static func seed(_ location: String, hosts: [String], file: String) async throws {
+    let store = try await AuditStoreTests.open(location)
+    let week = Date() - 7 * 86_400
+    let seed = try await RunRecorder.begin(
+      store, command: "inspect", arguments: [], label: "seed", shard: nil, at: week)
+    var bundle = BundleReport(path: "Payload/App.app", kind: .app)
+    (bundle.bundleId, bundle.appId) = ("com.example.app", "FAULTS1234.com.example.app")
+    var ignored: [Diagnostic] = []
+    bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:" + $0, diagnostics: &ignored) }
+    let retrievals = Dictionary(
+      uniqueKeysWithValues: hosts.map {
+        (
+          AASARequest(host: $0),
+          AASARetrieval(
+            AASAFetchResult(host: $0, status: .ok, source: .directWellKnown, message: "ok", body: Array(file.utf8)))
+        )
+      })
+    try await seed.record(
+      InspectionReport(input: "app.ipa", inputKind: .ipa, bundles: [bundle]), retrievals: retrievals, at: week)
+    try await seed.finish(at: week)
+    try await store.close()
+  }
+
+  @Test(.enabled(if: PostgreSQL.available), arguments: Trouble.allCases)
+  func refreshThroughTrouble(_ trouble: Trouble) async throws {
+    let db = try await Server.start()
+    let (old, new) = (
+      #"{"applinks":{"details":[{"appIDs":["FAULTS1234.com.example.app"],"components":[{"/":"/old/*"}]}]}}"#,
+      #"{"applinks":{"details":[{"appIDs":["FAULTS1234.com.example.app"],"components":[{"/":"/newer/*"}]}]}}"#
+    )
+    let hosts = (0..<40).map { "f\($0).example.test" }
+    try await Self.seed(db.server.url(database: "faults"), hosts: hosts, file: old)
+    let web = try await HTTPSTestServer.start()
+    defer { Task { await web.stop() } }
+    web.respond(path: "/.well-known/apple-app-site-association", with: .json(new, delay: .milliseconds(200)))
+    let pem = FileManager.default.temporaryDirectory.appendingPathComponent("faults-ca-\(UUID().uuidString).pem")
+    try Data(web.caPEM.utf8).write(to: pem)
+    defer { try? FileManager.default.removeItem(at: pem) }
+    let run = try CLI.start([
+      "refresh", "--store", db.url, "--store-timeout", "\(trouble.timeout)", "--source", "direct", "--ca-file",
+      pem.path, "--allow-private", "--connect-to", web.connectToEverything, "--no-cache", "--concurrency", "4",
+      "-f", "json",
+    ])
+    try await Self.until("the first answers recorded") {
+      try db.number("SELECT COUNT(*) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'") > 0
+    }
+    db.proxy.hold()
+    let start = ContinuousClock.now
+    if let fault = trouble.fault { try await CLI.offPool { [server = db.server] in try server.inflict(fault) } }
+    if trouble != .partition { db.proxy.resume() }
+    let result = try await run.exited()
+    let took = ContinuousClock.now - start
+    if trouble == .killed { try await CLI.offPool { [server = db.server] in try server.startAgain() } }
+    print("refresh through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")
+
+    let reported = try #require(result.json?["hosts"] as? [[String: Any]], "\(result.stdout)\(result.stderr)")
+    #expect(reported.count == hosts.count, "the report is complete")
+    let recorded = try db.number(
+      "SELECT COUNT(*) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'")
+    #expect(
+      try db.number(
+        "SELECT COUNT(DISTINCT r.host) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'")
+        == recorded, "no answer recorded twice")
+    let finished = try db.number("SELECT COUNT(*) FROM runs WHERE command = 'refresh' AND finished_at IS NOT NULL")
+    if trouble.recovers {
+      #expect(result.status == 1, "every file changed: \(result.stderr)")
+      #expect(recorded == hosts.count && finished == 1, "\(recorded) recorded, \(finished) finished")
+      #expect(reported.allSatisfy { $0["outcome"] as? String == "changed" })
+      #expect(took < trouble.bound, "ended \(took) after the trouble")
+    } else {
+      #expect(result.status == 2, "\(result.stderr)")
+      let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("not recorded") })
+      #expect(line.contains(trouble.said), "\(line)")
+      let said = try Self.missing(line)
+      #expect(said.of == hosts.count && said.missing + said.holds == hosts.count, "\(line)")
+      #expect(recorded == said.holds || recorded == said.orHolds, "the store holds \(recorded): \(line)")
+      #expect(reported.filter { $0["outcome"] as? String == "not-recorded" }.count == said.missing)
+      #expect(finished == 0)
+      #expect(took < trouble.bound, "ended \(took) after the trouble")
+    }
+    await db.stop()
+  }
+
+  /// A reader against a server that stops answering, or is down, exits 2 with one line, within the timeout.
+  @Test(.enabled(if: PostgreSQL.available)) func readersEndWithinTheTimeout() async throws {
+    let db = try await Server.start()
+    try await AuditStoreTests.record(["Store.ipa"], into: db.server.url(database: "faults"), at: Date())
+    let ask = ["who-claims", "shop.example.com", "--store", db.url, "--store-timeout", "2"]
+    #expect(try CLI.run(ask).status == 0)
+    db.proxy.hold()
+    let start = ContinuousClock.now
+    let partitioned = try CLI.run(ask)
+    let took = ContinuousClock.now - start
+    #expect(partitioned.status == 2 && partitioned.stdout.isEmpty)
+    #expect(
+      partitioned.stderr.split(separator: "\n") == [
+        "ipalinks: \(StoreLocation.masked(db.url)): cannot open the store: the server did not answer within 2 s"
+      ], "\(partitioned.stderr)")
+    #expect(took < .seconds(10), "\(took)")
+    db.proxy.resume()
+    try db.server.inflict(.killed)
+    let down = try CLI.run(["who-claims", "shop.example.com", "--store", db.server.url(database: "faults")])
+    #expect(down.status == 2)
+    #expect(down.stderr.contains("cannot connect to the server"), "\(down.stderr)")
+    #expect(!down.stderr.contains("Connection") && !down.stderr.contains("PSQL"), "the driver's names stay out")
+    await db.stop()
+  }
+
+  /// On SQLite, a file that cannot grow: the report is complete, and the one line says no input was stored.
+  @Test func aFileThatCannotGrowIsSaid() throws {
+    let folder = try Self.corpus(Self.inputs)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("store.db").path
+    // The limit is the shell's, and only ipalinks runs under it: its standard output goes through cat.
+    let result = try CLI.run(
+      [
+        "-c",
+        "(ulimit -f 1000; exec \"$0\" inspect \"$1\" --no-fetch --store \"$2\" --format jsonl) | cat",
+        CLI.binary.path, folder.path, store,
+      ], executable: URL(fileURLWithPath: "/bin/sh"))
+    #expect(result.stdout.split(separator: "\n").count == Self.inputs, "the report is complete")
+    let lines = result.stderr.split(separator: "\n").filter { $0.contains("not stored") }
+    #expect(lines.count == 1, "\(result.stderr)")
+    let said = try Self.missing(try #require(lines.first))
+    #expect(said.of == Self.inputs && said.missing + said.holds == Self.inputs)
+    let runs = try CLI.run(["store", "runs", "--store", store, "-f", "json"])
+    let listed = try #require((runs.json?["runs"] as? [[String: Any]])?.first, "\(runs.stdout)\(runs.stderr)")
+    #expect(listed["inputs"] as? Int == said.holds && listed["finishedAt"] == nil, "\(listed)")
+  }
+
+  /// On SQLite, the file removed while a run writes to it: every input written went with it, and the line says so.
+  @Test func aFileRemovedMidRunIsSaid() async throws {
+    let folder = try Self.corpus(Self.inputs)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("store.db").path
+    let run = try CLI.start([
+      "inspect", folder.path, "--no-fetch", "--store", store, "--format", "jsonl", "--jobs", "1",
+    ])
+    // Half-way through the report, the test takes the write lock, so the run waits while the file goes.
+    try await Self.until("half of the report") { run.stdoutSoFar.split(separator: "\n").count >= Self.inputs / 2 }
+    let holder = try await AuditStoreTests.open(store)
+    _ = try await holder.sqlRows("BEGIN IMMEDIATE")
+    try FileManager.default.removeItem(atPath: store)
+    _ = try await holder.sqlRows("ROLLBACK")
+    try await holder.close()
+    let result = try await run.exited()
+    #expect(result.status == 3, "\(result.stderr)")
+    #expect(result.stdout.split(separator: "\n").count == Self.inputs, "the report is complete")
+    #expect(
+      result.stderr.contains(
+        "\(store): the store's file was removed or replaced while the run went on: none of the \(Self.inputs) inputs "
+          + "is stored"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: store), "nothing makes it again")
+  }
+
+  /// A reader never makes a store: a path that names none is said, exit 2, and nothing is left behind.
+  @Test func readersNeverCreateAStore() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-typo-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let typo = folder.appendingPathComponent("typo.db").path
+    for reader in [
+      ["store", "runs"], ["history", "--host", "shop.example.com"], ["who-claims", "shop.example.com"],
+      ["blocklist", "-o", folder.appendingPathComponent("rules.json").path], ["diff", "--since", "1d"],
+      ["refresh", "--aasa-dir", CLI.sample("aasa")],
+    ] {
+      let run = try CLI.run(reader + ["--store", typo])
+      #expect(run.status == 2, "\(reader): \(run.status) \(run.stderr)")
+      #expect(
+        run.stderr.split(separator: "\n").first == "ipalinks: \(typo): no such store (inspect --store makes one)",
+        "\(reader): \(run.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: typo), "\(reader) made \(typo)")
+    }
+  }
+
+  /// A location that is neither a file's path nor a postgres:// URL is refused as such, its password masked.
+  @Test func otherSchemesAreRefused() throws {
+    for url in ["mysql://auditor:secret-m@db.example.com/audit", "http://example.com/store"] {
+      let run = try CLI.run(["store", "runs", "--store", url])
+      let scheme = url.prefix { $0 != ":" }
+      #expect(run.status == 64, "\(url): \(run.status) \(run.stderr)")
+      // A usage error, as argument parsing words them.
+      #expect(
+        run.stderr.split(separator: "\n").first?.hasSuffix(
+          ": \(scheme):// stores are not supported: give a SQLite file's path or a postgres:// URL") == true,
+        "\(run.stderr)")
+      #expect(!run.stderr.contains("secret"), "\(run.stderr)")
+    }
+  }
+
+  /// A PostgreSQL URL that names the server's Unix-domain socket, as libpq reads one (`?host=/folder`), stores and
+  /// reads as the TCP one does, and is shown with its password masked.
+  @Test(.enabled(if: PostgreSQL.available)) func aUnixSocketURLIsAStore() throws {
+    let server = try PostgresTestServer.start()
+    defer { server.stop() }
+    _ = try server.createDatabase("sockets")
+    let url = server.socketURL(database: "sockets")
+    let inspect = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", url, "-q"])
+    #expect(inspect.status == 0, "\(inspect.stderr)")
+    let runs = try CLI.run(["store", "runs", "--store", url, "-f", "json"])
+    let listed = try #require((runs.json?["runs"] as? [[String: Any]])?.first, "\(runs.stdout)\(runs.stderr)")
+    #expect(listed["inputs"] as? Int == 1)
+    // Stopped, the server's socket is gone: the line names the store, its password masked.
+    server.stop()
+    let down = try CLI.run(["store", "runs", "--store", url])
+    #expect(down.status == 2)
+    #expect(down.stderr.hasPrefix("ipalinks: postgres://ipalinks:***@/sockets?host="), "\(down.stderr)")
+    #expect(!down.stderr.contains(server.password), "\(down.stderr)")
+  }
+}

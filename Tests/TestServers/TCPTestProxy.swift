@@ -1,0 +1,106 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP proxy on a loopback port that forwards each connection to a target port, and can be told to hold
+/// everything: a network partition, in which connections stay open and no byte goes through in either direction.
+/// What is held is delivered when ``resume()`` is called, as a partition that heals delivers what TCP retransmits.
+///
+/// A connection whose other side closes is closed too, as the network would tell it.
+public final class TCPTestProxy: Sendable {
+  /// The port the proxy takes connections on, on 127.0.0.1.
+  public let port: Int
+  private let channel: any Channel
+  private let state: NIOLockedValueBox<State>
+
+  private struct State {
+    var held = false
+    /// While held, the bytes each link has not passed on, in order, with where they go.
+    var waiting: [(to: any Channel, bytes: ByteBuffer)] = []
+  }
+
+  /// Starts a proxy to 127.0.0.1:`target`.
+  public static func start(to target: Int) async throws -> TCPTestProxy {
+    let state = NIOLockedValueBox(State())
+    let group = MultiThreadedEventLoopGroup.singleton
+    let channel = try await ServerBootstrap(group: group)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { inbound in
+        // The inbound side reads nothing until the outbound side is connected.
+        inbound.setOption(.autoRead, value: false).flatMap {
+          ClientBootstrap(group: inbound.eventLoop)
+            .channelInitializer { outbound in
+              outbound.pipeline.addHandler(Forward(to: inbound, state: state))
+            }
+            .connect(host: "127.0.0.1", port: target)
+        }.flatMap { outbound in
+          inbound.pipeline.addHandler(Forward(to: outbound, state: state)).flatMap {
+            inbound.setOption(.autoRead, value: true)
+          }
+        }.flatMapError { _ in inbound.close() }
+      }
+      .bind(host: "127.0.0.1", port: 0).get()
+    return TCPTestProxy(channel: channel, port: channel.localAddress?.port ?? 0, state: state)
+  }
+
+  private init(channel: any Channel, port: Int, state: NIOLockedValueBox<State>) {
+    self.channel = channel
+    self.port = port
+    self.state = state
+  }
+
+  /// From now on, nothing goes through, and nothing is closed.
+  public func hold() { state.withLockedValue { $0.held = true } }
+
+  /// What was held goes through, and the proxy forwards again.
+  public func resume() {
+    // Under the lock, so that bytes read meanwhile are written after those held.
+    state.withLockedValue { state in
+      for (to, bytes) in state.waiting { to.writeAndFlush(bytes, promise: nil) }
+      (state.held, state.waiting) = (false, [])
+    }
+  }
+
+  /// Stops taking connections (those open stay).
+  public func stop() async { try? await channel.close() }
+
+  /// One direction of a link: what arrives goes to `peer`, unless the proxy holds it.
+  private final class Forward: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let peer: any Channel
+    let state: NIOLockedValueBox<State>
+
+    init(to peer: any Channel, state: NIOLockedValueBox<State>) {
+      self.peer = peer
+      self.state = state
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+      let bytes = unwrapInboundIn(data)
+      state.withLockedValue { state in
+        if state.held { state.waiting.append((peer, bytes)) } else { peer.writeAndFlush(bytes, promise: nil) }
+      }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+      // A partition hides a close too; the peer learns of it when the proxy forwards again.
+      if state.withLockedValue({ $0.held }) {
+        let peer = peer
+        Self.closeLater(peer, state: state)
+      } else {
+        peer.close(promise: nil)
+      }
+      context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+
+    /// Closes `peer` once the proxy is no longer held.
+    private static func closeLater(_ peer: any Channel, state: NIOLockedValueBox<State>) {
+      peer.eventLoop.scheduleTask(in: .milliseconds(50)) {
+        if state.withLockedValue({ $0.held }) { closeLater(peer, state: state) } else { peer.close(promise: nil) }
+      }
+    }
+  }
+}
