@@ -400,7 +400,9 @@ extension StoreText {
           out += AASADiffReporter.text(
             comparison, old: "the stored file", new: "the new answer", files: files, style: style)
         }
-        let affected = host.outcome == .removed ? host.apps : Array(Set(host.changes.flatMap(\.affects))).sorted()
+        // The apps the changes affect, as the JSON's `affects` says: a host's claimants that its file never listed
+        // lose nothing when it goes.
+        let affected = Array(Set(host.changes.flatMap(\.affects))).sorted()
         out += apps(affected).enumerated().map { ($0 == 0 ? "  affects " : "") + $1 + "\n" }.joined() + "\n"
       case .rewritten:
         out += fit(

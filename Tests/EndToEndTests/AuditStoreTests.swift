@@ -435,6 +435,12 @@ import Testing
     let text = try CLI.run(["store", "runs", "--store", location], environment: ["COLUMNS": "400"])
     #expect(!text.stdout.contains("\u{1B}") && !text.stdout.contains("\u{202E}"))
     #expect(text.stdout.contains("\\u{1b}[31m"), "\(text.stdout)")
+    // In a pipe, with no COLUMNS, no column is cut: the label is whole, as a script reading it needs.
+    let piped = try CLI.run(
+      ["-u", "COLUMNS", CLI.binary.path, "store", "runs", "--store", location],
+      executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(piped.stdout.contains("DROP TABLE apps; --\"\\u{1b}[31m\\u{202e}é\\u{a})  "), "\(piped.stdout)")
+    #expect(!piped.stdout.contains("…"), "\(piped.stdout)")
   }
 
   /// Inputs written in one transaction, as a run writes them: each app keeps its own input and domains, even when

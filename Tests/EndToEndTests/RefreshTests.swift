@@ -314,6 +314,38 @@ import Testing
     #expect(text.stdout.contains(", 4 files alike"), "\(text.stdout)")
   }
 
+  /// The text says the apps a change affects as the JSON's `affects` does: a file removed that never listed the
+  /// store's app affects no app in the store, though the app claims the host.
+  @Test func theTextAndTheJSONAgreeOnWhatAChangeAffects() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    let others = stores.folder.appendingPathComponent("others")
+    try FileManager.default.createDirectory(at: others, withIntermediateDirectories: true)
+    try Data(#"{"applinks":{"details":[{"appIDs":["OTHER12345.com.example.other"],"components":[{"/":"/*"}]}]}}"#.utf8)
+      .write(to: others.appendingPathComponent("shop.example.com.json"))
+    let seed = try CLI.run(
+      [
+        "inspect", CLI.sample("Store.ipa"), "--aasa-dir", others.path, "--aasa-dir", CLI.sample("aasa"), "--store",
+        store, "-q",
+      ])
+    #expect(seed.status == 0, "\(seed.stderr)")
+    let copy = stores.folder.appendingPathComponent("copy.db").path
+    try FileManager.default.copyItem(atPath: store, toPath: copy)
+    let empty = stores.folder.appendingPathComponent("no-files")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let json = try CLI.run(["refresh", "--store", store, "--aasa-dir", empty.path, "-f", "json"])
+    let host = try #require(try Self.hosts(json)["shop.example.com"], "\(json.stdout)")
+    #expect(host["outcome"] as? String == "removed")
+    let affects = Set((host["changes"] as? [[String: Any]] ?? []).flatMap { $0["affects"] as? [String] ?? [] })
+    #expect(affects.isEmpty, "\(host)")
+    let text = try CLI.run(["refresh", "--store", copy, "--aasa-dir", empty.path])
+    let block = try #require(
+      text.stdout.components(separatedBy: "\n\n").first { $0.hasPrefix("shop.example.com: removed") },
+      "\(text.stdout)")
+    #expect(block.hasSuffix("  affects no app in the store"), "\(block)")
+  }
+
   /// Hosts watched without an app (`refresh --host`), as a web-view developer with no IPAs keeps them: kept in the
   /// store and retrieved by every refresh; every app a host's file lists is taken to claim it, by `blocklist`,
   /// `who-claims` and `report`, said to be assumed; an outage keeps the last good file, and a host never answered

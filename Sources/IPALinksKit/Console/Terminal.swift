@@ -31,6 +31,13 @@ public enum Terminal {
     return TerminalText.width(columns: ProcessInfo.processInfo.environment["COLUMNS"], terminalWidth: terminal)
   }
 
+  /// The width a table on standard output fits: ``width(of:)`` on a terminal or with `COLUMNS`; unlimited in a pipe or
+  /// a file, where a cut column could not be read back (as `ls -l` does).
+  public static var tableWidth: Int {
+    isatty(STDOUT_FILENO) == 1 || ProcessInfo.processInfo.environment["COLUMNS"] != nil
+      ? width(of: STDOUT_FILENO) : Int.max / 2
+  }
+
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
   public static func write(_ text: String) {
     if !text.isEmpty { write(Data(text.utf8), to: STDOUT_FILENO) }

@@ -28,7 +28,7 @@ struct StoreCommand: AsyncParsableCommand {
 
     func execute() async throws -> Int32 {
       let runs = await AuditStore.reading(try store.required(), warn: Terminal.warn) { try await $0.runs() }
-      runs.map { Terminal.write(StoreText.runs($0, format: format, width: Terminal.style.width)) }
+      runs.map { Terminal.write(StoreText.runs($0, format: format, width: Terminal.tableWidth)) }
       return runs == nil ? 2 : 0
     }
   }
