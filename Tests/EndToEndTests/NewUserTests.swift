@@ -102,6 +102,14 @@ struct NewUserTests {
       run.stdout.contains(
         "the file ends early, at line 2, column 1, before the JSON document does (expected a string key)"),
       "\(run.stdout)")
+    // Cut inside a string: the end, and where the string began.
+    try Data("{\"applinks\": {\"details\": [{\"appIDs\": [\"A.b\"], \"paths\": [\"/ab".utf8).write(to: cut)
+    let string = try CLI.run(["aasa", "validate", cut.path, "--format", "jsonl"])
+    #expect(string.status == 1)
+    #expect(
+      string.stdout.contains("the file ends early, at line 1, column 61, inside the string begun at line 1, column 57"),
+      "\(string.stdout)")
+    #expect(!string.stdout.contains("unterminated"), "\(string.stdout)")
   }
 
   @Test func retrievalOptionsSayWhenASavedInventoryCannotUseThem() throws {

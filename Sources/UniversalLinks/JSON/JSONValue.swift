@@ -167,7 +167,11 @@ struct JSONReader {
     var out: [UInt8] = []
     var runStart = index
     while true {
-      guard index < bytes.count else { throw error("unterminated string", at: open) }
+      guard index < bytes.count else {
+        // Cut inside a string: said as the end of the file, with where the string began.
+        let begun = error("", at: open)
+        throw error("inside the string begun at line \(begun.line), column \(begun.column)")
+      }
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         out.append(contentsOf: bytes[runStart..<index])

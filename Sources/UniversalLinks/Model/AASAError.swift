@@ -25,6 +25,8 @@ public enum AASAError: Error, Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .invalidJSON(let line, let column, let reason): "invalid JSON at line \(line), column \(column): \(reason)"
+    case .endsEarly(let line, let column, let reason) where reason.hasPrefix("inside "):
+      "the file ends early, at line \(line), column \(column), \(reason)"
     case .endsEarly(let line, let column, let reason):
       "the file ends early, at line \(line), column \(column), before the JSON document does"
         + (reason == "unexpected end of input" ? "" : " (\(reason))")
