@@ -14,9 +14,12 @@ public enum BatchInputs {
   /// An app folder (see ``isAppFolder(_:)``) is inspected as it is; other folders are walked,
   /// recursively, for `*.ipa` files. Walking never follows a symbolic link to a folder (no loops) and skips hidden
   /// entries and anything that is not a regular file, such as a FIFO that would block the reader forever.
-  public static func collect(_ arguments: [String]) -> (inputs: [String], problems: [String]) {
+  /// Files a walk passes over that `inspect` reads when they are named (Mach-O executables, entitlements plists,
+  /// profiles) are counted, and said in `notes`, one line per folder.
+  public static func collect(_ arguments: [String]) -> (inputs: [String], problems: [String], notes: [String]) {
     var inputs = Set<String>()
     var problems: [String] = []
+    var notes: [String] = []
     let fm = FileManager.default
     for argument in arguments {
       var isDirectory: ObjCBool = false
@@ -29,11 +32,32 @@ public enum BatchInputs {
         inputs.insert(argument)
         continue
       }
-      let found = walk(argument)
+      let (found, skipped) = walk(argument)
       if found.isEmpty { problems.append("\(argument): no .\(walkedExtension) files found in this folder") }
+      if let note = skippedNote(argument, skipped) { notes.append(note) }
       inputs.formUnion(found)
     }
-    return (inputs.sorted(), problems)
+    return (inputs.sorted(), problems, notes)
+  }
+
+  /// What a walk passed over that `inspect` would read if named, by kind.
+  struct Skipped: Equatable {
+    var executables = 0
+    var entitlements = 0
+    var profiles = 0
+    var total: Int { executables + entitlements + profiles }
+  }
+
+  /// The line that says what a walk of `folder` skipped, or nil when it skipped nothing `inspect` reads.
+  static func skippedNote(_ folder: String, _ skipped: Skipped) -> String? {
+    guard skipped.total > 0 else { return nil }
+    let kinds = [
+      (skipped.executables, "Mach-O executable", "Mach-O executables"),
+      (skipped.entitlements, "entitlements plist", "entitlements plists"),
+      (skipped.profiles, "provisioning profile", "provisioning profiles"),
+    ].filter { $0.0 > 0 }.map { TerminalText.count($0.0, $0.1, $0.2) }
+    return "\(folder): skipped \(kinds.joined(separator: ", ")): a folder is walked for .\(walkedExtension) files "
+      + "only; name \(skipped.total == 1 ? "it" : "them") to inspect \(skipped.total == 1 ? "it" : "them")"
   }
 
   /// Whether `arguments` make a batch: several inputs, or a folder of them that is not one app. One plain input
@@ -56,21 +80,42 @@ public enum BatchInputs {
       || fm.fileExists(atPath: trimmed + "/Info.plist")
   }
 
-  /// Every regular `*.ipa` file under `folder`, as paths that start with `folder`.
-  static func walk(_ folder: String) -> [String] {
+  /// Every regular `*.ipa` file under `folder`, as paths that start with `folder`, and the files passed over that
+  /// `inspect` reads when named: by name (`.xcent`, `.entitlements`, `.mobileprovision`), or, for a file without an
+  /// extension, by its first four bytes (a Mach-O executable).
+  static func walk(_ folder: String) -> (found: [String], skipped: Skipped) {
     let base = URL(fileURLWithPath: folder, isDirectory: true)
     guard
       let enumerator = FileManager.default.enumerator(
         at: base, includingPropertiesForKeys: [.isDirectoryKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
-    else { return [] }
+    else { return ([], Skipped()) }
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
     var found: [String] = []
-    for case let url as URL in enumerator where url.pathExtension.lowercased() == walkedExtension {
+    var skipped = Skipped()
+    for case let url as URL in enumerator {
+      let suffix = url.pathExtension.lowercased()
+      guard suffix == walkedExtension else {
+        switch suffix {
+        case "xcent", "entitlements": if isRegularFile(url.path) { skipped.entitlements += 1 }
+        case "mobileprovision", "provisionprofile": if isRegularFile(url.path) { skipped.profiles += 1 }
+        case "": if isRegularFile(url.path) && isMachO(url.path) { skipped.executables += 1 }
+        default: break
+        }
+        continue
+      }
       guard isRegularFile(url.path) else { continue }
       let relative = url.path.hasPrefix(base.path + "/") ? String(url.path.dropFirst(base.path.count + 1)) : url.path
       found.append(prefix + relative)
     }
-    return found
+    return (found, skipped)
+  }
+
+  /// Whether the file at `path` starts as a Mach-O or a universal binary does.
+  private static func isMachO(_ path: String) -> Bool {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? handle.close() }
+    let head = (try? handle.read(upToCount: 8)) ?? Data()
+    return MachOFile.looksLikeMachO([UInt8](head))
   }
 
   /// `stat` follows a symbolic link to a file (symlink farms of IPAs are common) but rejects FIFOs and devices.

@@ -58,16 +58,17 @@ public struct BatchInspector: Sendable {
   /// The one batch pipeline every command shares: `arguments` collected (folders walked, sorted, see
   /// ``BatchInputs``), the `shard` picked, each input inspected `jobs` at a time with one fetch per AASA host through
   /// `fetches` (none without), and each report handed to `finished` as soon as it is done. An argument that names
-  /// nothing goes to `problem`; `willInspect` gets the number of inputs in the shard before the first starts, when the
+  /// nothing goes to `problem`, and what a folder's walk skipped to `note`; `willInspect` gets the number of inputs in the shard before the first starts, when the
   /// arguments named any.
   public static func run(
     _ arguments: [String], shard: Shard? = nil, jobs: Int, fetches: SharedAASAFetches?, problem: (String) -> Void,
-    willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
+    note: (String) -> Void = { _ in }, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
     finished: (InspectionReport) async -> Void
   ) async -> Outcome {
     var outcome = Outcome()
     let collected = BatchInputs.collect(arguments)
     collected.problems.forEach(problem)
+    collected.notes.forEach(note)
     outcome.problems = collected.problems.count
     outcome.named = collected.inputs.count
     let selected = shard?.select(collected.inputs) ?? collected.inputs

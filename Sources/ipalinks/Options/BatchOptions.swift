@@ -33,7 +33,7 @@ struct BatchOptions: ParsableArguments {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
-  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetches:problem:willInspect:started:finished:)``)
+  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetches:problem:note:willInspect:started:finished:)``)
   /// under a ``BatchConsole``: the progress bar, a problem line per input as it is found, each failing AASA host
   /// once at the end, and Ctrl-C. What `willInspect` and `finished` return goes to standard output, with the bar out
   /// of the way; `finished` also gets the shared fetches, which keep each retrieval for `keepingRetrievals`.
@@ -45,7 +45,7 @@ struct BatchOptions: ParsableArguments {
     let fetches =
       noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: keepingRetrievals)
     let outcome = await BatchInspector.run(
-      paths, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem,
+      paths, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem, note: console.problem,
       willInspect: {
         console.output(willInspect($0))
         console.begin(total: $0)

@@ -34,9 +34,32 @@ import Testing
     try fm.createSymbolicLink(
       atPath: root.appendingPathComponent("dangling.ipa").path, withDestinationPath: "/nonexistent")
 
-    let (inputs, problems) = BatchInputs.collect([root.path])
+    let (inputs, problems, notes) = BatchInputs.collect([root.path])
     #expect(problems.isEmpty)
     #expect(inputs == ["a/x.ipa", "b/c/y.IPA", "link.ipa"].map { root.path + "/" + $0 })
+    #expect(notes.isEmpty, "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
+  }
+
+  /// Files `inspect` reads when named, which a folder's walk passes over, are counted by kind and said.
+  @Test func aWalkSaysWhatItSkipped() throws {
+    let root = try scratch()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let fm = FileManager.default
+    try Data("x".utf8).write(to: root.appendingPathComponent("App.ipa"))
+    try Data("<plist/>".utf8).write(to: root.appendingPathComponent("App.xcent"))
+    try Data("<plist/>".utf8).write(to: root.appendingPathComponent("Other.entitlements"))
+    try fm.copyItem(
+      at: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../Fixtures/macho/thin64-xml-der.bin"
+      ).standardized, to: root.appendingPathComponent("AppBinary"))
+    try Data("not a Mach-O".utf8).write(to: root.appendingPathComponent("LICENSE"))
+    let (inputs, problems, notes) = BatchInputs.collect([root.path])
+    #expect(inputs == [root.path + "/App.ipa"] && problems.isEmpty)
+    #expect(
+      notes == [
+        "\(root.path): skipped 1 Mach-O executable, 2 entitlements plists: a folder is walked for .ipa files only; "
+          + "name them to inspect them"
+      ])
   }
 
   @Test func appFoldersMissingFilesAndEmptyFoldersAreHandledOneByOne() throws {
@@ -50,7 +73,9 @@ import Testing
     let unzipped = root.appendingPathComponent("unzipped")
     try FileManager.default.createDirectory(
       at: unzipped.appendingPathComponent("Payload/X.app"), withIntermediateDirectories: true)
-    let (inputs, problems) = BatchInputs.collect([app.path, "/nonexistent/x.ipa", empty.path, app.path, unzipped.path])
+    let (inputs, problems, _) = BatchInputs.collect([
+      app.path, "/nonexistent/x.ipa", empty.path, app.path, unzipped.path,
+    ])
     // The missing file stays an input so the inspector gives it its own error record; duplicates collapse.
     #expect(inputs == ["/nonexistent/x.ipa", app.path, unzipped.path])
     #expect(problems == ["\(empty.path): no .ipa files found in this folder"])
