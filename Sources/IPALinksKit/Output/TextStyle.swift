@@ -93,6 +93,12 @@ public struct TextStyle: Sendable {
     if let url = change.example, let before = change.oldVerdict, let after = change.newVerdict {
       out += TerminalText.pack(
         [e(url), verdict(before) + " → " + verdict(after)], width: width, first: indent + "  e.g. ", rest: rest)
+      // A change that goes several ways shows each: what stops opening the app, and what starts.
+      for more in change.moreExamples ?? [] {
+        out += TerminalText.pack(
+          [e(more.url), verdict(more.oldVerdict) + " → " + verdict(more.newVerdict)], width: width,
+          first: indent + "  and  ", rest: rest)
+      }
     } else {
       out.append(indent + "  no example URL found whose verdict differs")
     }

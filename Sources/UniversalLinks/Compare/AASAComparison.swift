@@ -43,6 +43,28 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     public var oldVerdict: MatchResult.Verdict?
     /// The example's verdict with the new file.
     public var newVerdict: MatchResult.Verdict?
+    /// When the change goes more than one way, an example of each other way, with both verdicts: a URL that starts
+    /// opening the app where ``example`` stops opening it, or the reverse, or one whose verdict changes without
+    /// opening it either way (`exclude` → `no-match`). Nil when ``example`` tells the whole change.
+    public var moreExamples: [Example]?
+
+    /// A URL whose verdict differs between the files, with both verdicts.
+    public struct Example: Sendable, Hashable, Codable {
+      /// The URL.
+      public var url: String
+      /// Its verdict with the old file.
+      public var oldVerdict: MatchResult.Verdict
+      /// Its verdict with the new file.
+      public var newVerdict: MatchResult.Verdict
+
+      /// An example as a comparison finds one.
+      public init(url: String, oldVerdict: MatchResult.Verdict, newVerdict: MatchResult.Verdict) {
+        (self.url, self.oldVerdict, self.newVerdict) = (url, oldVerdict, newVerdict)
+      }
+
+      /// Which way the verdict goes: 0 it stops opening the app, 1 it starts, 2 neither verdict opens it.
+      var direction: Int { oldVerdict == .match ? 0 : newVerdict == .match ? 1 : 2 }
+    }
   }
 
   /// One change that several apps share, as when one `details` entry lists them all: told once, with every app.
@@ -66,6 +88,8 @@ public struct AASAComparison: Sendable, Equatable, Codable {
     public var oldVerdict: MatchResult.Verdict? { change.oldVerdict }
     /// The example's verdict with the new file.
     public var newVerdict: MatchResult.Verdict? { change.newVerdict }
+    /// An example of each other way the change goes; nil when there is none.
+    public var moreExamples: [Change.Example]? { change.moreExamples }
 
     /// `changes` with those that differ only in their app told once, in the order first met, each app once.
     public static func grouping(_ changes: some Sequence<Change>) -> [SharedChange] {
@@ -87,7 +111,9 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       return out
     }
 
-    private enum CodingKeys: String, CodingKey { case kind, appIds, old, new, example, oldVerdict, newVerdict }
+    private enum CodingKeys: String, CodingKey {
+      case kind, appIds, old, new, example, oldVerdict, newVerdict, moreExamples
+    }
 
     /// Writes the change's fields beside `appIds`, without the first app's `appId`.
     public func encode(to encoder: any Encoder) throws {
@@ -99,6 +125,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       try c.encodeIfPresent(example, forKey: .example)
       try c.encodeIfPresent(oldVerdict, forKey: .oldVerdict)
       try c.encodeIfPresent(newVerdict, forKey: .newVerdict)
+      try c.encodeIfPresent(moreExamples, forKey: .moreExamples)
     }
   }
 
@@ -221,17 +248,21 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       let newContent = new.rules.map(content)
       if old.listed == new.listed && oldContent == newContent { return [] }
 
-      /// The first URL generated from `rules` whose verdict differs, with both verdicts.
+      /// The first URL generated from `rules` whose verdict differs, with both verdicts; and the first of each other
+      /// way a verdict differs (stops opening the app, starts, neither), so a change is shown in every direction.
       func example(from rules: [LinkRuntime.Rule]) -> Change? {
+        var found: [Change.Example] = []
         for url in rules.flatMap({ URLSampler.urls(for: $0, host: host) }) {
           let (a, b) = (old.decide(url), new.decide(url))
-          if a.verdict != b.verdict {
-            return Change(
-              appId: appID, kind: .ruleChanged, old: [], new: [], example: url.absoluteString, oldVerdict: a.verdict,
-              newVerdict: b.verdict)
-          }
+          guard a.verdict != b.verdict else { continue }
+          let example = Change.Example(url: url.absoluteString, oldVerdict: a.verdict, newVerdict: b.verdict)
+          if !found.contains(where: { $0.direction == example.direction }) { found.append(example) }
+          if found.count == 3 { break }
         }
-        return nil
+        guard let first = found.first else { return nil }
+        return Change(
+          appId: appID, kind: .ruleChanged, old: [], new: [], example: first.url, oldVerdict: first.oldVerdict,
+          newVerdict: first.newVerdict, moreExamples: found.count > 1 ? Array(found.dropFirst()) : nil)
       }
       func oldRule(_ i: Int) -> LinkRuntime.Rule { old.rules[i] }
       func newRule(_ i: Int) -> LinkRuntime.Rule { new.rules[i] }
@@ -240,7 +271,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         return Change(
           appId: appID, kind: kind, old: oldIndices.map { oldRule($0).pointer },
           new: newIndices.map { newRule($0).pointer }, example: sample?.example, oldVerdict: sample?.oldVerdict,
-          newVerdict: sample?.newVerdict)
+          newVerdict: sample?.newVerdict, moreExamples: sample?.moreExamples)
       }
 
       if old.listed != new.listed {
@@ -250,7 +281,7 @@ public struct AASAComparison: Sendable, Equatable, Codable {
           Change(
             appId: appID, kind: old.listed ? .appRemoved : .appAdded, old: old.rules.map(\.pointer),
             new: new.rules.map(\.pointer), example: sample?.example, oldVerdict: sample?.oldVerdict,
-            newVerdict: sample?.newVerdict)
+            newVerdict: sample?.newVerdict, moreExamples: sample?.moreExamples)
         ]
       }
 

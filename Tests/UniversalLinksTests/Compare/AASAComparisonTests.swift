@@ -25,7 +25,34 @@ struct AASAComparisonTests {
       let after = pair.new.verdict(for: example).verdict
       #expect(before != after, "\(change)")
       #expect(change.oldVerdict == before && change.newVerdict == after, "\(change)")
+      for more in change.moreExamples ?? [] {
+        let (before, after) = (pair.old.verdict(for: more.url).verdict, pair.new.verdict(for: more.url).verdict)
+        #expect(before != after && more.oldVerdict == before && more.newVerdict == after, "\(more)")
+      }
     }
+  }
+
+  /// A rule replaced by one for other paths goes two ways, and both are shown: `/issue/*` stops opening the app,
+  /// `/act/*` starts.
+  @Test func aChangeIsShownInEachDirectionItGoes() {
+    let (old, new) = (
+      Self.details(#""components": [{"/": "/issue/*"}]"#), Self.details(#""components": [{"/": "/act/*"}]"#)
+    )
+    let comparison = AASAComparison(old: old, new: new)
+    let change = try! #require(comparison.changes.first)
+    #expect(comparison.changes.count == 1 && change.kind == .ruleChanged)
+    #expect(
+      change.example == "https://example.com/issue/" && change.oldVerdict == .match && change.newVerdict == .noMatch)
+    #expect(
+      change.moreExamples == [
+        AASAComparison.Change.Example(url: "https://example.com/act/", oldVerdict: .noMatch, newVerdict: .match)
+      ],
+      "\(change)")
+    Self.expectHonestExamples(comparison, old, new)
+    // A rule narrowed goes one way only: nothing more to show.
+    let narrowed = AASAComparison(old: old, new: Self.details(#""components": [{"/": "/issue/1/*"}]"#))
+    #expect(
+      narrowed.changes.first?.example != nil && narrowed.changes.first?.moreExamples == nil, "\(narrowed.changes)")
   }
 
   /// An app whose entry did not change is skipped, unless a file-wide setting (the defaults) changed under it.

@@ -34,6 +34,11 @@ extension HTMLReporter {
         html += change.appIds.map { app($0) }.joined(separator: ", ")
         if let example = change.example, let old = change.oldVerdict, let new = change.newVerdict {
           html += "; e.g. \(HTML.code(example)) \(HTML.text(old.rawValue)) → \(HTML.text(new.rawValue))"
+          for more in change.moreExamples ?? [] {
+            html +=
+              " and \(HTML.code(more.url)) \(HTML.text(more.oldVerdict.rawValue)) → "
+              + HTML.text(more.newVerdict.rawValue)
+          }
         }
         html += "</li>\n"
       }
