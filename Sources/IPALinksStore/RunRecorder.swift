@@ -20,6 +20,8 @@ public actor RunRecorder {
   /// How many inputs, and retrievals outside inputs, this run has stored: after a lost connection, what tells
   /// whether the transaction under way was committed.
   public private(set) var storedInputs = 0
+  /// The observation of each app this run's state holds so far (``Choice``).
+  private var chosen: [String: Choice] = [:]
   private var storedRetrievals = 0
 
   private init(store: AuditStore, run: Int) {
@@ -153,18 +155,57 @@ public actor RunRecorder {
     let queued = inputs.count == 2 ? "the input" : "the \(inputs.count - 1) inputs"
     let what = first.input + (inputs.count > 1 ? " and \(queued) queued with it" : "")
     let before = storedInputs
+    let held = chosen
+    var chosenAfter = held
     try store.checkFile()
     try await store.failing("cannot record \(what)") {
       try await store.resilient(committed: { try await Self.count("inputs", of: run, in: store) > before }) {
-        try await store.transaction {
+        chosenAfter = try await store.transaction {
           if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
           let ids = try await Self.insert(inputs, run: run, in: store)
-          let apps = zip(ids, inputs).flatMap { id, input in input.apps.map { (id, input.observed, $0) } }
-          if !apps.isEmpty { try await Self.insert(apps, run: run, in: store) }
+          let apps = zip(ids, inputs).flatMap { id, input in
+            input.apps.map {
+              (input: id, observed: input.observed, app: $0, rank: Self.rank(input.kind), path: input.input)
+            }
+          }
+          return apps.isEmpty ? held : try await Self.insert(apps, run: run, chosen: held, in: store)
         }
       }
     }
+    chosen = chosenAfter
     storedInputs += inputs.count
+  }
+
+  /// How much of an app an input shows, to choose between two observations of one app in one run: a whole bundle
+  /// (an IPA, an app folder) shows its schemes and every entitlement source; a bare Mach-O its signature's
+  /// entitlements; an entitlements plist or a profile, those alone.
+  static func rank(_ kind: String) -> Int {
+    switch kind {
+    case InspectionReport.InputKind.ipa.rawValue, InspectionReport.InputKind.appFolder.rawValue: 3
+    case InspectionReport.InputKind.executable.rawValue: 2
+    case InspectionReport.InputKind.entitlementsPlist.rawValue, InspectionReport.InputKind.provisioningProfile.rawValue:
+      1
+    default: 0
+    }
+  }
+
+  /// ``rank(_:)`` in SQL, of the input kind in `column`.
+  static func rankSQL(_ column: String) -> String {
+    "(CASE \(column) WHEN 'ipa' THEN 3 WHEN 'app-folder' THEN 3 WHEN 'executable' THEN 2 "
+      + "WHEN 'entitlements-plist' THEN 1 WHEN 'provisioning-profile' THEN 1 ELSE 0 END)"
+  }
+
+  /// The observation of an app this run's state holds: the richest input that showed it, then the first by path,
+  /// so that the choice does not depend on the order inputs finish in.
+  struct Choice: Sendable {
+    let rank: Int
+    let input: String
+    let id: Int
+
+    /// Whether an observation from an input of `rank` at `input` is the better one.
+    func isBeaten(byRank rank: Int, input: String) -> Bool {
+      rank > self.rank || (rank == self.rank && input < self.input)
+    }
   }
 
   /// How many rows of `table` belong to `run`.
@@ -216,32 +257,55 @@ public actor RunRecorder {
     ) { try $0.decode(column: "path", as: String.self) }
   }
 
-  /// Apps, with their domains and schemes, and the latest state moved on to them.
+  /// Apps, with their domains and schemes, and the latest state moved on to them; an app this run saw already is
+  /// one observation in its state, the better of the two (``Choice``), and the other is marked superseded. Returns
+  /// the run's choices after these apps.
   private static func insert(
-    _ apps: [(input: Int, observed: String, app: Prepared.App)], run: Int, in store: AuditStore
-  ) async throws {
-    let rows: [[any Encodable & Sendable]] = apps.map { input, observed, app in
+    _ apps: [(input: Int, observed: String, app: Prepared.App, rank: Int, path: String)], run: Int,
+    chosen before: [String: Choice], in store: AuditStore
+  ) async throws -> [String: Choice] {
+    // Which of these apps the run's state holds: by index here, or an earlier batch's row, beaten or not.
+    var winner: [String: (rank: Int, input: String, index: Int?)] = before.mapValues { ($0.rank, $0.input, nil) }
+    var superseded = Array(repeating: false, count: apps.count)
+    for (index, app) in apps.enumerated() {
+      if let held = winner[app.app.key] {
+        let beaten = Choice(rank: held.rank, input: held.input, id: 0).isBeaten(byRank: app.rank, input: app.path)
+        if !beaten {
+          superseded[index] = true
+          continue
+        }
+        if let previous = held.index { superseded[previous] = true }
+      }
+      winner[app.app.key] = (app.rank, app.path, index)
+    }
+    let rows: [[any Encodable & Sendable]] = zip(apps, superseded).map { entry, superseded in
+      let (input, observed, app) = (entry.input, entry.observed, entry.app)
       let bundle = app.bundle
       return [
         input, run, app.key, bundle.path, bundle.kind.rawValue, bundle.bundleId, bundle.appId, bundle.teamId,
-        bundle.name, bundle.version, bundle.build, bundle.distribution, observed, app.report,
+        bundle.name, bundle.version, bundle.build, bundle.distribution, observed, app.report, superseded ? 1 : 0,
       ]
     }
     let columns = [
       "input_id", "run_id", "app_key", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build",
-      "distribution", "observed_at", "report",
+      "distribution", "observed_at", "report", "superseded",
     ]
     // A bundle's path names it within its input, which is how the rows' IDs are told apart.
     let ids = try await store.insertReturningIDs(
       into: "apps", columns: columns, rows: rows, keys: apps.map { "\($0.input)/\($0.app.bundle.path)" },
       keyColumns: ["input_id", "path"]
     ) { "\(try $0.decode(column: "input_id", as: Int.self))/\(try $0.decode(column: "path", as: String.self))" }
+    // Earlier batches' rows that these beat leave the run's state.
+    let beaten = before.compactMap { key, choice in winner[key]?.index != nil ? choice.id : nil }
+    if !beaten.isEmpty {
+      try await store.sql.raw("UPDATE apps SET superseded = 1 WHERE id IN (\(binds: beaten))").run()
+    }
     // The latest state moves on unless a later observation is already there (an import of an older inventory);
-    // within the batch, the last observation of an app is the one that can.
+    // within the batch, the last observation of an app is the one that can, of those the run's state holds.
     var latest: [String: (id: Int, observed: String)] = [:]
-    for (index, (_, observed, app)) in apps.enumerated() {
-      if let kept = latest[app.key], (kept.observed, kept.id) > (observed, ids[index]) { continue }
-      latest[app.key] = (ids[index], observed)
+    for (index, app) in apps.enumerated() where !superseded[index] {
+      if let kept = latest[app.app.key], (kept.observed, kept.id) > (app.observed, ids[index]) { continue }
+      latest[app.app.key] = (ids[index], app.observed)
     }
     try await store.insert(
       into: "latest_apps", columns: ["app_key", "app", "observed_at"],
@@ -261,6 +325,11 @@ public actor RunRecorder {
     try await store.insert(
       into: "app_schemes", columns: ["app", "scheme", "queried"],
       rows: zip(ids, apps).flatMap { id, app in app.app.schemes.map { [id] + $0 } })
+    var after = before
+    for (key, held) in winner {
+      if let index = held.index { after[key] = Choice(rank: held.rank, input: held.input, id: ids[index]) }
+    }
+    return after
   }
 
   /// Retrievals; each file's bytes once per distinct content, keyed by their SHA-256.

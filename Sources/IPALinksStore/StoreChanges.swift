@@ -81,10 +81,10 @@ extension AuditStore {
     let pairs: SQLQueryString = """
       WITH pairs AS (
         SELECT a.id, (
-          SELECT y.id FROM apps y WHERE y.app_key = a.app_key
+          SELECT y.id FROM apps y WHERE y.app_key = a.app_key AND y.superseded = 0
             AND (y.observed_at < a.observed_at OR (y.observed_at = a.observed_at AND y.id < a.id))
           ORDER BY y.observed_at DESC, y.id DESC LIMIT 1) AS prev_id
-        FROM apps a WHERE a.run_id = \(bind: run)
+        FROM apps a WHERE a.run_id = \(bind: run) AND a.superseded = 0
       )
       """
     return try await failing("cannot read the apps of run \(run)") {

@@ -245,13 +245,27 @@ extension AuditStore {
     return history
   }
 
-  /// The history of the apps with bundle ID or app ID `id`, up to `time` (the whole of it when nil).
+  /// Whether `appId` is `bundleId` under a team's prefix: `ABCDE12345.com.example.app` of `com.example.app`.
+  static func appID(_ appId: String, isOf bundleId: String) -> Bool {
+    guard let dot = appId.firstIndex(of: "."), dot > appId.startIndex else { return false }
+    return appId[appId.index(after: dot)...] == bundleId
+  }
+
+  /// The history of the apps with bundle ID or app ID `id`, up to `time` (the whole of it when nil); an app known
+  /// by its app ID alone is found by its bundle ID too.
   public func appHistory(_ id: String, at time: Date? = nil) async throws(Failure) -> AppHistory {
     let at = AuditStore.timestamp(time ?? .distantFuture)
     let which = "the history of \(id)"
     let (rows, domains, schemes) = try await failing("cannot read \(which)") {
+      // By bundle ID or app ID, and an app known by its app ID alone (an entitlements file, a bare Mach-O) by its
+      // bundle ID too: the app ID ends with it (kept below only when what comes before is the team's prefix).
+      // Observations a run superseded (``RunRecorder/Choice``) are not the app's history.
       let filter: SQLQueryString =
-        "(a.bundle_id = \(bind: id) OR a.app_id = \(bind: id)) AND a.observed_at <= \(bind: at)"
+        """
+        (a.bundle_id = \(bind: id) OR a.app_id = \(bind: id)
+          OR SUBSTR(a.app_id, LENGTH(a.app_id) - LENGTH(\(bind: id)) + 1) = \(bind: id))
+        AND a.observed_at <= \(bind: at) AND a.superseded = 0
+        """
       let rows = try await sql.raw(
         """
         SELECT a.id, a.app_key, a.bundle_id, a.app_id, a.name, a.version, a.build, a.observed_at, u.label
@@ -288,6 +302,12 @@ extension AuditStore {
       for row in rows {
         let app = try row.decode(column: "id", as: Int.self)
         let key = try row.decode(column: "app_key", as: String.self)
+        if try row.decode(column: "bundle_id", as: String?.self) != id,
+          let appId = try row.decode(column: "app_id", as: String?.self), appId != id,
+          !Self.appID(appId, isOf: id)
+        {
+          continue
+        }
         let observed = try row.decode(column: "observed_at", as: String.self)
         let (version, build) = (
           try row.decode(column: "version", as: String?.self), try row.decode(column: "build", as: String?.self)
@@ -297,9 +317,10 @@ extension AuditStore {
           timelines.append(
             AppHistory.Timeline(appKey: key, bundleId: nil, appId: nil, name: nil, versions: [], changes: []))
         }
-        timelines[t].bundleId = try row.decode(column: "bundle_id", as: String?.self)
-        timelines[t].appId = try row.decode(column: "app_id", as: String?.self)
-        timelines[t].name = try row.decode(column: "name", as: String?.self)
+        // The latest that is known: an entitlements file's row knows no bundle ID or name of its own.
+        timelines[t].bundleId = try row.decode(column: "bundle_id", as: String?.self) ?? timelines[t].bundleId
+        timelines[t].appId = try row.decode(column: "app_id", as: String?.self) ?? timelines[t].appId
+        timelines[t].name = try row.decode(column: "name", as: String?.self) ?? timelines[t].name
         if let v = timelines[t].versions.firstIndex(where: { $0.version == version && $0.build == build }) {
           timelines[t].versions[v].lastSeen = observed
           timelines[t].versions[v].observations += 1

@@ -83,8 +83,8 @@ extension AuditStore {
         time == nil
         ? "SELECT app FROM latest_apps"
         : """
-        SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND NOT EXISTS (
-          SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at)
+        SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND x.superseded = 0 AND NOT EXISTS (
+          SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at) AND y.superseded = 0
             AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
         """
       // The files that decide on one host without a wildcard are known before the apps are (its own and its

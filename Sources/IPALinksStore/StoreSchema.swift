@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 5
+  static let version = 6
 
   /// Brings `store` up to ``version``: each migration it lacks, in one transaction, under a lock so that several
   /// processes opening a new store at once apply each migration once.
@@ -171,6 +171,30 @@ enum StoreSchema {
         CREATE TABLE watched_hosts (host TEXT PRIMARY KEY, added_at TEXT NOT NULL,
           run_id BIGINT NOT NULL REFERENCES runs (id))
         """
+      ]
+    },
+    // One app per run: an app seen twice in a run (an IPA and its own Mach-O or .xcent, or two copies) is the
+    // richer observation in the run's state; the other rows stay, marked, for what they were. Rows already stored
+    // are marked as a run would have, and the latest state is made again from the rows left.
+    { _ in
+      [
+        "ALTER TABLE apps ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0",
+        """
+        UPDATE apps SET superseded = 1 WHERE EXISTS (
+          SELECT 1 FROM apps b JOIN inputs bi ON bi.id = b.input_id, inputs ai
+          WHERE ai.id = apps.input_id AND b.run_id = apps.run_id AND b.app_key = apps.app_key AND b.id <> apps.id
+            AND (\(RunRecorder.rankSQL("bi.kind")) > \(RunRecorder.rankSQL("ai.kind"))
+              OR (\(RunRecorder.rankSQL("bi.kind")) = \(RunRecorder.rankSQL("ai.kind")) AND bi.path < ai.path)
+              OR (\(RunRecorder.rankSQL("bi.kind")) = \(RunRecorder.rankSQL("ai.kind")) AND bi.path = ai.path
+                AND b.id < apps.id)))
+        """,
+        "DELETE FROM latest_apps",
+        """
+        INSERT INTO latest_apps (app_key, app, observed_at)
+        SELECT x.app_key, x.id, x.observed_at FROM apps x WHERE x.superseded = 0 AND NOT EXISTS (
+          SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.superseded = 0
+            AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
+        """,
       ]
     },
   ]

@@ -101,6 +101,45 @@ import Testing
     }
   }
 
+  /// An app seen twice in one run (an IPA and its own Mach-O, inspected in either order) is one app in the run's
+  /// state: the IPA's observation, which shows its URL schemes. Two identical runs read as no change, and its
+  /// history is the same asked by bundle ID or by app ID.
+  @Test(arguments: Backend.usable) func oneAppPerRun(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let corpus = stores.folder.appendingPathComponent("twice")
+    try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: CLI.samples.appendingPathComponent("Store.ipa"), to: corpus.appendingPathComponent("Store.ipa"))
+    // Its own executable, a signed Mach-O with the same app ID and no Info.plist (so no URL scheme).
+    let unzip = try CLI.run(
+      [
+        "-c", "unzip -p \"$0\" Payload/Store.app/Store > \"$1\"", CLI.sample("Store.ipa"),
+        corpus.appendingPathComponent("Store").path,
+      ], executable: URL(fileURLWithPath: "/bin/sh"))
+    #expect(unzip.status == 0, "\(unzip.stderr)")
+    // Two jobs, so that either input may finish first; the run's state does not depend on it.
+    for week in ["week-1", "week-2"] {
+      let run = try CLI.run(
+        ["inspect", corpus.path, "--no-fetch", "--store", location, "--run-label", week, "--jobs", "2", "-q"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let store = try await Self.open(location)
+    let latest = try await store.latestReports()
+    #expect(latest.count == 1 && latest.first?.inputKind == .ipa, "\(latest.map(\.input))")
+    #expect(latest.first?.bundles.first?.urlSchemes.isEmpty == false)
+    let changes = try #require(try await store.runChanges())
+    #expect(changes.apps.isEmpty, "\(changes.apps.map(\.appKey))")
+    let byBundle = try await store.appHistory("com.example.store")
+    let byApp = try await store.appHistory("ST0REAPP42.com.example.store")
+    #expect(byBundle.apps == byApp.apps && byBundle.apps.count == 1, "\(byBundle.apps)")
+    #expect(byBundle.apps.first?.versions.map(\.observations) == [2], "\(byBundle.apps)")
+    try await store.close()
+    let diff = try CLI.run(["diff", "--store", location, "--since", "week-1"])
+    #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
+  }
+
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }
@@ -169,11 +208,11 @@ import Testing
     // The latest state kept as it is written is the state at the end of time, worked out from every run.
     let rendered = JSONReporter.render(latest, pretty: false)
     #expect(JSONReporter.render(try await store.latestReports(at: .distantFuture), pretty: false) == rendered)
-    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run, no watched hosts) gains
-    // them from its rows when it is next opened.
+    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run, no watched hosts, no
+    // superseded observations) gains them from its rows when it is next opened.
     for statement in [
       "DROP TABLE watched_hosts", "DROP TABLE latest_apps", "DROP TABLE latest_retrievals",
-      "ALTER TABLE retrievals DROP COLUMN settles",
+      "ALTER TABLE retrievals DROP COLUMN settles", "ALTER TABLE apps DROP COLUMN superseded",
       "DROP INDEX retrievals_run", "DELETE FROM ipalinks_schema WHERE version > 1",
     ] {
       try await store.sqlRows(statement)
