@@ -214,6 +214,28 @@ struct AuditCommandTests {
     return out
   }
 
+  /// An app known by its app ID alone (an entitlements file) is named by it, not by its file's path: moved or
+  /// renamed, it is the same app, and beside an IPA of the same app it pairs with it.
+  @Test func anAppKnownByItsAppIDAloneIsNotItsPath() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-moved-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let plist = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <plist version="1.0"><dict><key>application-identifier</key><string>ABCDE12345.io.element.elementx</string>
+      <key>com.apple.developer.associated-domains</key><array><string>applinks:example.com</string></array></dict>
+      </plist>
+      """
+    let (old, new) = (folder.appendingPathComponent("App.xcent"), folder.appendingPathComponent("Moved.xcent"))
+    try Data(plist.utf8).write(to: old)
+    try Data(plist.replacingOccurrences(of: "example.com", with: "example.org").utf8).write(to: new)
+    let run = try CLI.run(["diff", old.path, new.path, "--no-fetch", "-f", "json"])
+    #expect(run.status == 1, "\(run.stderr)")
+    let bundles = try #require(run.json?["bundles"] as? [[String: Any]], "\(run.stdout)")
+    #expect(bundles.count == 1 && bundles.first?["change"] as? String == "changed", "\(bundles)")
+    #expect(bundles.first?["key"] as? String == "io.element.elementx", "\(bundles)")
+  }
+
   @Test func diffOfTwoIPAsAndOfTwoSavedInventories() throws {
     let folder = try scratch()
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -232,7 +232,7 @@ public struct InventoryDiff: Sendable, Encodable {
   static func keyed(_ claims: ClaimsIndex) -> [String: Located] {
     var out: [String: Located] = [:]
     for app in claims.apps {
-      let key = app.bundle.bundleId ?? "path:" + innerPath(app.bundle.path)
+      let key = app.bundle.identifier ?? "path:" + innerPath(app.bundle.path)
       if out[key] == nil { out[key] = (claims.inputs[app.input].path, app.bundle) }
     }
     return out

@@ -17,7 +17,7 @@ extension HTMLReporter {
     {
       return "<p class=\"app folded\" id=\"app-\(app.number)\"\(filter)><span class=\"num\">#\(app.number)</span> "
         + "\(HTML.text(app.name)) <span class=\"tag\">\(bundle.kind.rawValue)</span> "
-        + "\(HTML.code(bundle.bundleId ?? bundle.path)) "
+        + "\(HTML.code(bundle.identifier ?? bundle.path)) "
         + "<small>no associated domains, no URL schemes</small></p>\n"
     }
     var counts: [String] = [TerminalText.count(bundle.associatedDomains.count, "domain")]
@@ -27,7 +27,7 @@ extension HTMLReporter {
     counts.append(TerminalText.count(bundle.urlSchemes.count, "scheme"))
     var html = "<details class=\"app\" id=\"app-\(app.number)\"\(filter)\(hosts)><summary>"
     html += "<span class=\"num\">#\(app.number)</span> <b>\(HTML.text(app.name))</b> "
-    html += "<span class=\"tag\">\(bundle.kind.rawValue)</span> \(HTML.code(bundle.bundleId ?? bundle.path)) "
+    html += "<span class=\"tag\">\(bundle.kind.rawValue)</span> \(HTML.code(bundle.identifier ?? bundle.path)) "
     html += "<small>\(counts.joined(separator: " · "))</small></summary><noscript>"
     // One list of facts: identity, entitlement sources, URL schemes; then the domains table.
     var rows = identity(bundle, input: app.input)

@@ -69,7 +69,7 @@ struct ReportModel {
 
     var name: String {
       guard let bundle else { return "(nothing read)" }
-      return bundle.name ?? bundle.bundleId ?? bundle.path.split(separator: "/").last.map(String.init) ?? bundle.path
+      return bundle.name ?? bundle.identifier ?? bundle.path.split(separator: "/").last.map(String.init) ?? bundle.path
     }
     var anchor: String { bundle == nil ? "input-\(reportNumber)" : "app-\(number)" }
     var domains: [AssociatedDomain] { bundle?.associatedDomains ?? [] }
