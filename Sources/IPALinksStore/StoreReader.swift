@@ -114,6 +114,11 @@ extension AuditStore {
         apps = StreamedApps.joining(apps, to: try await latestRetrievals(at: time == nil ? nil : at, hosts: hosts))
       }
       var reports = try Self.reports(apps)
+      // Inputs that could not be read are part of the state too, as a report from files lists them: each path whose
+      // latest input gave no app (not asked about one host, where they say nothing).
+      if pattern == nil && files {
+        reports += try await unreadableInputs(at: time == nil ? nil : at)
+      }
       // The hosts watched without an app (`refresh --host`), each a report of the apps its file lists, as a host
       // given with `--host` is; the file is the last one that settled what it is, so an outage keeps it.
       if files {
@@ -127,6 +132,30 @@ extension AuditStore {
         }
       }
       return reports
+    }
+  }
+
+  /// The inputs whose latest observation (up to `at`) could not be read, each a report without bundles with the
+  /// diagnostics that say why, sorted by path.
+  func unreadableInputs(at: String? = nil) async throws -> [InspectionReport] {
+    let until: SQLQueryString = at.map { "AND i.observed_at <= \(bind: $0)" } ?? ""
+    let later: SQLQueryString = at.map { "AND j.observed_at <= \(bind: $0)" } ?? ""
+    let rows = try await sql.raw(
+      """
+      SELECT i.path, i.kind, i.diagnostics FROM inputs i
+      WHERE i.status = \(bind: InspectionReport.Status.unreadable.rawValue) \(until)
+        AND NOT EXISTS (SELECT 1 FROM inputs j WHERE j.path = i.path \(later)
+          AND (j.observed_at > i.observed_at OR (j.observed_at = i.observed_at AND j.id > i.id)))
+      ORDER BY i.path
+      """
+    ).all()
+    let decoder = JSONDecoder()
+    return try rows.map { row in
+      InspectionReport(
+        input: try row.decode(column: "path", as: String.self),
+        inputKind: InspectionReport.InputKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .unknown,
+        diagnostics: try decoder.decode(
+          [Diagnostic].self, from: Data(try row.decode(column: "diagnostics", as: String.self).utf8)))
     }
   }
 

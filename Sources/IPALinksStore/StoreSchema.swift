@@ -179,6 +179,9 @@ enum StoreSchema {
     { _ in
       [
         "ALTER TABLE apps ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0",
+        // The state lists inputs that could not be read: found by these two, not by reading every input.
+        "CREATE INDEX IF NOT EXISTS inputs_unreadable ON inputs (path) WHERE status = 'unreadable'",
+        "CREATE INDEX IF NOT EXISTS inputs_path ON inputs (path, observed_at)",
         """
         UPDATE apps SET superseded = 1 WHERE EXISTS (
           SELECT 1 FROM apps b JOIN inputs bi ON bi.id = b.input_id, inputs ai

@@ -140,6 +140,31 @@ import Testing
     #expect(diff.status == 0, "\(diff.stdout)\(diff.stderr)")
   }
 
+  /// An input that could not be read is in the state as in a report from files: `report --store` counts and lists
+  /// it, with the same exit code (1, partial).
+  @Test(arguments: Backend.usable) func unreadableInputsAreInTheState(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let inputs = [CLI.sample("Store.ipa"), CLI.fixture("bad/truncated.ipa")]
+    let inspect = try CLI.run(["inspect"] + inputs + ["--no-fetch", "--store", location, "-q", "--format", "jsonl"])
+    #expect(inspect.status == 1, "\(inspect.stderr)")
+    let fromFiles = stores.folder.appendingPathComponent("files.html")
+    let fromStore = stores.folder.appendingPathComponent("store.html")
+    let files = try CLI.run(["report"] + inputs + ["--no-fetch", "-o", fromFiles.path, "--no-progress"])
+    let store = try CLI.run(["report", "--store", location, "-o", fromStore.path, "--no-progress"])
+    #expect(files.status == 1 && store.status == 1, "\(files.status) \(store.status) \(store.stderr)")
+    func counts(_ page: URL) throws -> String? {
+      let html = try String(contentsOf: page, encoding: .utf8)
+      return html.firstRange(of: #/[0-9]+ inputs?, [0-9]+ bundles?/#).map { String(html[$0]) }
+    }
+    #expect(try counts(fromStore) == counts(fromFiles) && counts(fromStore) == "2 inputs, 1 bundle")
+    #expect(try String(contentsOf: fromStore, encoding: .utf8).contains("truncated.ipa"))
+    let opened = try await Self.open(location)
+    #expect(try await opened.latestReports().map(\.status) == [.complete, .unreadable])
+    try await opened.close()
+  }
+
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }
@@ -213,7 +238,8 @@ import Testing
     for statement in [
       "DROP TABLE watched_hosts", "DROP TABLE latest_apps", "DROP TABLE latest_retrievals",
       "ALTER TABLE retrievals DROP COLUMN settles", "ALTER TABLE apps DROP COLUMN superseded",
-      "DROP INDEX retrievals_run", "DELETE FROM ipalinks_schema WHERE version > 1",
+      "DROP INDEX retrievals_run", "DROP INDEX inputs_unreadable", "DROP INDEX inputs_path",
+      "DELETE FROM ipalinks_schema WHERE version > 1",
     ] {
       try await store.sqlRows(statement)
     }

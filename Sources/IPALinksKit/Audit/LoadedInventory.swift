@@ -113,5 +113,7 @@ public struct LoadedInventory: Sendable {
     }
     self.reports += reports
     readable += 1
+    // What the state holds of inputs that could not be read, or not wholly, counts as the files would have.
+    if reports.contains(where: { $0.status != .complete }) { partial = true }
   }
 }
