@@ -196,7 +196,8 @@ struct HTMLReporterTests {
   static let allowedAttributes: Set<String> = [
     "lang", "charset", "http-equiv", "content", "name", "class", "id", "href", "data-type", "data-col", "data-sort",
     "width", "height", "viewbox", "role", "aria-label", "x", "y", "x1", "x2", "y1", "y2", "text-anchor", "data-st",
-    "data-sv", "data-sh", "data-h", "hidden", "type", "placeholder", "aria-live", "value",
+    "data-sv", "data-sh", "data-h", "hidden", "type", "placeholder", "aria-live", "value", "aria-hidden",
+    "preserveaspectratio",
   ]
 
   @Test func hostileStringsNeverBecomeMarkup() {
@@ -301,7 +302,7 @@ struct HTMLReporterTests {
     expect(hosts, contains: "<code>shop.example.com</code></td><td>\(Self.payloads.count - 1)</td>")
     expect(hosts, contains: "<code>*.app1.example.com</code></td><td>1</td>")
     expect(hosts, contains: "applinks, webcredentials")
-    let chart = html.components(separatedBy: "<svg")[1].components(separatedBy: "</svg>")[0]
+    let chart = html.components(separatedBy: "<section id=\"summary\">")[1].components(separatedBy: "</section>")[0]
     for outcome in ["ok", "unknown", "definite", "none"] { expect(chart, contains: "class=\"seg-\(outcome)\"") }
     // One bar per shared host, not one per app: only shop.example.com is shared here.
     #expect(chart.components(separatedBy: "<g>").count - 1 == 1)

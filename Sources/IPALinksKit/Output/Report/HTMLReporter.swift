@@ -168,42 +168,47 @@ public enum HTMLReporter {
     let width = label + barArea + 60
     let top = model.topHosts(15)
     let row = 22
-    let height = 84 + (top.isEmpty ? 0 : 28 + row * top.count)
-    var svg = "<section id=\"summary\"><h2>Summary</h2>\n<div class=\"chart-wrap\">"
-    svg +=
-      "<svg class=\"chart\" id=\"chart\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\""
-    svg += " role=\"img\" aria-label=\"Associated domains by AASA status; hosts claimed by the most apps\">\n"
+    var html =
+      "<section id=\"summary\"><h2>Summary</h2>\n<p class=\"chart-head\">Associated domains by AASA status</p>\n"
+    // The status bar scales with the page, and its legend is text that wraps: on a narrow screen neither is cut.
+    html += "<svg class=\"bar\" width=\"100%\" viewBox=\"0 0 \(label + barArea) 44\" preserveAspectRatio=\"none\""
+    html += " role=\"img\" aria-label=\"Associated domains by AASA status\">\n"
     let total = max(model.domainCounts.values.reduce(0, +), 1)
-    svg += "<text x=\"0\" y=\"14\" class=\"head\">Associated domains by AASA status</text>\n"
     var x = 0.0
-    var legend = 0
+    var legend: [String] = []
     for outcome in Outcome.allCases {
       let count = model.domainCounts[outcome] ?? 0
       let w = Double(label + barArea) * Double(count) / Double(total)
       if count > 0 {
-        svg += "<rect class=\"seg-\(outcome.cssClass)\" x=\"\(format(x))\" y=\"22\" width=\"\(format(w))\" "
-        svg += "height=\"22\"><title>\(count) \(outcome.label)</title></rect>\n"
+        html += "<rect class=\"seg-\(outcome.cssClass)\" x=\"\(format(x))\" y=\"0\" width=\"\(format(w))\" "
+        html += "height=\"44\"><title>\(count) \(outcome.label)</title></rect>\n"
       }
       x += w
-      svg += "<rect class=\"seg-\(outcome.cssClass)\" x=\"\(legend)\" y=\"56\" width=\"12\" height=\"12\"/>"
-      let text = "\(count) \(outcome.label)"
-      svg += "<text x=\"\(legend + 16)\" y=\"66\">\(text)</text>\n"
-      legend += 16 + text.count * 7 + 18
+      legend.append(
+        "<li><svg width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"seg-\(outcome.cssClass)\" width=\"12\" "
+          + "height=\"12\"/></svg> \(count) \(outcome.label)</li>")
     }
-    guard !top.isEmpty else { return svg + "</svg></div>\n</section>\n" }
+    html += "</svg>\n"
+    html += "<ul class=\"legend\">" + legend.joined() + "</ul>\n"
+    guard !top.isEmpty else { return html + "</section>\n" }
+    let height = 28 + row * top.count
+    html += "<div class=\"chart-wrap\">"
+    html +=
+      "<svg class=\"chart\" id=\"chart\" width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\""
+    html += " role=\"img\" aria-label=\"Hosts claimed by the most apps\">\n"
     let most = Double(top.map(\.claims.count).max() ?? 1)
-    svg += "<text x=\"0\" y=\"104\" class=\"head\">Hosts claimed by the most apps</text>\n"
+    html += "<text x=\"0\" y=\"14\" class=\"head\">Hosts claimed by the most apps</text>\n"
     for (index, host) in top.enumerated() {
-      let y = 112 + index * row
+      let y = 22 + index * row
       let name = host.name.count > 34 ? String(host.name.prefix(33)) + "…" : host.name
       let w = Double(barArea) * Double(host.claims.count) / most
-      svg += "<g><title>\(HTML.esc(host.name)): \(host.claims.count) apps</title>"
-      svg += "<text x=\"\(label - 8)\" y=\"\(y + 15)\" text-anchor=\"end\">\(HTML.esc(name))</text>"
-      svg += "<rect class=\"seg-\(host.outcome.cssClass)\" x=\"\(label)\" y=\"\(y + 3)\" width=\"\(format(w))\" "
-      svg += "height=\"\(row - 6)\"/><text class=\"total\" x=\"\(format(Double(label) + w + 6))\" y=\"\(y + 15)\">"
-      svg += "\(host.claims.count)</text></g>\n"
+      html += "<g><title>\(HTML.esc(host.name)): \(host.claims.count) apps</title>"
+      html += "<text x=\"\(label - 8)\" y=\"\(y + 15)\" text-anchor=\"end\">\(HTML.esc(name))</text>"
+      html += "<rect class=\"seg-\(host.outcome.cssClass)\" x=\"\(label)\" y=\"\(y + 3)\" width=\"\(format(w))\" "
+      html += "height=\"\(row - 6)\"/><text class=\"total\" x=\"\(format(Double(label) + w + 6))\" y=\"\(y + 15)\">"
+      html += "\(host.claims.count)</text></g>\n"
     }
-    return svg + "</svg></div>\n</section>\n"
+    return html + "</svg></div>\n</section>\n"
   }
 
   private static func format(_ v: Double) -> String { String(format: "%.1f", v) }
