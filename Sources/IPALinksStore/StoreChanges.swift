@@ -4,47 +4,96 @@ import SQLKit
 import UniversalLinks
 
 extension AuditStore {
-  /// What the latest run (started at `time` or before; the latest of all when nil) changed against the runs before
-  /// it: each host whose file it retrieved differs from the host's last answer before it that settled what the file
-  /// is, with the behavioural changes; and each app it inspected whose associated domains or URL schemes differ from
-  /// the app's observation before, or that no run saw before. Nil when the store has no run then.
+  /// What the latest runs up to `time` changed: the latest run with every run that shares its label (the shards of
+  /// one audit), against the state just before the first of them, or against the state at `since` (`report
+  /// --since`, named `sinceName`). When the latest runs changed nothing and no time was chosen, the runs before them
+  /// are taken in too, and ``RunChanges/quiet`` names the quiet ones. Nil for a store without runs.
   ///
-  /// It reads what the run recorded and, through the indexes, the one row before each of its rows: not whole states
-  /// nor whole histories, so it costs what the run holds however many runs came before.
-  public func runChanges(at time: Date? = nil) async throws(Failure) -> RunChanges? {
-    let at = AuditStore.timestamp(time ?? .distantFuture)
+  /// Each host's latest answer in the window is compared with its answer at the start (the last that settled what
+  /// the file is), and each app's latest observation with its observation then; the rows are found by the runs
+  /// that wrote in the window, through the indexes: not whole states.
+  public func runChanges(at time: Date? = nil, since: Date? = nil, sinceName: String? = nil) async throws(Failure)
+    -> RunChanges?
+  {
+    let end = AuditStore.timestamp(time ?? .distantFuture)
     let runs = try await failing("cannot read the runs") {
       try await sql.raw(
-        "SELECT id, label, started_at FROM runs WHERE started_at <= \(bind: at) ORDER BY started_at DESC, id DESC LIMIT 2"
+        "SELECT id, label, started_at FROM runs WHERE started_at <= \(bind: end) ORDER BY started_at DESC, id DESC"
       ).all().map { row in
         (
-          id: try row.decode(column: "id", as: Int.self),
-          name: try row.decode(column: "label", as: String?.self)
-            ?? StoreText.minute(try row.decode(column: "started_at", as: String.self)) + " UTC"
+          id: try row.decode(column: "id", as: Int.self), label: try row.decode(column: "label", as: String?.self),
+          started: try row.decode(column: "started_at", as: String.self)
         )
       }
     }
-    guard let run = runs.first else { return nil }
-    guard runs.count == 2 else { return RunChanges(run: run.name, previous: nil, hosts: [], apps: []) }
-    let hosts = try await changedHosts(in: run.id)
-    let apps = try await changedApps(in: run.id)
-    return RunChanges(run: run.name, previous: runs[1].name, hosts: hosts, apps: apps)
+    /// The runs of the group that ends with `runs[index]`: every run up to `end` with its label, or it alone.
+    func group(from index: Int) -> (start: String, name: String, rest: Int)? {
+      guard index < runs.count else { return nil }
+      let latest = runs[index]
+      let all = latest.label.map { label in runs.indices.filter { $0 >= index && runs[$0].label == label } } ?? [index]
+      let start = all.map { runs[$0].started }.min() ?? latest.started
+      let name =
+        latest.label.map { all.count > 1 ? "\($0) (\(all.count) runs)" : $0 } ?? StoreText.minute(latest.started)
+        + " UTC"
+      // The next group starts with the first run before this one's start that is not in it.
+      let rest = runs.indices.first { $0 > index && !all.contains($0) && runs[$0].started <= start } ?? runs.count
+      return (start, name, rest)
+    }
+    guard let latest = group(from: 0) else { return nil }
+    if let since {
+      let base = AuditStore.timestamp(since)
+      return RunChanges(
+        run: latest.name, previous: sinceName ?? base, chosen: true,
+        hosts: try await changedHosts(after: base, upTo: end), apps: try await changedApps(after: base, upTo: end))
+    }
+    guard let before = group(from: latest.rest) else {
+      return RunChanges(run: latest.name, previous: nil, hosts: [], apps: [])
+    }
+    // Just before the group's first run: what it found is what changed since the state then.
+    let base = AuditStore.timestamp((AuditStore.date(latest.start) ?? .distantPast) - 0.001)
+    var changes = RunChanges(
+      run: latest.name, previous: before.name, hosts: try await changedHosts(after: base, upTo: end),
+      apps: try await changedApps(after: base, upTo: end))
+    if changes.hosts.isEmpty && changes.apps.isEmpty, let earlier = group(from: before.rest) {
+      let base = AuditStore.timestamp((AuditStore.date(before.start) ?? .distantPast) - 0.001)
+      changes = RunChanges(
+        run: before.name, previous: earlier.name, hosts: try await changedHosts(after: base, upTo: end),
+        apps: try await changedApps(after: base, upTo: end))
+      changes.quiet = latest.name
+    }
+    return changes
   }
 
-  /// The retrievals of `run` that settle what a file is, against the one before each that did.
-  private func changedHosts(in run: Int) async throws(Failure) -> [RunChanges.Host] {
-    let rows = try await failing("cannot read the retrievals of run \(run)") {
-      // The run's rows with the ID of the row before each, found first (MATERIALIZED): joined on a subquery instead,
-      // PostgreSQL hashed every retrieval of every run to find them.
+  /// The runs that may have written between `base` and `end`: those that started by `end` and had not finished by
+  /// `base`, so that a window's rows are found by run, not by reading every row.
+  private func window(after base: String, upTo end: String) -> SQLQueryString {
+    """
+    SELECT u.id FROM runs u WHERE u.started_at <= \(bind: end) AND COALESCE(u.finished_at, \(bind: end)) > \(bind: base)
+    """
+  }
+
+  private func changedHosts(after base: String, upTo end: String) async throws(Failure) -> [RunChanges.Host] {
+    let rows = try await failing("cannot read the retrievals of the latest runs") {
+      // Each host's latest answer in the window, with the one it replaced: the latest up to `base`. Found first
+      // (MATERIALIZED): joined on a subquery instead, PostgreSQL hashed every retrieval of every run to find them.
       try await sql.raw(
         """
-        WITH run AS MATERIALIZED (
-          SELECT r.host, r.developer_mode, r.status, r.file_sha256, (
-            SELECT s.id FROM retrievals s
-            WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
-              AND (s.retrieved_at < r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id < r.id))
-            ORDER BY s.retrieved_at DESC, s.id DESC LIMIT 1) AS prev_id
-          FROM retrievals r WHERE r.run_id = \(bind: run) AND \(Self.settling("r"))
+        WITH cur AS MATERIALIZED (
+          SELECT r.id, r.host, r.developer_mode, r.status, r.file_sha256 FROM retrievals r
+          WHERE r.run_id IN (\(window(after: base, upTo: end))) AND \(Self.settling("r"))
+            AND r.retrieved_at > \(bind: base) AND r.retrieved_at <= \(bind: end)
+            AND NOT EXISTS (
+              SELECT 1 FROM retrievals s
+              WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
+                AND s.retrieved_at <= \(bind: end)
+                AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+        ), run AS MATERIALIZED (
+          SELECT c.host, c.developer_mode, c.status, c.file_sha256, (
+            SELECT p.id FROM retrievals p
+            WHERE p.host = c.host AND p.developer_mode = c.developer_mode AND \(Self.settling("p"))
+              AND p.retrieved_at <= \(bind: base)
+            ORDER BY p.retrieved_at DESC, p.id DESC LIMIT 1) AS prev_id
+          FROM cur c
         )
         SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, p.file_sha256 AS prev_sha
         FROM run r JOIN retrievals p ON p.id = r.prev_id
@@ -55,7 +104,7 @@ extension AuditStore {
     }
     var out: [RunChanges.Host] = []
     for row in rows {
-      let (host, old, new) = try await failing("cannot read the files of run \(run)") {
+      let (host, old, new) = try await failing("cannot read the files of the latest runs") {
         (
           try row.decode(column: "host", as: String.self),
           try await storedFile(try row.decode(column: "prev_sha", as: String?.self)),
@@ -63,7 +112,7 @@ extension AuditStore {
         )
       }
       let comparison = AASAComparison(old: old, new: new, host: host)
-      try await failing("cannot read the retrievals of run \(run)") {
+      try await failing("cannot read the retrievals of the latest runs") {
         out.append(
           RunChanges.Host(
             host: host, developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0,
@@ -76,18 +125,24 @@ extension AuditStore {
   }
 
   /// The apps of `run` whose domains or schemes differ from their observation before, or that have none before.
-  private func changedApps(in run: Int) async throws(Failure) -> [RunChanges.App] {
-    // Each app row of the run with the row of the same app before it.
+  private func changedApps(after base: String, upTo end: String) async throws(Failure) -> [RunChanges.App] {
+    // Each app's latest observation in the window, with the one it replaced: the latest up to `base`.
     let pairs: SQLQueryString = """
-      WITH pairs AS (
-        SELECT a.id, (
-          SELECT y.id FROM apps y WHERE y.app_key = a.app_key AND y.superseded = 0
-            AND (y.observed_at < a.observed_at OR (y.observed_at = a.observed_at AND y.id < a.id))
+      WITH cur AS (
+        SELECT a.id, a.app_key FROM apps a
+        WHERE a.run_id IN (\(window(after: base, upTo: end))) AND a.superseded = 0
+          AND a.observed_at > \(bind: base) AND a.observed_at <= \(bind: end)
+          AND NOT EXISTS (
+            SELECT 1 FROM apps y WHERE y.app_key = a.app_key AND y.superseded = 0 AND y.observed_at <= \(bind: end)
+              AND (y.observed_at > a.observed_at OR (y.observed_at = a.observed_at AND y.id > a.id)))
+      ), pairs AS (
+        SELECT c.id, (
+          SELECT y.id FROM apps y WHERE y.app_key = c.app_key AND y.superseded = 0 AND y.observed_at <= \(bind: base)
           ORDER BY y.observed_at DESC, y.id DESC LIMIT 1) AS prev_id
-        FROM apps a WHERE a.run_id = \(bind: run) AND a.superseded = 0
+        FROM cur c
       )
       """
-    return try await failing("cannot read the apps of run \(run)") {
+    return try await failing("cannot read the apps of the latest runs") {
       let apps = try await sql.raw(
         "\(pairs) SELECT p.id, p.prev_id, a.app_key, a.name FROM pairs p JOIN apps a ON a.id = p.id ORDER BY a.app_key"
       ).all()
@@ -127,13 +182,19 @@ extension AuditStore {
     }
   }
 
-  /// ``runChanges(at:)`` of the store at `location` at `time`; nil, after telling `warn` why, when it cannot be
-  /// read.
-  public static func runChanges(_ location: StoreLocation, at time: StoreTime?, warn: (String) -> Void) async
-    -> RunChanges?
-  {
+  /// ``runChanges(at:since:sinceName:)`` of the store at `location` at `time`, since `since` when given (a day read
+  /// from its start); nil, after telling `warn` why, when it cannot be read.
+  public static func runChanges(
+    _ location: StoreLocation, at time: StoreTime?, since: StoreTime? = nil, warn: (String) -> Void
+  ) async -> RunChanges? {
     await reading(location, warn: warn) { store in
-      try await store.runChanges(at: try await store.instant(time, day: .end))
+      let end = try await store.instant(time, day: .end)
+      guard let since else { return try await store.runChanges(at: end) }
+      let start = try await store.resolve(since, day: .start)
+      if let end, end < start {
+        throw Failure(description: "\(location): --since \(since) is after --at \(time.map { "\($0)" } ?? "")")
+      }
+      return try await store.runChanges(at: end, since: start, sinceName: "\(since)")
     } ?? nil
   }
 }

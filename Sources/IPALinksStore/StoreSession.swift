@@ -373,14 +373,14 @@ extension AuditStore {
     return state.0
   }
 
-  /// ``state(_:at:about:warn:)`` and, `withChanges`, ``runChanges(_:at:warn:)`` at the same time: what `report`
+  /// ``state(_:at:about:warn:)`` and, `withChanges`, ``runChanges(_:at:since:warn:)`` at the same time: what `report`
   /// reads. The changes are read on a connection of their own while the state is; their problems are told after the
   /// state's, and one both reads meet (a store that cannot be opened) is told once.
   public static func state(
     _ location: StoreLocation, at: StoreTime?, about query: String? = nil, withChanges: Bool,
-    warn: (String) -> Void
+    since: StoreTime? = nil, warn: (String) -> Void
   ) async -> (state: [InspectionReport]?, changes: RunChanges?) {
-    async let changed = withChanges ? changes(location, at: at) : nil
+    async let changed = withChanges ? changes(location, at: at, since: since) : nil
     var told: [String] = []
     let state = await state(location, at: at, about: query) {
       told.append($0)
@@ -391,12 +391,12 @@ extension AuditStore {
     return (state, changes)
   }
 
-  /// ``runChanges(_:at:warn:)``, with the problems it met kept to be told later.
-  private static func changes(_ location: StoreLocation, at time: StoreTime?) async
+  /// ``runChanges(_:at:since:warn:)``, with the problems it met kept to be told later.
+  private static func changes(_ location: StoreLocation, at time: StoreTime?, since: StoreTime?) async
     -> (changes: RunChanges?, problems: [String])
   {
     var problems: [String] = []
-    let changes = await runChanges(location, at: time) { problems.append($0) }
+    let changes = await runChanges(location, at: time, since: since) { problems.append($0) }
     return (changes, problems)
   }
 }

@@ -201,6 +201,61 @@ import Testing
       try changesSection().contains("+ <code>applinks:pay.example.com</code>, + URL scheme <code>storepay</code>"))
   }
 
+  /// "Changed since" compares every shard of the latest label with the state before them; a refresh after them that
+  /// changed nothing does not hide their changes; `report --since` chooses the comparison.
+  @Test(arguments: Backend.usable) func changesComeFromEveryShardAndAQuietRunHidesNone(_ backend: Backend) async throws
+  {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let store = try stores.make()
+    // Week 2's files: shop.example.com's (the Store app, in shard 1) and fat.example.com's (the Fat app, in 2).
+    let next = stores.folder.appendingPathComponent("next")
+    try FileManager.default.createDirectory(at: next, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: CLI.samples.appendingPathComponent("aasa/next/shop.example.com.json"),
+      to: next.appendingPathComponent("shop.example.com.json"))
+    try Data(
+      #"{"applinks":{"details":[{"appIDs":["FAT2SL1CE5.com.example.fat"],"components":[{"/":"/fat/*"}]}]}}"#.utf8
+    )
+    .write(to: next.appendingPathComponent("fat.example.com.json"))
+    let samples = CLI.samples.path
+    let week1 = try CLI.run(
+      ["inspect", samples, "--aasa-dir", CLI.sample("aasa"), "--store", store, "--run-label", "week-1", "-q"])
+    #expect(week1.status == 0, "\(week1.stderr)")
+    for shard in ["1/2", "2/2"] {
+      let run = try CLI.run([
+        "inspect", samples, "--aasa-dir", next.path, "--aasa-dir", CLI.sample("aasa"), "--store", store, "--shard",
+        shard,
+        "--run-label", "week-2", "-q",
+      ])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    func changed() async throws -> RunChanges {
+      let opened = try await AuditStoreTests.open(store)
+      defer { Task { try? await opened.close() } }
+      return try #require(try await opened.runChanges())
+    }
+    let sharded = try await changed()
+    #expect(sharded.run == "week-2 (2 runs)" && sharded.previous == "week-1" && sharded.quiet == nil)
+    #expect(sharded.hosts.map(\.host) == ["fat.example.com", "shop.example.com"], "\(sharded.hosts.map(\.host))")
+    // A refresh that finds the same files changes nothing: the section still shows week 2's changes, and says so.
+    let refresh = try CLI.run(["refresh", "--store", store, "--aasa-dir", next.path, "--aasa-dir", CLI.sample("aasa")])
+    #expect(refresh.status == 0, "\(refresh.stdout)\(refresh.stderr)")
+    let quiet = try await changed()
+    #expect(quiet.run == "week-2 (2 runs)" && quiet.previous == "week-1", "\(quiet.run) \(quiet.previous ?? "")")
+    #expect(quiet.quiet?.hasSuffix(" UTC") == true && quiet.hosts.count == 2, "\(quiet.quiet ?? "")")
+    let page = stores.folder.appendingPathComponent("since.html")
+    let report = try CLI.run(["report", "--store", store, "--since", "week-1", "-o", page.path, "--no-progress"])
+    #expect(report.status == 0, "\(report.stderr)")
+    let html = try String(contentsOf: page, encoding: .utf8)
+    #expect(html.contains("<h2>Changed since week-1</h2>"), "\(html.prefix(400))")
+    #expect(html.contains(">fat.example.com</") && html.contains(">shop.example.com</"))
+    let backwards = try CLI.run(
+      ["report", "--store", store, "--since", "week-2", "--at", "week-1", "-o", page.path, "--no-progress"])
+    #expect(
+      backwards.status == 2 && backwards.stderr.contains("--since week-2 is after --at week-1"), "\(backwards.stderr)")
+  }
+
   /// A refresh killed with SIGKILL midway leaves the store consistent: the run is marked unfinished, the hosts it
   /// recorded have their new file in the latest state, and every other host keeps the one it had.
   @Test(arguments: Backend.usable) func aRefreshKilledMidwayLeavesTheStoreConsistent(_ backend: Backend) async throws {

@@ -56,17 +56,24 @@ public struct RunChanges: Sendable, Encodable {
     }
   }
 
-  /// The run: its label, else when it started (UTC).
+  /// The run: its label, else when it started (UTC); for a label several runs share (shards), every one of them,
+  /// and the label says how many (`week-4 (4 runs)`).
   public var run: String
-  /// The run before it, likewise; nil when it is the store's first, which has nothing to be compared with.
+  /// What it is compared with: the run before it, likewise, or the time `report --since` gave; nil when it is the
+  /// store's first, which has nothing to be compared with.
   public var previous: String?
+  /// Whether ``previous`` is a time the user chose (`report --since`) rather than the run before.
+  public var chosen = false
+  /// The latest runs, when they changed nothing and the section shows the changes of the run before them, so that
+  /// a quiet refresh does not hide them.
+  public var quiet: String?
   /// The hosts whose file changed.
   public var hosts: [Host]
   /// The apps whose claims changed.
   public var apps: [App]
 
   /// Creates the changes of `run` against `previous`.
-  public init(run: String, previous: String?, hosts: [Host], apps: [App]) {
-    (self.run, self.previous, self.hosts, self.apps) = (run, previous, hosts, apps)
+  public init(run: String, previous: String?, chosen: Bool = false, hosts: [Host], apps: [App]) {
+    (self.run, self.previous, self.chosen, self.hosts, self.apps) = (run, previous, chosen, hosts, apps)
   }
 }

@@ -98,6 +98,12 @@ struct ReportCommand: StatusCommand {
   @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of stdout.", valueName: "file"))
   var output: String?
   @Option(help: "The page title.") var title = "ipalinks report"
+  @Option(
+    parsing: .unconditional,
+    help: ArgumentHelp(
+      "With --store: what changed since then (a date, an RFC 3339 time, an age or a run label), instead of since "
+        + "the run before the latest.", valueName: "time"))
+  var since: StoreTime?
 
   @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions
@@ -105,14 +111,16 @@ struct ReportCommand: StatusCommand {
 
   func validate() throws {
     if inputs.isEmpty && !store.store.isGiven { throw ValidationError("Give an input, or --store.") }
+    if since != nil && !store.store.isGiven { throw ValidationError("--since reads the store: give --store too") }
     if output == nil && Terminal.stdoutIsTerminal {
       throw ValidationError("the report is an HTML page: give -o FILE, or redirect standard output to a file")
     }
   }
 
   func execute() async throws -> Int32 {
-    let loaded = try await audit.load(inputs, store: store, changes: true, fetch: fetch)
-    if loaded.readable == 0 { return 2 }
+    let loaded = try await audit.load(inputs, store: store, changes: true, since: since, fetch: fetch)
+    // The comparison asked for could not be made (told already): no page that would answer another question.
+    if loaded.readable == 0 || (since != nil && loaded.changes == nil) { return 2 }
     let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes)
     if let output {
       do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {

@@ -63,7 +63,7 @@ struct BatchOptions: ParsableArguments {
   /// when one is given.
   func load(
     _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
-    store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false,
+    store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false, since: StoreTime? = nil,
     order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
@@ -85,7 +85,7 @@ struct BatchOptions: ParsableArguments {
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(
-        location, at: store.at, about: about, withChanges: changes, warn: console.problem)
+        location, at: store.at, about: about, withChanges: changes, since: since, warn: console.problem)
       loaded.add(read.state)
       loaded.changes = read.changes
     }

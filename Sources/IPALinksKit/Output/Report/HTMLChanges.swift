@@ -3,12 +3,21 @@ extension HTMLReporter {
   /// app whose claims changed, each linking to the host's row or the app's details, with the example URL and its
   /// verdicts before and after.
   static func changes(_ changes: RunChanges, model: ReportModel) -> String {
-    var html = "<section id=\"changes\"><h2>Changed since the previous run</h2>\n"
+    let heading =
+      changes.chosen ? "Changed since \(HTML.text(changes.previous ?? ""))" : "Changed since the previous run"
+    var html = "<section id=\"changes\"><h2>\(heading)</h2>\n"
     guard let previous = changes.previous else {
       return html + "<p class=\"muted\">\(HTML.text(changes.run)) is the store's first run: nothing to compare.</p>"
         + "</section>\n"
     }
-    html += "<p class=\"muted\">What \(HTML.text(changes.run)) found changed since \(HTML.text(previous)).</p>\n"
+    // Say what is compared: the runs, with every shard of a label, and the state they are compared with.
+    if changes.chosen {
+      html += "<p class=\"muted\">What changed from the state at \(HTML.text(previous)) to the state after "
+      html += "\(HTML.text(changes.run)).</p>\n"
+    } else {
+      html += "<p class=\"muted\">What \(HTML.text(changes.run)) found changed since \(HTML.text(previous))"
+      html += "." + (changes.quiet.map { " The latest, \(HTML.text($0)), changed nothing." } ?? "") + "</p>\n"
+    }
     guard !changes.hosts.isEmpty || !changes.apps.isEmpty else { return html + "<p>Nothing changed.</p></section>\n" }
     let hostNumbers = Dictionary(model.hosts.map { ($0.name, $0.number) }, uniquingKeysWith: { a, _ in a })
     let appAnchors = Dictionary(
