@@ -67,6 +67,8 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Atomics", package: "swift-atomics"),
+        // `blocklist --sign`: Ed25519 signatures of rules documents.
+        .product(name: "Crypto", package: "swift-crypto"),
       ],
       exclude: ["Resources"],
       plugins: ["EmbedSources"]
@@ -93,8 +95,6 @@ let package = Package(
       dependencies: [
         "IPALinksKit", "IPALinksStore", "UniversalLinks",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        // `blocklist --sign`: Ed25519 signatures of rules documents.
-        .product(name: "Crypto", package: "swift-crypto"),
       ]
     ),
     // What the matcher benchmarks share: seeded randomness and timing.

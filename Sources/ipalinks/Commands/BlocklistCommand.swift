@@ -135,7 +135,11 @@ struct BlocklistCommand: StatusCommand {
       return 2
     }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
-    let key = try sign.map { path throws(ValidationError) in try SigningKey(path: path) }
+    let key = try sign.map { path throws(ValidationError) in
+      do throws(BlocklistSigningKey.Failure) { return try BlocklistSigningKey(path: path) } catch {
+        throw ValidationError(error.description)
+      }
+    }
     let out = BlocklistOutput(
       blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key?.signer)
     if let key, !audit.quiet {

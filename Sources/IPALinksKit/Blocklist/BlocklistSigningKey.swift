@@ -1,12 +1,16 @@
-import ArgumentParser
 import Crypto
 import Foundation
-import IPALinksKit
 
 /// `blocklist --sign KEY`: an Ed25519 private key read from a file, which signs the rules document so that an app's
 /// `UpdatingLinkGuard(…, publicKey:)` takes only lists this key made.
-struct SigningKey {
+public struct BlocklistSigningKey {
   let key: Curve25519.Signing.PrivateKey
+
+  /// Why a key file cannot be used, in one line that names it.
+  public struct Failure: Error, CustomStringConvertible {
+    /// The line.
+    public var description: String
+  }
 
   /// The DER of a PKCS#8 Ed25519 private key (RFC 8410) before its 32-byte seed, as `openssl genpkey -algorithm
   /// ed25519` writes it.
@@ -15,10 +19,10 @@ struct SigningKey {
   ]
 
   /// Reads `path`: a PEM `PRIVATE KEY` (PKCS#8 Ed25519), or the 32-byte seed in base64.
-  init(path: String) throws(ValidationError) {
+  public init(path: String) throws(Failure) {
     let shown = TerminalText.escape(path)
     guard let data = FileManager.default.contents(atPath: path), data.count <= 65_536 else {
-      throw ValidationError("--sign: cannot read \(shown)")
+      throw Failure(description: "--sign: cannot read \(shown)")
     }
     let text = String(decoding: data, as: UTF8.self)
     var seed: [UInt8]? = nil
@@ -35,15 +39,16 @@ struct SigningKey {
       seed = Array(raw)
     }
     guard let seed, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
-      throw ValidationError(
-        "--sign: \(shown) is not an Ed25519 private key; make one with: openssl genpkey -algorithm ed25519 -out KEY")
+      throw Failure(
+        description:
+          "--sign: \(shown) is not an Ed25519 private key; make one with: openssl genpkey -algorithm ed25519 -out KEY")
     }
     self.key = key
   }
 
   /// The signer the rules document is stamped with (Ed25519 signatures are deterministic, so the same rules sign the
   /// same, and `--if-changed` still sees an unchanged list).
-  var signer: BlocklistRenderer.Signer {
+  public var signer: BlocklistRenderer.Signer {
     // The seed, not the key, goes into the closure: the key type is not Sendable everywhere.
     let seed = key.rawRepresentation
     return { bytes in
@@ -52,5 +57,5 @@ struct SigningKey {
   }
 
   /// The public key, 32 raw bytes in base64: what the app gives `UpdatingLinkGuard(…, publicKey:)`.
-  var publicKey: String { key.publicKey.rawRepresentation.base64EncodedString() }
+  public var publicKey: String { key.publicKey.rawRepresentation.base64EncodedString() }
 }
