@@ -36,12 +36,17 @@ extension AuditStore {
       return 2
     }
     var (imported, failed) = (0, 0)
+    // The file being imported: its run, once begun, and how many inputs it has.
+    var current: (run: RunRecorder?, inputs: Int) = (nil, 0)
     for file in files {
+      current = (nil, 0)
       do {
         let reports = try InventoryReader.read(path: file)
+        current.inputs = reports.count
         let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
+        current.run = run
         // Prepared on every core, and written as many per transaction as a run that falls behind writes.
         for start in stride(from: 0, to: reports.count, by: RecordingRun.queueLimit) {
           let chunk = Array(reports[start..<min(reports.count, start + RecordingRun.queueLimit)])
@@ -51,7 +56,15 @@ extension AuditStore {
         try await run.finish(at: time)
         imported += 1
       } catch let failure as Failure {
-        warn(failure.description)
+        // The store stopped taking runs: said once, with what is missing, and nothing more is tried.
+        var line =
+          failure.description + "; \(files.count - imported) of \(TerminalText.count(files.count, "file")) not imported"
+        if let run = current.run {
+          line +=
+            ": run \(run.run) holds \(await run.storedInputs) of the \(TerminalText.count(current.inputs, "input")) of "
+            + "\(TerminalText.escape(file)) and is left unfinished"
+        }
+        warn(line)
         (imported, failed) = (0, failed + 1)
         break
       } catch {

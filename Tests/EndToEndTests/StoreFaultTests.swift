@@ -253,6 +253,35 @@ import Testing
     await db.stop()
   }
 
+  /// `store import` when the server is killed mid-file: exit 2, and one line that says how many files were not
+  /// imported and what the file's run holds, which `store runs` agrees with.
+  @Test(.enabled(if: PostgreSQL.available)) func anImportThroughAKilledServerSaysWhatIsMissing() async throws {
+    let db = try await Server.start()
+    let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "ipalinks-import-\(UUID().uuidString).jsonl")
+    defer { try? FileManager.default.removeItem(at: file) }
+    // 3,200 inputs: many transactions, so that the fault comes between them.
+    try Data(String(repeating: saved.stdout, count: 400).utf8).write(to: file)
+    let run = try CLI.start(["store", "import", file.path, "--store", db.url, "--store-timeout", "3"])
+    try await Self.until("the import's run") { (try? db.number("SELECT COUNT(*) FROM runs")) ?? 0 > 0 }
+    db.proxy.hold()
+    try await CLI.offPool { [server = db.server] in try server.inflict(.killed) }
+    let result = try await run.exited()
+    try await CLI.offPool { [server = db.server] in try server.startAgain() }
+    #expect(result.status == 2, "\(result.stderr)")
+    let lines = result.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "\(result.stderr)")
+    let line = try #require(lines.first)
+    #expect(line.contains("; 1 of 1 file not imported: run 1 holds "), "\(line)")
+    #expect(line.contains(" of the 3200 inputs of \(file.path) and is left unfinished"), "\(line)")
+    let words = line.split(separator: " ")
+    let holds = try #require(words.firstIndex(of: "holds").flatMap { Int(words[$0 + 1]) })
+    #expect(try db.number("SELECT COUNT(*) FROM inputs") == holds)
+    #expect(try db.number("SELECT COUNT(*) FROM runs WHERE finished_at IS NULL") == 1)
+    await db.stop()
+  }
+
   /// A reader against a server that stops answering, or is down, exits 2 with one line, within the timeout.
   @Test(.enabled(if: PostgreSQL.available)) func readersEndWithinTheTimeout() async throws {
     let db = try await Server.start()
