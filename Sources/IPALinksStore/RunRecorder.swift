@@ -191,8 +191,9 @@ public actor RunRecorder {
 
   /// ``rank(_:)`` in SQL, of the input kind in `column`.
   static func rankSQL(_ column: String) -> String {
-    "(CASE \(column) WHEN 'ipa' THEN 3 WHEN 'app-folder' THEN 3 WHEN 'executable' THEN 2 "
-      + "WHEN 'entitlements-plist' THEN 1 WHEN 'provisioning-profile' THEN 1 ELSE 0 END)"
+    let kinds: [InspectionReport.InputKind] = [.ipa, .appFolder, .executable, .entitlementsPlist, .provisioningProfile]
+    return "(CASE \(column) " + kinds.map { "WHEN '\($0.rawValue)' THEN \(rank($0.rawValue)) " }.joined()
+      + "ELSE 0 END)"
   }
 
   /// The observation of an app this run's state holds: the richest input that showed it, then the first by path,

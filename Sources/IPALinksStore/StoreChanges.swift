@@ -188,12 +188,8 @@ extension AuditStore {
     _ location: StoreLocation, at time: StoreTime?, since: StoreTime? = nil, warn: (String) -> Void
   ) async -> RunChanges? {
     await reading(location, warn: warn) { store in
-      let end = try await store.instant(time, day: .end)
-      guard let since else { return try await store.runChanges(at: end) }
-      let start = try await store.resolve(since, day: .start)
-      if let end, end < start {
-        throw Failure(description: "\(location): --since \(since) is after --at \(time.map { "\($0)" } ?? "")")
-      }
+      guard let since else { return try await store.runChanges(at: try await store.instant(time, day: .end)) }
+      let (start, end) = try await store.window(since: since, at: time)
       return try await store.runChanges(at: end, since: start, sinceName: "\(since)")
     } ?? nil
   }

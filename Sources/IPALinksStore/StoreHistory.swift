@@ -245,12 +245,6 @@ extension AuditStore {
     return history
   }
 
-  /// Whether `appId` is `bundleId` under a team's prefix: `ABCDE12345.com.example.app` of `com.example.app`.
-  static func appID(_ appId: String, isOf bundleId: String) -> Bool {
-    guard let dot = appId.firstIndex(of: "."), dot > appId.startIndex else { return false }
-    return appId[appId.index(after: dot)...] == bundleId
-  }
-
   /// The history of the apps with bundle ID or app ID `id`, up to `time` (the whole of it when nil); an app known
   /// by its app ID alone is found by its bundle ID too.
   public func appHistory(_ id: String, at time: Date? = nil) async throws(Failure) -> AppHistory {
@@ -304,7 +298,7 @@ extension AuditStore {
         let key = try row.decode(column: "app_key", as: String.self)
         if try row.decode(column: "bundle_id", as: String?.self) != id,
           let appId = try row.decode(column: "app_id", as: String?.self), appId != id,
-          !Self.appID(appId, isOf: id)
+          BundleReport.bundleID(ofAppID: appId) != id
         {
           continue
         }

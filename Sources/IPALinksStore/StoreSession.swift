@@ -311,24 +311,30 @@ public final class RecordingRun: Sendable {
 }
 
 extension AuditStore {
+  /// The instants `--since` (a day read from its start) and `--at` (a day read at its end; nil for the latest)
+  /// name, for a comparison between them; one that cannot be what was meant is refused rather than answered "no
+  /// differences": `--since` after the store's last run, or after `--at`.
+  func window(since: StoreTime, at: StoreTime?) async throws(Failure) -> (since: Date, at: Date?) {
+    let start = try await resolve(since, day: .start)
+    if let last = try await lastRecorded(), start > last {
+      throw Failure(
+        description: "\(location): nothing was recorded after \(since): the store's last run ended at "
+          + AuditStore.timestamp(last))
+    }
+    let end = try await instant(at, day: .end)
+    if let end, let at, end < start {
+      throw Failure(description: "\(location): --since \(since) is after --at \(at): give the earlier time to --since")
+    }
+    return (start, end)
+  }
+
   /// `diff --store --since`: the state `since` names (a day read from its start) and the state `at` names (the
   /// latest when nil); nil, after telling `warn` why, when the store cannot be read.
   public static func states(
     _ location: StoreLocation, since: String, at: StoreTime?, warn: (String) -> Void
   ) async -> (then: [InspectionReport], now: [InspectionReport])? {
     let states = await reading(location, warn: warn) { store in
-      let then = try await store.resolve(StoreTime(parsing: since, allowingAge: true), day: .start)
-      // Comparisons that cannot be what was meant are refused rather than answered "no differences".
-      if let last = try await store.lastRecorded(), then > last {
-        throw Failure(
-          description: "\(location): nothing was recorded after \(since): the store's last run ended at "
-            + AuditStore.timestamp(last))
-      }
-      let until = try await store.instant(at, day: .end)
-      if let until, let at, until < then {
-        throw Failure(
-          description: "\(location): --since \(since) is after --at \(at): give the earlier time to --since")
-      }
+      let (then, until) = try await store.window(since: StoreTime(parsing: since, allowingAge: true), at: at)
       return (try await store.latestReports(at: then), try await store.latestReports(at: until))
     }
     if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)") }

@@ -32,7 +32,12 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .day(let day): Self.dayFormatter.string(from: day)
     case .instant(let instant): AuditStore.timestamp(instant)
-    case .ago(let seconds): "\(Int(seconds / 86_400))d"
+    // In the largest unit that divides it, so that 12h stays 12h.
+    case .ago(let seconds):
+      [(86_400, "d"), (3_600, "h"), (60, "m")].first { Int(seconds) % $0.0 == 0 }.map {
+        "\(Int(seconds) / $0.0)\($0.1)"
+      }
+        ?? "\(Int(seconds))s"
     case .label(let label): label
     }
   }

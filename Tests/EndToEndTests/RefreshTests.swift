@@ -256,6 +256,31 @@ import Testing
       backwards.status == 2 && backwards.stderr.contains("--since week-2 is after --at week-1"), "\(backwards.stderr)")
   }
 
+  /// A store of one app, `appId`, that claims `hosts`, each with `file` retrieved a week ago: what a refresh then
+  /// finds changed.
+  static func seed(_ location: String, appId: String, hosts: [String], file: String) async throws {
+    let store = try await AuditStoreTests.open(location)
+    let week = Date() - 7 * 86_400
+    let seed = try await RunRecorder.begin(
+      store, command: "inspect", arguments: [], label: "seed", shard: nil, at: week)
+    var bundle = BundleReport(path: "Payload/App.app", kind: .app)
+    (bundle.bundleId, bundle.appId) = ("com.example.app", appId)
+    var ignored: [Diagnostic] = []
+    bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:" + $0, diagnostics: &ignored) }
+    let retrievals = Dictionary(
+      uniqueKeysWithValues: hosts.map {
+        (
+          AASARequest(host: $0),
+          AASARetrieval(
+            AASAFetchResult(host: $0, status: .ok, source: .directWellKnown, message: "ok", body: Array(file.utf8)))
+        )
+      })
+    try await seed.record(
+      InspectionReport(input: "app.ipa", inputKind: .ipa, bundles: [bundle]), retrievals: retrievals, at: week)
+    try await seed.finish(at: week)
+    try await store.close()
+  }
+
   /// A refresh killed with SIGKILL midway leaves the store consistent: the run is marked unfinished, the hosts it
   /// recorded have their new file in the latest state, and every other host keeps the one it had.
   @Test(arguments: Backend.usable) func aRefreshKilledMidwayLeavesTheStoreConsistent(_ backend: Backend) async throws {
@@ -267,26 +292,7 @@ import Testing
       #"{"applinks":{"details":[{"appIDs":["KILLED1234.com.example.app"],"components":[{"/":"/newer/*"}]}]}}"#
     )
     let hosts = (0..<60).map { "k\($0).bench.test" }
-    let store = try await AuditStoreTests.open(location)
-    let week = Date() - 7 * 86_400
-    let seed = try await RunRecorder.begin(
-      store, command: "inspect", arguments: [], label: "seed", shard: nil, at: week)
-    var bundle = BundleReport(path: "Payload/App.app", kind: .app)
-    (bundle.bundleId, bundle.appId) = ("com.example.app", "KILLED1234.com.example.app")
-    var ignored: [Diagnostic] = []
-    bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:" + $0, diagnostics: &ignored) }
-    let retrievals = Dictionary(
-      uniqueKeysWithValues: hosts.map {
-        (
-          AASARequest(host: $0),
-          AASARetrieval(
-            AASAFetchResult(host: $0, status: .ok, source: .directWellKnown, message: "ok", body: Array(old.utf8)))
-        )
-      })
-    try await seed.record(
-      InspectionReport(input: "app.ipa", inputKind: .ipa, bundles: [bundle]), retrievals: retrievals, at: week)
-    try await seed.finish(at: week)
-    try await store.close()
+    try await Self.seed(location, appId: "KILLED1234.com.example.app", hosts: hosts, file: old)
 
     let server = try await HTTPSTestServer.start()
     defer { Task { await server.stop() } }

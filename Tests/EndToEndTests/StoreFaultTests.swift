@@ -67,6 +67,19 @@ import Testing
       return try #require(Int(text), "\(sql): \(text)")
     }
 
+    /// `trouble` while `run` writes, with every byte held from now on so that it comes mid-run; the run's result,
+    /// and how long after the trouble it ended. A killed server is started again afterwards, to look at.
+    func inflict(_ trouble: Trouble, on run: CLI.Started) async throws -> (CLI.Result, Duration) {
+      proxy.hold()
+      let start = ContinuousClock.now
+      if let fault = trouble.fault { try await CLI.offPool { [server] in try server.inflict(fault) } }
+      if trouble != .partition { proxy.resume() }
+      let result = try await run.exited()
+      let took = ContinuousClock.now - start
+      if trouble == .killed { try await CLI.offPool { [server] in try server.startAgain() } }
+      return (result, took)
+    }
+
     func stop() async {
       server.stop()
       await proxy.stop()
@@ -130,13 +143,7 @@ import Testing
     // Once the report has begun, the proxy holds every byte: the run cannot finish meanwhile, so the trouble comes
     // mid-run however fast this machine is, and however slowly this test is scheduled.
     try await Self.until("the report") { !run.stdoutSoFar.isEmpty }
-    db.proxy.hold()
-    let start = ContinuousClock.now
-    if let fault = trouble.fault { try await CLI.offPool { [server = db.server] in try server.inflict(fault) } }
-    if trouble != .partition { db.proxy.resume() }
-    let result = try await run.exited()
-    let took = ContinuousClock.now - start
-    if trouble == .killed { try await CLI.offPool { [server = db.server] in try server.startAgain() } }
+    let (result, took) = try await db.inflict(trouble, on: run)
     print("inspect through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")
 
     #expect(result.stdout.split(separator: "\n").count == Self.inputs, "the report is complete")
@@ -169,30 +176,6 @@ import Testing
     await db.stop()
   }
 
-  /// A store of one app that claims `hosts`, each with an old file, retrieved a week ago.
-  static func seed(_ location: String, hosts: [String], file: String) async throws {
-    let store = try await AuditStoreTests.open(location)
-    let week = Date() - 7 * 86_400
-    let seed = try await RunRecorder.begin(
-      store, command: "inspect", arguments: [], label: "seed", shard: nil, at: week)
-    var bundle = BundleReport(path: "Payload/App.app", kind: .app)
-    (bundle.bundleId, bundle.appId) = ("com.example.app", "FAULTS1234.com.example.app")
-    var ignored: [Diagnostic] = []
-    bundle.associatedDomains = hosts.map { AssociatedDomain.parse("applinks:" + $0, diagnostics: &ignored) }
-    let retrievals = Dictionary(
-      uniqueKeysWithValues: hosts.map {
-        (
-          AASARequest(host: $0),
-          AASARetrieval(
-            AASAFetchResult(host: $0, status: .ok, source: .directWellKnown, message: "ok", body: Array(file.utf8)))
-        )
-      })
-    try await seed.record(
-      InspectionReport(input: "app.ipa", inputKind: .ipa, bundles: [bundle]), retrievals: retrievals, at: week)
-    try await seed.finish(at: week)
-    try await store.close()
-  }
-
   @Test(.enabled(if: PostgreSQL.available), arguments: Trouble.allCases)
   func refreshThroughTrouble(_ trouble: Trouble) async throws {
     let db = try await Server.start()
@@ -201,7 +184,8 @@ import Testing
       #"{"applinks":{"details":[{"appIDs":["FAULTS1234.com.example.app"],"components":[{"/":"/newer/*"}]}]}}"#
     )
     let hosts = (0..<40).map { "f\($0).example.test" }
-    try await Self.seed(db.server.url(database: "faults"), hosts: hosts, file: old)
+    try await RefreshTests.seed(
+      db.server.url(database: "faults"), appId: "FAULTS1234.com.example.app", hosts: hosts, file: old)
     let web = try await HTTPSTestServer.start()
     defer { Task { await web.stop() } }
     web.respond(path: "/.well-known/apple-app-site-association", with: .json(new, delay: .milliseconds(200)))
@@ -216,13 +200,7 @@ import Testing
     try await Self.until("the first answers recorded") {
       try db.number("SELECT COUNT(*) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'") > 0
     }
-    db.proxy.hold()
-    let start = ContinuousClock.now
-    if let fault = trouble.fault { try await CLI.offPool { [server = db.server] in try server.inflict(fault) } }
-    if trouble != .partition { db.proxy.resume() }
-    let result = try await run.exited()
-    let took = ContinuousClock.now - start
-    if trouble == .killed { try await CLI.offPool { [server = db.server] in try server.startAgain() } }
+    let (result, took) = try await db.inflict(trouble, on: run)
     print("refresh through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")
 
     let reported = try #require(result.json?["hosts"] as? [[String: Any]], "\(result.stdout)\(result.stderr)")

@@ -232,12 +232,6 @@ struct SwiftGuardCompileTests {
     let app = "AAAAAAAAAA.com.example.alpha"
     let key = Curve25519.Signing.PrivateKey()
     let other = Curve25519.Signing.PrivateKey()
-    func signer(_ key: Curve25519.Signing.PrivateKey) -> BlocklistRenderer.Signer {
-      let seed = key.rawRepresentation
-      return { bytes in
-        Array((try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))) ?? Data())
-      }
-    }
     func document(
       _ format: BlocklistFormat, at time: TimeInterval, signedBy key: Curve25519.Signing.PrivateKey?,
       path: String = "/sell/*"
@@ -254,7 +248,7 @@ struct SwiftGuardCompileTests {
       return try #require(
         BlocklistOutput(
           blocklist, format: format, maxRules: 100, generator: "t", at: Date(timeIntervalSince1970: time),
-          sign: key.map(signer)
+          sign: key.map { BlocklistSigningKey($0).signer }
         ).files.first
       ).text
     }

@@ -169,12 +169,6 @@ struct UpdatingGuardTests {
   @Test func aGuardWithAPublicKeyTakesOnlyDocumentsSignedWithItsKey() throws {
     let key = Curve25519.Signing.PrivateKey()
     let other = Curve25519.Signing.PrivateKey()
-    func signer(_ key: Curve25519.Signing.PrivateKey) -> BlocklistRenderer.Signer {
-      let seed = key.rawRepresentation
-      return { bytes in
-        Array((try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))) ?? Data())
-      }
-    }
     func document(_ paths: [String], at time: TimeInterval, signedBy key: Curve25519.Signing.PrivateKey?) throws
       -> String
     {
@@ -183,7 +177,7 @@ struct UpdatingGuardTests {
       let blocklist = try RulesDocumentTests.blocklist([(Self.app, "alpha.example", false, json)])
       let output = BlocklistOutput(
         blocklist, format: .rules, maxRules: 100, generator: "ipalinks test", at: Date(timeIntervalSince1970: time),
-        sign: key.map(signer))
+        sign: key.map { BlocklistSigningKey($0).signer })
       return try #require(output.files.first).text
     }
     let first = try UniversalLinkGuard(rulesJSON: try document(["/buy/*"], at: 1_790_000_000, signedBy: key))

@@ -112,10 +112,9 @@ public enum BatchInputs {
 
   /// Whether the file at `path` starts as a Mach-O or a universal binary does.
   private static func isMachO(_ path: String) -> Bool {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-    defer { try? handle.close() }
-    let head = (try? handle.read(upToCount: 8)) ?? Data()
-    return MachOFile.looksLikeMachO([UInt8](head))
+    guard let file = try? FileByteSource(path: path), let head = try? file.read(at: 0, count: Int(min(file.size, 8)))
+    else { return false }
+    return MachOFile.looksLikeMachO(head)
   }
 
   /// `stat` follows a symbolic link to a file (symlink farms of IPAs are common) but rejects FIFOs and devices.

@@ -18,6 +18,9 @@ public struct BlocklistSigningKey {
     0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
   ]
 
+  /// A key already in hand.
+  public init(_ key: Curve25519.Signing.PrivateKey) { self.key = key }
+
   /// Reads `path`: a PEM `PRIVATE KEY` (PKCS#8 Ed25519), or the 32-byte seed in base64.
   public init(path: String) throws(Failure) {
     let shown = TerminalText.escape(path)

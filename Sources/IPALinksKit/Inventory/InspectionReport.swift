@@ -211,10 +211,13 @@ extension BundleReport {
   /// The bundle ID, or for an app known by its app ID alone (an entitlements file, a bare Mach-O) the bundle ID
   /// its app ID names (`com.example.app` of `ABCDE12345.com.example.app`): how outputs name and pair apps, never by
   /// the file's path when either is known, so that a moved file is the same app.
-  public var identifier: String? {
-    if let bundleId { return bundleId }
-    guard let appId, let dot = appId.firstIndex(of: "."), dot > appId.startIndex else { return appId }
-    let rest = appId[appId.index(after: dot)...]
-    return rest.isEmpty ? appId : String(rest)
+  public var identifier: String? { bundleId ?? appId.map { Self.bundleID(ofAppID: $0) ?? $0 } }
+
+  /// The bundle ID an app ID names, after its team's prefix: `com.example.app` of `ABCDE12345.com.example.app`; nil
+  /// for a string without both parts.
+  public static func bundleID(ofAppID appId: String) -> String? {
+    guard let dot = appId.firstIndex(of: "."), dot > appId.startIndex, appId.index(after: dot) < appId.endIndex
+    else { return nil }
+    return String(appId[appId.index(after: dot)...])
   }
 }
