@@ -34,6 +34,9 @@ PostgreSQL is favoured there). It is stopped at the end, whatever happens.
      and who-claims on LATEST.jsonl below, without a store, are printed beside them);
    - `report --store S -o PAGE` against `report LATEST.jsonl -o PAGE`, LATEST.jsonl being the last
      week's inspect output (median of 3, interleaved). Goal: store/jsonl <= 1.2;
+   - after the reads, one more run with the last week's files, in which nothing changed: the
+     bytes it adds per app, the store compacted (SQLite VACUUM, PostgreSQL VACUUM FULL) before
+     and after it. Goal: at most 500;
    - the peak memory of week N against week 1, and the median time of the last fifth of the
      weeks against the first fifth: bounded as runs accumulate means ~1.
 
@@ -74,6 +77,7 @@ QUERY_GOAL_MS = 100.0
 INGEST_GOAL = 0.8
 REPORT_GOAL = 1.2
 CHANGES_PER_WEEK = 3
+UNCHANGED_GOAL = 500
 
 
 def log(text):
@@ -360,6 +364,20 @@ class Store:
                        if os.path.exists(p))
         return int(self.server.sql("SELECT pg_database_size(current_database())", self.name))
 
+    def compacted_size(self):
+        """The size after the database gives back what it no longer uses (SQLite's VACUUM, after
+        which the -wal is empty; PostgreSQL's VACUUM FULL): what the rows themselves take."""
+        if self.backend == "sqlite":
+            db = sqlite3.connect(self.path)
+            try:
+                db.execute("VACUUM")
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                db.close()
+        else:
+            self.server.sql("VACUUM FULL", self.name)
+        return self.size()
+
     def count(self, table):
         sql = "SELECT COUNT(*) FROM %s" % table
         if self.backend == "sqlite":
@@ -523,6 +541,18 @@ def history(binary, d, manifest, backend, server, work, folders, latest_path, wa
     return store, weeks
 
 
+def unchanged_run(binary, d, store, folder, n):
+    """One more run of the history corpus with the last week's files, in which nothing changed:
+    the bytes it adds per app, compacted before and after (VACUUM), and its time."""
+    before = store.compacted_size()
+    cmd = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", folder, "--store",
+           store.location, "--run-label", "unchanged", "--format", "jsonl", "--no-progress"]
+    secs, _, _, _ = run(cmd)
+    after = store.compacted_size()
+    log("[unchanged run %s] %.2f s, %+d bytes" % (store.backend, secs, after - before))
+    return (after - before) / n, secs
+
+
 def queries(binary, store, host, app, history_available, work, latest_path):
     """Median ms of each read query (None: not available; a string: how it failed), and the
     report times and sizes. Query names that start with "(" are references without the store,
@@ -653,6 +683,7 @@ def main():
         phases["week folders"] = time.perf_counter() - t
         latest = os.path.join(work, "LATEST.jsonl")
         histories, reads = collections.OrderedDict(), collections.OrderedDict()
+        unchanged = {}
         for backend in history_backends:
             t = time.perf_counter()
             store, weeks = history(binary, hist_dir, hist, backend, server, work, folders,
@@ -662,6 +693,9 @@ def main():
             histories[backend] = (store, weeks, store.count("aasa_files"), store.tables())
             reads[backend] = queries(binary, store, host, app, history_available, work,
                                      latest)
+            # After the reads, which are timed on the weeks' runs alone.
+            unchanged[backend] = unchanged_run(binary, hist_dir, store, folders[-1],
+                                               args.history_count)
             phases["queries %s" % backend] = time.perf_counter() - t
     except Failed as e:
         sys.exit("FAIL: %s" % e)
@@ -745,6 +779,10 @@ def main():
               + (")" if not store.empty else
                  f"; pg_database_size {mib(size):.1f} MiB less {mib(store.empty):.1f} MiB for the "
                  f"empty database)"))
+        added, secs = unchanged[backend]
+        print(f"ratio history {backend}: a run in which nothing changed adds {added:,.0f} bytes per app "
+              f"(goal <= {UNCHANGED_GOAL}) {'PASS' if added <= UNCHANGED_GOAL else 'MISSED'}; "
+              f"compacted before and after; {secs:.2f} s")
         print(f"      {backend} tables: " + ", ".join(
             "%s %d rows%s" % (t, r, "" if b is None else " %.1f MiB" % mib(b)) for t, r, b in tables))
         print(f"ratio history {backend}: aasa_files rows {rows} for {len(versions)} distinct file "

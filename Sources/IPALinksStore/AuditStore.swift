@@ -60,6 +60,11 @@ public final class AuditStore: @unchecked Sendable {
   /// as the commands that write do. Without it, a file that is not there is "no such store", and nothing is made:
   /// a reader given a mistyped path says so rather than answering from an empty store it created.
   public static func open(_ location: StoreLocation, creating: Bool = true) async throws(Failure) -> AuditStore {
+    try await open(location, creating: creating, schema: StoreSchema.version)
+  }
+
+  /// Opens the store with its schema brought up to `schema`: a test makes a store as an older build did.
+  static func open(_ location: StoreLocation, creating: Bool, schema: Int) async throws(Failure) -> AuditStore {
     let store: AuditStore
     do {
       switch location {
@@ -76,7 +81,7 @@ public final class AuditStore: @unchecked Sendable {
       throw Failure(description: "\(location): cannot open the store: \(location.masking(describe(error)))")
     }
     do {
-      try await StoreSchema.migrate(store)
+      try await StoreSchema.migrate(store, to: schema)
     } catch let failure as Failure {
       try? await store.close()
       throw failure

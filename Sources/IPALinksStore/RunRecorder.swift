@@ -79,13 +79,17 @@ public actor RunRecorder {
     let status: String
     let observed: String
     let diagnostics: String
+    /// The key of the input file this is (``StoreObservations/inputKey(path:size:sha256:kind:status:diagnostics:)``).
+    let file: String
     let apps: [App]
     let retrievals: [Retrieval]
 
     struct App: Sendable {
       let key: String
       let bundle: BundleReport
+      /// The report's canonical JSON (``StoreObservations/canonical(_:)``), and the key of the observation it is.
       let report: String
+      let observation: String
       let domains: [[any Encodable & Sendable]]
       let schemes: [[any Encodable & Sendable]]
     }
@@ -97,6 +101,9 @@ public actor RunRecorder {
       let body: Data?
       let json: String
       let findings: String
+      /// The key of the observation the result and findings are
+      /// (``StoreObservations/retrievalKey(result:findings:file:)``).
+      let observation: String
     }
   }
 
@@ -120,9 +127,10 @@ public actor RunRecorder {
       }
       let schemes: [[any Encodable & Sendable]] =
         bundle.urlSchemes.map { [$0, 0] } + bundle.queriedURLSchemes.map { [$0, 1] }
+      let report = StoreObservations.canonical(bundle)
       return Prepared.App(
-        key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle,
-        report: json(bundle), domains: domains, schemes: schemes)
+        key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle, report: report,
+        observation: StoreObservations.appKey(report: report), domains: domains, schemes: schemes)
     }
     let prepared = (retrievals ?? [:]).sorted {
       ($0.key.host, $0.key.developerMode ? 1 : 0) < ($1.key.host, $1.key.developerMode ? 1 : 0)
@@ -131,15 +139,20 @@ public actor RunRecorder {
       var result = retrieval.result
       let body = result.body
       result.body = nil
+      let (json, findings) = (StoreObservations.canonical(result), StoreObservations.canonical(retrieval.findings))
+      let sha256 = body.map { hex(SHA256.hash(data: $0)) }
       return Prepared.Retrieval(
-        request: request, result: result, sha256: body.map { hex(SHA256.hash(data: $0)) },
-        body: body.map { Data($0) }, json: json(result),
-        findings: json(retrieval.findings))
+        request: request, result: result, sha256: sha256, body: body.map { Data($0) }, json: json,
+        findings: findings, observation: StoreObservations.retrievalKey(result: json, findings: findings, file: sha256))
     }
+    let diagnostics = StoreObservations.canonical(report.diagnostics)
     return Prepared(
       input: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
-      status: report.status.rawValue, observed: AuditStore.timestamp(time),
-      diagnostics: json(report.diagnostics), apps: apps, retrievals: prepared)
+      status: report.status.rawValue, observed: AuditStore.timestamp(time), diagnostics: diagnostics,
+      file: StoreObservations.inputKey(
+        path: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
+        status: report.status.rawValue, diagnostics: diagnostics),
+      apps: apps, retrievals: prepared)
   }
 
   /// Writes a prepared input in one transaction: a statement per row kind, several rows each.
@@ -249,13 +262,19 @@ public actor RunRecorder {
     }
   }
 
-  /// The inputs' rows, in one statement; their IDs, in the same order. An input's path tells its row apart.
+  /// The inputs' rows, in one statement, each pointing to its file as it was (stored once); their IDs, in the same
+  /// order. An input's file tells its row apart.
   private static func insert(_ inputs: [Prepared], run: Int, in store: AuditStore) async throws -> [Int] {
-    try await store.insertReturningIDs(
-      into: "inputs", columns: ["run_id", "path", "size", "sha256", "kind", "status", "observed_at", "diagnostics"],
-      rows: inputs.map { [run, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.observed, $0.diagnostics] },
-      keys: inputs.map(\.input), keyColumns: ["path"]
-    ) { try $0.decode(column: "path", as: String.self) }
+    let files = try await store.observations(
+      in: "input_files", columns: AuditStore.inputFileColumns,
+      rows: Dictionary(inputs.map { ($0.file, $0) }, uniquingKeysWith: { a, _ in a }).values.map {
+        [$0.file, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.diagnostics]
+      }, known: [:], inserted: { _ in })
+    return try await store.insertReturningIDs(
+      into: "inputs", columns: ["run_id", "file", "observed_at"],
+      rows: inputs.map { [run, files[$0.file] ?? 0, $0.observed] }, keys: inputs.map { "\(files[$0.file] ?? 0)" },
+      keyColumns: ["file"]
+    ) { "\(try $0.decode(column: "file", as: Int.self))" }
   }
 
   /// Apps, with their domains and schemes, and the latest state moved on to them; an app this run saw already is
@@ -279,23 +298,43 @@ public actor RunRecorder {
       }
       winner[app.app.key] = (app.rank, app.path, index)
     }
+    // Each distinct observation once: those the store has are pointed to, the others inserted with their domains
+    // and schemes.
+    let distinct = Dictionary(apps.map { ($0.app.observation, $0.app) }, uniquingKeysWith: { a, _ in a })
+    let observations = try await store.observations(
+      in: "app_observations", columns: AuditStore.appObservationColumns,
+      rows: distinct.values.map { app in
+        let bundle = app.bundle
+        return [
+          app.observation, bundle.path, bundle.kind.rawValue, bundle.bundleId, bundle.appId, bundle.teamId,
+          bundle.name, bundle.version, bundle.build, bundle.distribution, app.report,
+        ]
+      }, known: [:]
+    ) { new in
+      let added = new.sorted { $0.key < $1.key }.compactMap { key, id in distinct[key].map { (id, $0) } }
+      try await store.insert(
+        into: "app_domains",
+        columns: ["observation", "position", "raw", "service", "host", "wildcard", "modes", "active"],
+        rows: added.flatMap { id, app in app.domains.map { [id] + $0 } })
+      try await store.insert(
+        into: "app_schemes", columns: ["observation", "scheme", "queried"],
+        rows: added.flatMap { id, app in app.schemes.map { [id] + $0 } })
+    }
     let rows: [[any Encodable & Sendable]] = zip(apps, superseded).map { entry, superseded in
-      let (input, observed, app) = (entry.input, entry.observed, entry.app)
-      let bundle = app.bundle
-      return [
-        input, run, app.key, bundle.path, bundle.kind.rawValue, bundle.bundleId, bundle.appId, bundle.teamId,
-        bundle.name, bundle.version, bundle.build, bundle.distribution, observed, app.report, superseded ? 1 : 0,
+      [
+        entry.input, run, entry.app.key, entry.observed, superseded ? 1 : 0,
+        observations[entry.app.observation] ?? 0,
       ]
     }
-    let columns = [
-      "input_id", "run_id", "app_key", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build",
-      "distribution", "observed_at", "report", "superseded",
-    ]
-    // A bundle's path names it within its input, which is how the rows' IDs are told apart.
+    let columns = ["input_id", "run_id", "app_key", "observed_at", "superseded", "observation"]
+    // An input's bundles are distinct observations (their paths differ), which is how the rows' IDs are told apart.
     let ids = try await store.insertReturningIDs(
-      into: "apps", columns: columns, rows: rows, keys: apps.map { "\($0.input)/\($0.app.bundle.path)" },
-      keyColumns: ["input_id", "path"]
-    ) { "\(try $0.decode(column: "input_id", as: Int.self))/\(try $0.decode(column: "path", as: String.self))" }
+      into: "apps", columns: columns, rows: rows,
+      keys: apps.map { "\($0.input)/\(observations[$0.app.observation] ?? 0)" },
+      keyColumns: ["input_id", "observation"]
+    ) {
+      "\(try $0.decode(column: "input_id", as: Int.self))/\(try $0.decode(column: "observation", as: Int.self))"
+    }
     // Earlier batches' rows that these beat leave the run's state.
     let beaten = before.compactMap { key, choice in winner[key]?.index != nil ? choice.id : nil }
     if !beaten.isEmpty {
@@ -320,12 +359,6 @@ public actor RunRecorder {
                 + "AND excluded.app > latest_apps.app)"))
       }
     }
-    try await store.insert(
-      into: "app_domains", columns: ["app", "position", "raw", "service", "host", "wildcard", "modes", "active"],
-      rows: zip(ids, apps).flatMap { id, app in app.app.domains.map { [id] + $0 } })
-    try await store.insert(
-      into: "app_schemes", columns: ["app", "scheme", "queried"],
-      rows: zip(ids, apps).flatMap { id, app in app.app.schemes.map { [id] + $0 } })
     var after = before
     for (key, held) in winner {
       if let index = held.index { after[key] = Choice(rank: held.rank, input: held.input, id: ids[index]) }
@@ -345,36 +378,47 @@ public actor RunRecorder {
       into: "aasa_files", columns: ["sha256", "size", "body", "first_seen"],
       rows: files.sorted { $0.key < $1.key }.map { [$0.key, $0.value.body.count, $0.value.body, $0.value.observed] }
     ) { $0.ignoringConflicts(with: "sha256") }
+    let observations = try await store.observations(
+      in: "retrieval_observations", columns: AuditStore.retrievalObservationColumns,
+      rows: Dictionary(retrievals.map { ($0.retrieval.observation, $0.retrieval) }, uniquingKeysWith: { a, _ in a })
+        .values.map { r in
+          [
+            r.observation, r.result.source.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256,
+            r.json, r.findings,
+          ]
+        }, known: [:], inserted: { _ in })
     let rows = try await store.insert(
       into: "retrievals",
-      columns: [
-        "run_id", "host", "developer_mode", "retrieved_at", "source", "status", "http_status", "url", "message",
-        "file_sha256", "result", "findings", "settles",
-      ],
+      columns: ["run_id", "host", "developer_mode", "retrieved_at", "status", "settles", "observation"],
       rows: retrievals.map { r, observed in
         [
-          run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.source.rawValue,
-          r.result.status.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256, r.json, r.findings,
-          AuditStore.settles(r.result.status) ? 1 : 0,
+          run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.status.rawValue,
+          AuditStore.settles(r.result.status) ? 1 : 0, observations[r.observation] ?? 0,
         ]
       },
       returning: ["id", "host", "developer_mode"])
     // Each host's latest retrieval, and its latest one that settles what the file is, which the latest state reads.
     let definite = Set(retrievals.filter { AuditStore.settles($0.retrieval.result.status) }.map(\.retrieval.request))
     let observed = Dictionary(retrievals.map { ($0.retrieval.request, $0.observed) }, uniquingKeysWith: { a, _ in a })
-    var latest: [[any Encodable & Sendable]] = []
+    var latest: [(request: AASARequest, definite: Int, row: [any Encodable & Sendable])] = []
     for row in rows {
       let request = AASARequest(
         host: try row.decode(column: "host", as: String.self),
         developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
       let id = try row.decode(column: "id", as: Int.self)
       for kind in definite.contains(request) ? [0, 1] : [0] {
-        latest.append([request.host, request.developerMode ? 1 : 0, kind, id, observed[request] ?? ""])
+        latest.append(
+          (request, kind, [request.host, request.developerMode ? 1 : 0, kind, id, observed[request] ?? ""]))
       }
     }
     try await store.insert(
       into: "latest_retrievals", columns: ["host", "developer_mode", "definite", "retrieval", "retrieved_at"],
-      rows: latest
+      // In the order of the key, as every writer takes the rows' locks: two writers that move the same hosts on at
+      // once would otherwise each hold a row the other waits for (PostgreSQL saw it deadlock).
+      rows: latest.sorted {
+        ($0.request.host, $0.request.developerMode ? 1 : 0, $0.definite)
+          < ($1.request.host, $1.request.developerMode ? 1 : 0, $1.definite)
+      }.map(\.row)
     ) {
       $0.onConflict(with: ["host", "developer_mode", "definite"]) {
         $0.set(excludedValueOf: "retrieval").set(excludedValueOf: "retrieved_at")

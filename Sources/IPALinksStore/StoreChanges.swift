@@ -79,7 +79,8 @@ extension AuditStore {
       try await sql.raw(
         """
         WITH cur AS MATERIALIZED (
-          SELECT r.id, r.host, r.developer_mode, r.status, r.file_sha256 FROM retrievals r
+          SELECT r.id, r.host, r.developer_mode, r.status, o.file_sha256 FROM retrievals r
+          JOIN retrieval_observations o ON o.id = r.observation
           WHERE r.run_id IN (\(window(after: base, upTo: end))) AND \(Self.settling("r"))
             AND r.retrieved_at > \(bind: base) AND r.retrieved_at <= \(bind: end)
             AND NOT EXISTS (
@@ -95,9 +96,9 @@ extension AuditStore {
             ORDER BY p.retrieved_at DESC, p.id DESC LIMIT 1) AS prev_id
           FROM cur c
         )
-        SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, p.file_sha256 AS prev_sha
-        FROM run r JOIN retrievals p ON p.id = r.prev_id
-        WHERE r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(p.file_sha256, '')
+        SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, o.file_sha256 AS prev_sha
+        FROM run r JOIN retrievals p ON p.id = r.prev_id JOIN retrieval_observations o ON o.id = p.observation
+        WHERE r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(o.file_sha256, '')
         ORDER BY r.host, r.developer_mode
         """
       ).all()
@@ -144,13 +145,16 @@ extension AuditStore {
       """
     return try await failing("cannot read the apps of the latest runs") {
       let apps = try await sql.raw(
-        "\(pairs) SELECT p.id, p.prev_id, a.app_key, a.name FROM pairs p JOIN apps a ON a.id = p.id ORDER BY a.app_key"
+        """
+        \(pairs) SELECT p.id, p.prev_id, a.app_key, o.name FROM pairs p JOIN apps a ON a.id = p.id
+        JOIN app_observations o ON o.id = a.observation ORDER BY a.app_key
+        """
       ).all()
       var domains: [Int: [String]] = [:]
       for row in try await sql.raw(
         """
-        \(pairs) SELECT d.app, d.raw FROM app_domains d
-        WHERE d.app IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs) ORDER BY d.app, d.position
+        \(pairs) SELECT a.id AS app, d.raw FROM app_domains d JOIN apps a ON a.observation = d.observation
+        WHERE a.id IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs) ORDER BY a.id, d.position
         """
       ).all() {
         domains[try row.decode(column: "app", as: Int.self), default: []].append(
@@ -159,8 +163,8 @@ extension AuditStore {
       var schemes: [Int: [String]] = [:]
       for row in try await sql.raw(
         """
-        \(pairs) SELECT s.app, s.scheme FROM app_schemes s
-        WHERE s.queried = 0 AND s.app IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs)
+        \(pairs) SELECT a.id AS app, s.scheme FROM app_schemes s JOIN apps a ON a.observation = s.observation
+        WHERE s.queried = 0 AND a.id IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs)
         """
       ).all() {
         schemes[try row.decode(column: "app", as: Int.self), default: []].append(

@@ -161,8 +161,9 @@ extension AuditStore {
     let rows = try await failing("cannot read the history of \(host)") {
       try await sql.raw(
         """
-        SELECT r.retrieved_at, r.source, r.status, r.settles, r.file_sha256, f.size, u.label FROM retrievals r
-        JOIN runs u ON u.id = r.run_id LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        SELECT r.retrieved_at, o.source, r.status, r.settles, o.file_sha256, f.size, u.label FROM retrievals r
+        JOIN runs u ON u.id = r.run_id JOIN retrieval_observations o ON o.id = r.observation
+        LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
         WHERE r.host = \(bind: host) AND r.retrieved_at <= \(bind: at) ORDER BY r.retrieved_at, r.id
         """
       ).all()
@@ -256,21 +257,28 @@ extension AuditStore {
       // Observations a run superseded (``RunRecorder/Choice``) are not the app's history.
       let filter: SQLQueryString =
         """
-        (a.bundle_id = \(bind: id) OR a.app_id = \(bind: id)
-          OR SUBSTR(a.app_id, LENGTH(a.app_id) - LENGTH(\(bind: id)) + 1) = \(bind: id))
+        (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id)
+          OR SUBSTR(o.app_id, LENGTH(o.app_id) - LENGTH(\(bind: id)) + 1) = \(bind: id))
         AND a.observed_at <= \(bind: at) AND a.superseded = 0
         """
       let rows = try await sql.raw(
         """
-        SELECT a.id, a.app_key, a.bundle_id, a.app_id, a.name, a.version, a.build, a.observed_at, u.label
-        FROM apps a JOIN runs u ON u.id = a.run_id WHERE \(filter) ORDER BY a.observed_at, a.id
+        SELECT a.id, a.app_key, o.bundle_id, o.app_id, o.name, o.version, o.build, a.observed_at, u.label
+        FROM apps a JOIN app_observations o ON o.id = a.observation JOIN runs u ON u.id = a.run_id
+        WHERE \(filter) ORDER BY a.observed_at, a.id
         """
       ).all()
       let domains = try await sql.raw(
-        "SELECT d.app, d.raw FROM app_domains d JOIN apps a ON a.id = d.app WHERE \(filter) ORDER BY d.position"
+        """
+        SELECT a.id AS app, d.raw FROM app_domains d JOIN apps a ON a.observation = d.observation
+        JOIN app_observations o ON o.id = a.observation WHERE \(filter) ORDER BY d.position
+        """
       ).all()
       let schemes = try await sql.raw(
-        "SELECT s.app, s.scheme, s.queried FROM app_schemes s JOIN apps a ON a.id = s.app WHERE \(filter)"
+        """
+        SELECT a.id AS app, s.scheme, s.queried FROM app_schemes s JOIN apps a ON a.observation = s.observation
+        JOIN app_observations o ON o.id = a.observation WHERE \(filter)
+        """
       ).all()
       return (rows, domains, schemes)
     }

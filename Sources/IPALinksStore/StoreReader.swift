@@ -74,7 +74,10 @@ extension AuditStore {
       var keys: SQLQueryString = ""
       if let pattern {
         let under: SQLQueryString = pattern.wildcard ? " OR d.host LIKE \(bind: "%." + pattern.host)" : ""
-        keys = "AND EXISTS (SELECT 1 FROM app_domains d WHERE d.app = a.id AND (d.host IN (\(binds: above))\(under)))"
+        keys = """
+          AND EXISTS (SELECT 1 FROM app_domains d WHERE d.observation = a.observation
+            AND (d.host IN (\(binds: above))\(under)))
+          """
       }
       // The latest state as it was written, one row per app whatever the number of runs; at a time, the latest row
       // of each app then (none of the same app is newer; ties go to the later row), found in the (app_key,
@@ -97,7 +100,8 @@ extension AuditStore {
       // Unordered, so that the server sends each app as it finds it, and each is decoded while it finds the rest.
       try await sql.raw(
         """
-        SELECT a.id, a.report, a.input_id, i.path, i.kind, i.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        SELECT a.id, o.report, a.input_id, f.path, f.kind, f.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        JOIN input_files f ON f.id = i.file JOIN app_observations o ON o.id = a.observation
         WHERE a.id IN (\(latest)) \(keys)
         """
       ).run { streamed.add($0) }
@@ -142,11 +146,12 @@ extension AuditStore {
     let later: SQLQueryString = at.map { "AND j.observed_at <= \(bind: $0)" } ?? ""
     let rows = try await sql.raw(
       """
-      SELECT i.path, i.kind, i.diagnostics FROM inputs i
-      WHERE i.status = \(bind: InspectionReport.Status.unreadable.rawValue) \(until)
-        AND NOT EXISTS (SELECT 1 FROM inputs j WHERE j.path = i.path \(later)
-          AND (j.observed_at > i.observed_at OR (j.observed_at = i.observed_at AND j.id > i.id)))
-      ORDER BY i.path
+      SELECT f.path, f.kind, f.diagnostics FROM input_files f JOIN inputs i ON i.file = f.id
+      WHERE f.status = \(bind: InspectionReport.Status.unreadable.rawValue) \(until)
+        AND NOT EXISTS (
+          SELECT 1 FROM input_files g JOIN inputs j ON j.file = g.id WHERE g.path = f.path \(later)
+            AND (j.observed_at > i.observed_at OR (j.observed_at = i.observed_at AND j.id > i.id)))
+      ORDER BY f.path
       """
     ).all()
     let decoder = JSONDecoder()
@@ -232,8 +237,9 @@ extension AuditStore {
     guard let at else {
       return sql.raw(
         """
-        SELECT r.host, r.developer_mode, r.result, f.body FROM latest_retrievals l
-        JOIN retrievals r ON r.id = l.retrieval LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        SELECT r.host, r.developer_mode, o.result, f.body FROM latest_retrievals l
+        JOIN retrievals r ON r.id = l.retrieval JOIN retrieval_observations o ON o.id = r.observation
+        LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
         WHERE 1 = 1 \(only) ORDER BY l.definite
         """
       ).all()
@@ -243,8 +249,8 @@ extension AuditStore {
       let sameFilter: SQLQueryString = onlyDefinite ? "AND \(Self.settling("s"))" : ""
       return sql.raw(
         """
-        SELECT r.host, r.developer_mode, r.result, f.body FROM retrievals r
-        LEFT JOIN aasa_files f ON f.sha256 = r.file_sha256
+        SELECT r.host, r.developer_mode, o.result, f.body FROM retrievals r
+        JOIN retrieval_observations o ON o.id = r.observation LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
         WHERE r.retrieved_at <= \(bind: at) \(filter) AND NOT EXISTS (
           SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode
             AND s.retrieved_at <= \(bind: at) \(sameFilter)

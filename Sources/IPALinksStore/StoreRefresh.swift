@@ -255,8 +255,9 @@ extension AuditStore {
       var held: [AASARequest: HeldRetrieval] = [:]
       for row in try await sql.raw(
         """
-        SELECT r.host, r.developer_mode, r.status, r.file_sha256, r.retrieved_at FROM latest_retrievals l
-        JOIN retrievals r ON r.id = l.retrieval WHERE l.definite = 1
+        SELECT r.host, r.developer_mode, r.status, o.file_sha256, r.retrieved_at FROM latest_retrievals l
+        JOIN retrievals r ON r.id = l.retrieval JOIN retrieval_observations o ON o.id = r.observation
+        WHERE l.definite = 1
         """
       ).all() {
         let request = AASARequest(

@@ -181,7 +181,12 @@ import Testing
     try await aQueuedInputIsWrittenWhileTheRunGoesOn(try stores.make())
     try await nullsAndBytesComeBackAsTheyWent(try stores.make())
     try fourWritersLoseNothing(try stores.make())
-    try aWriterKilledMidRunLeavesWholeInputs(try stores.make(), folder: stores.folder)
+    try await fourWritersOfTheSameAppsKeepEachObservationOnce(try stores.make())
+    let killed = try stores.make()
+    try aWriterKilledMidRunLeavesWholeInputs(killed, folder: stores.folder)
+    try await StoreMigrationTests.using(try await Self.open(killed)) {
+      try await StoreMigrationTests.expectNoMissingObservation($0)
+    }
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
     try await aReaderThatHasGoneEndsTheCommandAsSIGPIPEDoes(try stores.make())
   }
@@ -228,26 +233,12 @@ import Testing
     #expect(then.claims.first { $0.appId == "ST0REAPP42.com.example.store" }?.verdict?.verdict == .exclude)
     // The file is kept once per version, however many runs retrieved it.
     let files = try await store.sqlRows("SELECT COUNT(*) AS n FROM aasa_files WHERE size > 0")
-    let distinct = try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) AS n FROM retrievals")
+    let distinct = try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) AS n FROM retrieval_observations")
     #expect(files == distinct && files != ["0"], "\(files) \(distinct)")
     // The latest state kept as it is written is the state at the end of time, worked out from every run.
     let rendered = JSONReporter.render(latest, pretty: false)
     #expect(JSONReporter.render(try await store.latestReports(at: .distantFuture), pretty: false) == rendered)
-    // A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run, no watched hosts, no
-    // superseded observations) gains them from its rows when it is next opened.
-    for statement in [
-      "DROP TABLE watched_hosts", "DROP TABLE latest_apps", "DROP TABLE latest_retrievals",
-      "ALTER TABLE retrievals DROP COLUMN settles", "ALTER TABLE apps DROP COLUMN superseded",
-      "DROP INDEX retrievals_run", "DROP INDEX inputs_unreadable", "DROP INDEX inputs_path",
-      "DELETE FROM ipalinks_schema WHERE version > 1",
-    ] {
-      try await store.sqlRows(statement)
-    }
     try await store.close()
-    let migrated = try await Self.open(location)
-    #expect(try await migrated.sqlRows("SELECT MAX(version) AS v FROM ipalinks_schema") == ["\(StoreSchema.version)"])
-    #expect(JSONReporter.render(try await migrated.latestReports(), pretty: false) == rendered)
-    try await migrated.close()
     // A host no app claims is an answer from the store; a store with no app is not.
     let nobody = try CLI.run(["who-claims", "nobody.invalid", "--store", location])
     #expect(nobody.status == 1 && nobody.stdout == "nobody.invalid: claimed by 0 apps\n", "\(nobody.stderr)")
@@ -546,15 +537,16 @@ import Testing
     try await run.record(twice.map { RunRecorder.prepare($0, retrievals: nil, at: time + 10) })
     try await run.finish()
     let domains = try await store.sqlRows(
-      "SELECT a.bundle_id || ' ' || COUNT(*) FROM app_domains d JOIN apps a ON a.id = d.app GROUP BY a.id, a.bundle_id "
-        + "ORDER BY a.id")
+      "SELECT o.bundle_id || ' ' || COUNT(*) FROM app_domains d JOIN app_observations o ON o.id = d.observation "
+        + "JOIN apps a ON a.observation = o.id GROUP BY a.id, o.bundle_id ORDER BY a.id")
     #expect(
       domains == [
         "com.example.one 1", "com.example.two 2", "com.example.many 5000", "com.example.one 1", "com.example.three 1",
         "com.example.four 1",
       ])
     let inputs = try await store.sqlRows(
-      "SELECT i.path || ' ' || a.bundle_id FROM inputs i JOIN apps a ON a.input_id = i.id ORDER BY i.id, a.id")
+      "SELECT f.path || ' ' || o.bundle_id FROM inputs i JOIN input_files f ON f.id = i.file "
+        + "JOIN apps a ON a.input_id = i.id JOIN app_observations o ON o.id = a.observation ORDER BY i.id, a.id")
     #expect(
       inputs == [
         "twins.json com.example.one", "twins.json com.example.two", "many.json com.example.many",
@@ -690,6 +682,44 @@ import Testing
     #expect((claims.json?["claims"] as? [Any])?.count == 1, "\(claims.stdout)")
   }
 
+  /// Four processes record the same apps at once, each a run of its own: every one of them finishes, and each
+  /// observation (an input file, an app, a retrieval's answer) is stored once, which all four runs point to.
+  func fourWritersOfTheSameAppsKeepEachObservationOnce(_ location: String) async throws {
+    let processes = try (1...4).map { _ in
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = [
+        "inspect", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", "same",
+        "--format", "jsonl", "-q",
+      ]
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = Pipe()
+      try process.run()
+      return process
+    }
+    let ended = try await CLI.offPool {
+      processes.map { process in
+        let said = (process.standardError as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: said, as: UTF8.self))
+      }
+    }
+    #expect(ended.map(\.0) == [0, 0, 0, 0], "\(ended.map(\.1))")
+    try await StoreMigrationTests.using(try await Self.open(location)) { store in
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM runs WHERE finished_at IS NOT NULL") == ["4"])
+      for (sightings, observations) in [
+        ("inputs", "input_files"), ("apps", "app_observations"), ("retrievals", "retrieval_observations"),
+      ] {
+        let perRun = try await store.sqlRows(
+          "SELECT COUNT(*) FROM \(sightings) GROUP BY run_id ORDER BY run_id")
+        let stored = try await store.sqlRows("SELECT COUNT(*) FROM \(observations)")
+        #expect(perRun.count == 4 && Set(perRun).count == 1 && perRun[0] != "0", "\(sightings): \(perRun)")
+        #expect(stored == [perRun.first ?? ""], "\(observations): \(stored) for \(perRun) \(sightings) a run")
+      }
+      try await StoreMigrationTests.expectNoMissingObservation(store)
+    }
+  }
+
   /// A writer killed with SIGKILL mid-run: the store opens, each input it recorded is whole, and the run says it did
   /// not finish.
   func aWriterKilledMidRunLeavesWholeInputs(_ location: String, folder: URL) throws {
@@ -823,7 +853,8 @@ import Testing
       guard let store = try? await Self.open(location) else { return }
       let rows =
         (try? await store.sqlRows(
-          "SELECT i.path || '|' || COUNT(a.id) AS n FROM inputs i LEFT JOIN apps a ON a.input_id = i.id GROUP BY i.path"
+          "SELECT f.path || '|' || COUNT(a.id) AS n FROM inputs i JOIN input_files f ON f.id = i.file "
+            + "LEFT JOIN apps a ON a.input_id = i.id GROUP BY f.path"
         )) ?? []
       let reports = (try? await store.latestReports()) ?? []
       let domainRows = (try? await store.sqlRows("SELECT COUNT(*) AS n FROM app_domains")) ?? []

@@ -333,8 +333,9 @@ import Testing
     // Each host's latest state: the new file where the refresh recorded it, the old one elsewhere.
     let newSHA = try await reopened.sqlRows(
       """
-      SELECT r.host FROM latest_retrievals l JOIN retrievals r ON r.id = l.retrieval JOIN aasa_files f
-        ON f.sha256 = r.file_sha256 WHERE l.definite = 1 AND f.size = \(new.utf8.count)
+      SELECT r.host FROM latest_retrievals l JOIN retrievals r ON r.id = l.retrieval
+        JOIN retrieval_observations o ON o.id = r.observation JOIN aasa_files f ON f.sha256 = o.file_sha256
+        WHERE l.definite = 1 AND f.size = \(new.utf8.count)
       """)
     #expect(Set(newSHA) == refreshed)
     let latest = try await reopened.latestReports()

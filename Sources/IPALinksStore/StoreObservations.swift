@@ -1,0 +1,294 @@
+import Crypto
+import Foundation
+import IPALinksKit
+import SQLKit
+import UniversalLinks
+
+/// What a run observes, stored once however many runs see it (schema 7): an app as inspected, with its domains and
+/// schemes, and a retrieval's result and findings, each under the SHA-256 of its content, as `aasa_files` keeps a
+/// file's bytes. What changes from run to run (the run, the input's path, the time) is kept out of the content, in
+/// the run's own rows, which point to the observation.
+enum StoreObservations {
+  /// `value` as the JSON an observation is stored and keyed by: keys sorted, so that equal content is equal text
+  /// whatever order an encoder happens to write a dictionary's keys in.
+  static func canonical<T: Encodable>(_ value: T) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  /// The key of an app's observation: the SHA-256 of its report's canonical JSON, which holds its domains and
+  /// schemes too.
+  static func appKey(report: String) -> String { hex(SHA256.hash(data: Data(report.utf8))) }
+
+  /// The key of a retrieval's observation: the SHA-256 of its result (without the body) and findings, and of the
+  /// file's own digest, which stands for the body.
+  static func retrievalKey(result: String, findings: String, file: String?) -> String {
+    hex(SHA256.hash(data: Data((result + "\u{0}" + findings + "\u{0}" + (file ?? "")).utf8)))
+  }
+
+  /// The key of an input file: the SHA-256 of what it was, its values apart by NUL, which no path holds.
+  static func inputKey(
+    path: String, size: Int?, sha256: String?, kind: String, status: String, diagnostics: String
+  ) -> String {
+    let text = [path, size.map(String.init) ?? "", sha256 ?? "", kind, status, diagnostics].joined(separator: "\u{0}")
+    return hex(SHA256.hash(data: Data(text.utf8)))
+  }
+
+  /// How many rows the migration reads at a time: a chunk's reports in memory, not the store's.
+  static let chunk = 500
+}
+
+extension StoreSchema {
+  /// Schema 7's move of the rows already stored: each app row's report becomes an observation, with the domains and
+  /// schemes of the first row that had it, and each retrieval's result and findings one; equal content is one
+  /// observation (the JSON made canonical first, as ``RunRecorder`` now writes it). Then the columns the rows leave
+  /// are dropped, and the domains and schemes tables are the observations'.
+  static func observeOnce(_ store: AuditStore) async throws {
+    let sql = store.sql
+    var files: [String: Int] = [:]
+    var last = 0
+    while true {
+      let rows = try await sql.raw(
+        """
+        SELECT id, path, size, sha256, kind, status, diagnostics FROM inputs
+        WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
+        """
+      ).all()
+      guard let end = rows.last else { break }
+      last = try end.decode(column: "id", as: Int.self)
+      var pointers: [Int: [Int]] = [:]
+      for row in rows {
+        let stored = try row.decode(column: "diagnostics", as: String.self)
+        let diagnostics =
+          (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+          ?? stored
+        let (path, size, sha256, kind, status) = (
+          try row.decode(column: "path", as: String.self), try row.decode(column: "size", as: Int?.self),
+          try row.decode(column: "sha256", as: String?.self), try row.decode(column: "kind", as: String.self),
+          try row.decode(column: "status", as: String.self)
+        )
+        let key = StoreObservations.inputKey(
+          path: path, size: size, sha256: sha256, kind: kind, status: status, diagnostics: diagnostics)
+        let values: [any Encodable & Sendable] = [key, path, size, sha256, kind, status, diagnostics]
+        if files[key] == nil {
+          files[key] =
+            try await store.insert(
+              into: "input_files", columns: AuditStore.inputFileColumns, rows: [values], returning: ["id"]
+            ).first?.decode(column: "id", as: Int.self) ?? 0
+        }
+        pointers[files[key] ?? 0, default: []].append(try row.decode(column: "id", as: Int.self))
+      }
+      for (file, ids) in pointers {
+        try await sql.raw("UPDATE inputs SET file = \(bind: file) WHERE id IN (\(binds: ids))").run()
+      }
+    }
+    var apps: [String: Int] = [:]
+    last = 0
+    while true {
+      let rows = try await sql.raw(
+        """
+        SELECT id, path, kind, bundle_id, app_id, team_id, name, version, build, distribution, report FROM apps
+        WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
+        """
+      ).all()
+      guard let end = rows.last else { break }
+      last = try end.decode(column: "id", as: Int.self)
+      var pointers: [Int: [Int]] = [:]
+      for row in rows {
+        let id = try row.decode(column: "id", as: Int.self)
+        let stored = try row.decode(column: "report", as: String.self)
+        let report =
+          (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+          ?? stored
+        let key = StoreObservations.appKey(report: report)
+        if apps[key] == nil {
+          let values: [any Encodable & Sendable] = try [
+            key, row.decode(column: "path", as: String.self), row.decode(column: "kind", as: String.self),
+            row.decode(column: "bundle_id", as: String?.self), row.decode(column: "app_id", as: String?.self),
+            row.decode(column: "team_id", as: String?.self), row.decode(column: "name", as: String?.self),
+            row.decode(column: "version", as: String?.self), row.decode(column: "build", as: String?.self),
+            row.decode(column: "distribution", as: String?.self), report,
+          ]
+          let observation =
+            try await store.insert(
+              into: "app_observations", columns: AuditStore.appObservationColumns, rows: [values], returning: ["id"]
+            ).first?.decode(column: "id", as: Int.self) ?? 0
+          try await sql.raw(
+            """
+            INSERT INTO observation_domains (observation, position, raw, service, host, wildcard, modes, active)
+            SELECT \(bind: observation), position, raw, service, host, wildcard, modes, active FROM app_domains
+            WHERE app = \(bind: id)
+            """
+          ).run()
+          try await sql.raw(
+            """
+            INSERT INTO observation_schemes (observation, scheme, queried)
+            SELECT \(bind: observation), scheme, queried FROM app_schemes WHERE app = \(bind: id)
+            """
+          ).run()
+          apps[key] = observation
+        }
+        pointers[apps[key] ?? 0, default: []].append(id)
+      }
+      for (observation, ids) in pointers {
+        try await sql.raw("UPDATE apps SET observation = \(bind: observation) WHERE id IN (\(binds: ids))").run()
+      }
+    }
+    var retrievals: [String: Int] = [:]
+    last = 0
+    while true {
+      let rows = try await sql.raw(
+        """
+        SELECT id, source, http_status, url, message, file_sha256, result, findings FROM retrievals
+        WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
+        """
+      ).all()
+      guard let end = rows.last else { break }
+      last = try end.decode(column: "id", as: Int.self)
+      var pointers: [Int: [Int]] = [:]
+      for row in rows {
+        let id = try row.decode(column: "id", as: Int.self)
+        let (storedResult, storedFindings) = (
+          try row.decode(column: "result", as: String.self), try row.decode(column: "findings", as: String.self)
+        )
+        let result =
+          (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map(
+            StoreObservations.canonical) ?? storedResult
+        let findings =
+          (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map(
+            StoreObservations.canonical) ?? storedFindings
+        let file = try row.decode(column: "file_sha256", as: String?.self)
+        let key = StoreObservations.retrievalKey(result: result, findings: findings, file: file)
+        if retrievals[key] == nil {
+          let values: [any Encodable & Sendable] = try [
+            key, row.decode(column: "source", as: String.self), row.decode(column: "http_status", as: Int?.self),
+            row.decode(column: "url", as: String?.self), row.decode(column: "message", as: String.self), file, result,
+            findings,
+          ]
+          retrievals[key] =
+            try await store.insert(
+              into: "retrieval_observations", columns: AuditStore.retrievalObservationColumns, rows: [values],
+              returning: ["id"]
+            ).first?.decode(column: "id", as: Int.self) ?? 0
+        }
+        pointers[retrievals[key] ?? 0, default: []].append(id)
+      }
+      for (observation, ids) in pointers {
+        try await sql.raw("UPDATE retrievals SET observation = \(bind: observation) WHERE id IN (\(binds: ids))").run()
+      }
+    }
+    for statement in observedOnce(store.dialect) { try await sql.raw(SQLQueryString(statement)).run() }
+  }
+
+  /// The statements that end schema 7's move: the old domains and schemes tables give way to the observations',
+  /// and the columns now kept with the observations leave the run's rows.
+  static func observedOnce(_ dialect: AuditStore.Dialect) -> [String] {
+    let moved = [
+      "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build", "distribution", "report",
+    ]
+    let retrievals: [String]
+    switch dialect {
+    case .postgres:
+      retrievals = ["source", "http_status", "url", "message", "file_sha256", "result", "findings"].map {
+        "ALTER TABLE retrievals DROP COLUMN \($0)"
+      }
+    case .sqlite:
+      // SQLite drops no column a foreign key names (file_sha256): the table is made again, with its IDs, and the
+      // tables that point to it keep pointing to it by name.
+      retrievals = [
+        """
+        CREATE TABLE retrievals_7 (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id BIGINT NOT NULL REFERENCES runs (id),
+          host TEXT NOT NULL, developer_mode INTEGER NOT NULL, retrieved_at TEXT NOT NULL, status TEXT NOT NULL,
+          settles INTEGER, observation BIGINT REFERENCES retrieval_observations (id))
+        """,
+        """
+        INSERT INTO retrievals_7 (id, run_id, host, developer_mode, retrieved_at, status, settles, observation)
+        SELECT id, run_id, host, developer_mode, retrieved_at, status, settles, observation FROM retrievals
+        """,
+        "DROP TABLE retrievals",
+        "ALTER TABLE retrievals_7 RENAME TO retrievals",
+        "CREATE INDEX retrievals_host ON retrievals (host, developer_mode, retrieved_at, status)",
+        "CREATE INDEX retrievals_run ON retrievals (run_id)",
+      ]
+    }
+    let inputs = ["path", "size", "sha256", "kind", "status", "diagnostics"]
+    return [
+      "DROP INDEX inputs_unreadable",
+      "DROP INDEX inputs_path",
+      "CREATE INDEX inputs_file ON inputs (file)",
+      "CREATE INDEX input_files_path ON input_files (path)",
+      "CREATE INDEX input_files_unreadable ON input_files (path) WHERE status = 'unreadable'",
+      "DROP TABLE app_domains",
+      "DROP TABLE app_schemes",
+      "ALTER TABLE observation_domains RENAME TO app_domains",
+      "ALTER TABLE observation_schemes RENAME TO app_schemes",
+      "CREATE INDEX app_domains_host ON app_domains (host)",
+      "CREATE INDEX app_domains_observation ON app_domains (observation)",
+      "CREATE INDEX app_schemes_scheme ON app_schemes (scheme)",
+      "CREATE INDEX app_schemes_observation ON app_schemes (observation)",
+      "DROP INDEX apps_bundle_id",
+      "DROP INDEX apps_app_id",
+    ] + inputs.map { "ALTER TABLE inputs DROP COLUMN \($0)" } + moved.map { "ALTER TABLE apps DROP COLUMN \($0)" }
+      + retrievals
+  }
+}
+
+extension AuditStore {
+  /// The columns of an input file, in the order its rows' values come.
+  static let inputFileColumns = ["sha256", "path", "size", "file_sha256", "kind", "status", "diagnostics"]
+  /// The columns of an app's observation, in the order its rows' values come.
+  static let appObservationColumns = [
+    "sha256", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build", "distribution", "report",
+  ]
+  /// The columns of a retrieval's observation, in the order its rows' values come.
+  static let retrievalObservationColumns = [
+    "sha256", "source", "http_status", "url", "message", "file_sha256", "result", "findings",
+  ]
+
+  /// The IDs of observations in `table` by their keys, inserting those not there yet with their `rows` (each row's
+  /// first value its key); `inserted` is given the IDs of the rows this call inserted, by key, to add what goes with
+  /// them. Two writers that insert one observation at once keep it once: the second's insert does nothing, and it
+  /// reads the first's ID.
+  func observations(
+    in table: String, columns: [String], rows: [[any Encodable & Sendable]], known: [String: Int],
+    inserted: ([String: Int]) async throws -> Void
+  ) async throws -> [String: Int] {
+    var ids: [String: Int] = [:]
+    var wanted: [String: [any Encodable & Sendable]] = [:]
+    for row in rows {
+      let key = row[0] as? String ?? ""
+      if let id = known[key] { ids[key] = id } else { wanted[key] = row }
+    }
+    guard !wanted.isEmpty else { return ids }
+    func found(_ keys: [String]) async throws -> [String: Int] {
+      var found: [String: Int] = [:]
+      for start in stride(from: 0, to: keys.count, by: Self.bindLimit) {
+        let some = keys[start..<min(keys.count, start + Self.bindLimit)]
+        for row in try await sql.raw(
+          "SELECT id, sha256 FROM \(ident: table) WHERE sha256 IN (\(binds: Array(some)))"
+        ).all() {
+          found[try row.decode(column: "sha256", as: String.self)] = try row.decode(column: "id", as: Int.self)
+        }
+      }
+      return found
+    }
+    // Most of a run's observations are there already: found first, and only the others inserted.
+    ids.merge(try await found(wanted.keys.sorted()), uniquingKeysWith: { $1 })
+    let missing = wanted.keys.filter { ids[$0] == nil }.sorted()
+    guard !missing.isEmpty else { return ids }
+    var new: [String: Int] = [:]
+    for row in try await insert(
+      into: table, columns: columns, rows: missing.compactMap { wanted[$0] }, returning: ["id", "sha256"],
+      { $0.ignoringConflicts(with: "sha256") })
+    {
+      new[try row.decode(column: "sha256", as: String.self)] = try row.decode(column: "id", as: Int.self)
+    }
+    ids.merge(new, uniquingKeysWith: { $1 })
+    // Another writer's, inserted since they were looked for.
+    let others = missing.filter { new[$0] == nil }
+    if !others.isEmpty { ids.merge(try await found(others), uniquingKeysWith: { $1 }) }
+    try await inserted(new)
+    return ids
+  }
+}
