@@ -38,3 +38,9 @@ extension StatusCommand {
     if status != 0 { throw ExitCode(status) }
   }
 }
+
+/// Runs `body`, and makes what it throws a usage error (exit 64, with the usage) that says what the library's error
+/// says: the libraries know no ArgumentParser.
+func usageError<T>(_ body: () throws -> T) throws -> T {
+  do { return try body() } catch { throw ValidationError("\(error)") }
+}

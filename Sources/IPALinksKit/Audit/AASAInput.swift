@@ -24,6 +24,13 @@ public enum AASAInput {
       case .invalid(let path, let error): "\(path): \(error)"
       }
     }
+
+    /// The documented exit code: 66 (EX_NOINPUT) when the file cannot be read, 65 (EX_DATAERR) when it is too large
+    /// or not AASA JSON.
+    public var exitCode: Int32 {
+      if case .unreadable = self { return 66 }
+      return 65
+    }
   }
 
   /// Reads a file, or standard input for `-`, up to ``maximumBytes``.

@@ -61,4 +61,7 @@ public struct BlocklistSigningKey {
 
   /// The public key, 32 raw bytes in base64: what the app gives `UpdatingLinkGuard(…, publicKey:)`.
   public var publicKey: String { key.publicKey.rawRepresentation.base64EncodedString() }
+
+  /// What `blocklist --sign` says on stderr: the public key to give the app, so a key is never used unseen.
+  public var note: String { "signed with the Ed25519 key whose public key (raw, base64) is \(publicKey)" }
 }

@@ -19,6 +19,39 @@ public enum BlocklistFormat: String, CaseIterable, Sendable {
   case rules
 }
 
+extension BlocklistFormat {
+  /// Why an output file's name does not say which format to write: the message tells the formats it could mean.
+  public struct Unnamed: Error, Sendable, CustomStringConvertible {
+    /// The message, the name in it escaped.
+    public var description: String
+  }
+
+  /// The format asked for; without one, the one `output`'s extension names (`.swift`, `.js`), else swift. Any other
+  /// extension is refused rather than guessed: `rules.json` was the WebKit list before the default became the
+  /// guard, and is now either that or the guard's rules document.
+  public static func chosen(_ format: BlocklistFormat?, output: String?) throws(Unnamed) -> BlocklistFormat {
+    if let format { return format }
+    guard let output, output != "-" else { return .swift }
+    let name = output.split(separator: "/").last.map(String.init) ?? output
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .swift }
+    switch name[name.index(after: dot)...].lowercased() {
+    case "swift": return .swift
+    case "js": return .js
+    case "json":
+      throw Unnamed(
+        description: """
+          \(TerminalText.escape(name)) could be either of two formats; give one:
+            --format rules            the guard's rules document (apps download it)
+            --format wkcontentrules   a WebKit list: blocks these URLs everywhere
+          """)
+    default:
+      throw Unnamed(
+        description: "Give --format for \(TerminalText.escape(name)): "
+          + allCases.map(\.rawValue).joined(separator: ", ") + ".")
+    }
+  }
+}
+
 /// What `ipalinks blocklist` writes: the files of one format, and the notes on what the format could not express.
 public struct BlocklistOutput: Sendable {
   /// One file: `suffix` is added to the output name (`""` for the first, `-2` for the second rule list, …).
@@ -119,6 +152,17 @@ public struct BlocklistOutput: Sendable {
     if ifChanged && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return false }
     for (path, text) in targets { try OutputFile.write(text, to: path) }
     return true
+  }
+
+  /// Whether `loaded` makes a list: something was read, or hosts whose AASA files are unknown are to be blocked
+  /// whole (`uncovered` block), a list that fails closed. When not, says so on stderr, and that `output` is left as
+  /// it was: no list is better than an empty one that would let every app open.
+  public static func canMake(from loaded: LoadedInventory, uncovered: UncoveredDomains, output: String?) -> Bool {
+    if loaded.readable > 0 || (uncovered == .block && !HostInputs.unknown(loaded.reports).isEmpty) { return true }
+    Terminal.warn(
+      "nothing could be read, so no list was made"
+        + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? ""))
+    return false
   }
 
   /// What `blocklist` does with the files once made: tells the notes (unless `quiet`), writes the `--report`

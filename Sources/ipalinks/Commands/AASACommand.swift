@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
 import UniversalLinks
 
@@ -114,25 +113,18 @@ extension AASACommand {
     func execute() throws -> Int32 {
       let before = try AASAInput.orExit { try AASAInput.load(old) }
       let after = try AASAInput.orExit { try AASAInput.load(new) }
-      let host = domain?.lowercased() ?? AASAInput.host(namedBy: new) ?? AASAInput.host(namedBy: old) ?? "example.com"
-      let comparison = AASAComparison(old: before, new: after, appIDs: appIDs.isEmpty ? nil : appIDs, host: host)
-      Terminal.write(
-        AASADiffReporter.rendered(
-          comparison, old: old, new: new, files: (before, after), appIDs: appIDs, format: format,
-          style: Terminal.style))
-      return comparison.equivalent ? 0 : 1
+      return AASADiffReporter.compare(
+        old: (old, before), new: (new, after), appIDs: appIDs, domain: domain, format: format)
     }
   }
 }
 
 extension AASAInput {
-  /// Runs `read` or `load`; on failure says why on stderr and exits as documented: 66 (EX_NOINPUT) when the file
-  /// cannot be read, 65 (EX_DATAERR) when it is too large or not AASA JSON.
+  /// Runs `read` or `load`; on failure says why on stderr and exits as documented (``Failure/exitCode``).
   static func orExit<T>(_ body: () throws -> T) throws -> T {
     do { return try body() } catch let error as Failure {
       Terminal.warn("\(error)")
-      if case .unreadable = error { throw ExitCode(66) }
-      throw ExitCode(65)
+      throw ExitCode(error.exitCode)
     }
   }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
 import IPALinksStore
 
@@ -46,28 +45,10 @@ struct DiffCommand: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
-    var samples = url
-    if let urls {
-      guard let text = try? String(contentsOfFile: urls, encoding: .utf8) else {
-        Terminal.warn("\(urls): cannot read the URL list")
-        return 2
-      }
-      samples += InventoryDiff.urls(inList: text)
-    }
+    guard let samples = InventoryDiff.sampleURLs(url, listedIn: urls) else { return 2 }
     let (before, after) = try await sides()
     guard let before, let after else { return 2 }
-    // A side that gave nothing would make everything look added or removed.
-    if before.reports.allSatisfy({ $0.bundles.isEmpty }) || after.reports.allSatisfy({ $0.bundles.isEmpty }) {
-      Terminal.warn("nothing to compare: a side has no readable bundle")
-      return 2
-    }
-    let diff = InventoryDiff(
-      old: ClaimsIndex(reports: before.reports), new: ClaimsIndex(reports: after.reports), urls: samples)
-    Terminal.write(diff.rendered(format, style: Terminal.style))
-    if before.partial || after.partial {
-      Terminal.warn("warning: a side is partial; differences may come from what could not be read")
-    }
-    return diff.hasDifferences ? 1 : 0
+    return InventoryDiff.compare(before, after, urls: samples, format: format)
   }
 
   /// OLD and NEW as given, or the store's two states; nil when the store cannot be read.
@@ -121,17 +102,7 @@ struct ReportCommand: StatusCommand {
     let loaded = try await audit.load(inputs, store: store, changes: true, since: since, fetch: fetch)
     // The comparison asked for could not be made (told already): no page that would answer another question.
     if loaded.readable == 0 || (since != nil && loaded.changes == nil) { return 2 }
-    let html = HTMLReporter.render(ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes)
-    if let output {
-      do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
-        Terminal.warn(error.description)
-        return 2
-      }
-      if !audit.quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
-    } else {
-      Terminal.write(html)
-    }
-    return loaded.partial ? 1 : 0
+    return HTMLReporter.deliver(loaded, title: title, to: output, quiet: audit.quiet)
   }
 }
 
@@ -195,17 +166,7 @@ struct WhoClaimsCommand: StatusCommand {
   var allInputs: [String] { urls == nil ? inputs : (host.map { [$0] } ?? []) + inputs }
 
   func validate() throws {
-    if urls == nil {
-      guard let host else { throw ValidationError("Give a HOST (or a URL), or --urls FILE.") }
-      if FileManager.default.fileExists(atPath: host) {
-        throw ValidationError(
-          "'\(TerminalText.escape(host))' is a file, not a host: the host comes first (ipalinks who-claims HOST INPUT…)"
-        )
-      }
-      if let problem = HostArgument.problem(host, allowURL: true, allowWildcard: true) {
-        throw ValidationError(problem)
-      }
-    }
+    if urls == nil, let problem = HostClaims.problem(query: host) { throw ValidationError(problem) }
     let hostsGiven = !claimHosts.isEmpty || !claimHostFiles.isEmpty
     if urls != nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven && !hostsGiven {
       throw ValidationError("Give --host, --hosts, --inventory, --store or at least one input.")
@@ -231,13 +192,7 @@ struct WhoClaimsCommand: StatusCommand {
       return URLScan.scan(
         urls, claims: index, format: format, workers: audit.jobs, quiet: audit.quiet, trouble: loaded.unreadable > 0)
     }
-    guard let host, let claims = HostClaims(query: host, claims: index) else {
-      Terminal.warn("\"\(host ?? "")\" is neither a host nor a URL")
-      return 64
-    }
-    Terminal.write(claims.rendered(format, style: Terminal.style, brief: audit.quiet))
-    // Like grep: an input that could not be read is trouble, whatever the others said.
-    if loaded.unreadable > 0 { return 2 }
-    return claims.answersYes ? 0 : 1
+    return HostClaims.answer(
+      host ?? "", claims: index, format: format, brief: audit.quiet, trouble: loaded.unreadable > 0)
   }
 }

@@ -98,53 +98,21 @@ struct BlocklistCommand: StatusCommand {
     }
   }
 
-  /// The format asked for; without --format, the one -o's extension names (`.swift`, `.js`), else swift. Any other
-  /// extension is refused rather than guessed: `rules.json` was the WebKit list before the default became the
-  /// guard, and is now either that or the guard's rules document.
+  /// The format asked for, or the one -o's name says (``BlocklistFormat/chosen(_:output:)``).
   func chosenFormat() throws -> BlocklistFormat {
-    if let format { return format }
-    guard let output, output != "-" else { return .swift }
-    let name = output.split(separator: "/").last.map(String.init) ?? output
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return .swift }
-    switch name[name.index(after: dot)...].lowercased() {
-    case "swift": return .swift
-    case "js": return .js
-    case "json":
-      throw ValidationError(
-        """
-        \(TerminalText.escape(name)) could be either of two formats; give one:
-          --format rules            the guard's rules document (apps download it)
-          --format wkcontentrules   a WebKit list: blocks these URLs everywhere
-        """)
-    default:
-      throw ValidationError(
-        "Give --format for \(TerminalText.escape(name)): "
-          + BlocklistFormat.allCases.map(\.rawValue).joined(separator: ", ") + ".")
-    }
+    try usageError { try BlocklistFormat.chosen(format, output: output) }
   }
 
   func execute() async throws -> Int32 {
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
-    // Nothing read is trouble, unless hosts whose files are unknown are to be blocked whole: that list fails closed.
-    if loaded.readable == 0 && (uncovered == .skip || HostInputs.unknown(loaded.reports).isEmpty) {
-      Terminal.warn(
-        "nothing could be read, so no list was made"
-          + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? ""))
-      return 2
-    }
+    guard BlocklistOutput.canMake(from: loaded, uncovered: uncovered, output: output) else { return 2 }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
-    let key = try sign.map { path throws(ValidationError) in
-      do throws(BlocklistSigningKey.Failure) { return try BlocklistSigningKey(path: path) } catch {
-        throw ValidationError(error.description)
-      }
-    }
+    let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
     let out = BlocklistOutput(
       blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key?.signer)
-    if let key, !audit.quiet {
-      Terminal.warn("signed with the Ed25519 key whose public key (raw, base64) is \(key.publicKey)")
-    }
+    if let key, !audit.quiet { Terminal.warn(key.note) }
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
       policy: uncovered, quiet: audit.quiet)

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
-import UniversalLinks
 
 /// `ipalinks fetch`: downloads and validates AASA files directly, like `swcutil dl`.
 struct Fetch: StatusCommand {
@@ -34,16 +32,6 @@ struct Fetch: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
-    let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
-    let results = try await fetch.makeFetcher().fetch(requests)
-    let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
-    let bodies: [String: [UInt8]] = body ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
-    Terminal.write(FetchReporter.rendered(outcomes, format: format, bodies: bodies, style: Terminal.style))
-    let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
-    // The text already tells a failure; stderr repeats it only when stdout is not where people read.
-    if format != .text || !Terminal.stdoutIsTerminal {
-      for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
-    }
-    return failed ? 1 : 0
+    await FetchReporter.fetch(hosts, with: try fetch.makeFetcher(), appID: appID, format: format, bodies: body)
   }
 }

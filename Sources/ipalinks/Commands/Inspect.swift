@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 import IPALinksKit
 import IPALinksStore
 
@@ -90,45 +89,18 @@ struct Inspect: StatusCommand {
   }
 
   func runSingle(_ input: String, _ recorder: RecordingRun?) async throws -> Int32 {
-    let fetches =
-      batch.noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: recorder != nil)
-    let report =
-      input == "-"
-      ? await BatchInspector.inspectStandardInput(fetches: fetches)
-      : await BatchInspector.inspect(input, fetches: fetches)
-    await recorder?.record(report, fetches)
-    let style = Terminal.style
-    let reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
-    Terminal.write(reporter.single(report))
-    // One failure is told once: the text report on a terminal already lists it.
-    if format != .text || !Terminal.stdoutIsTerminal { InspectReporter.errorLines(report).forEach(Terminal.warn) }
-    return report.status.exitCode
+    let fetches = try batch.fetches(fetch, keepingRetrievals: recorder != nil)
+    return await InspectReporter(format: format, style: Terminal.style).inspect(input, fetches: fetches) {
+      await recorder?.record($0, fetches)
+    }
   }
 
   func runBatch(_ recorder: RecordingRun?) async throws -> Int32 {
-    let started = Date()
-    let style = Terminal.style
-    var reporter = InspectReporter(format: format, useColor: style.useColor, width: style.width)
+    let fetches = try batch.fetches(fetch, keepingRetrievals: recorder != nil)
+    var reporter = InspectReporter(format: format, style: Terminal.style)
     reporter.sortedBy = sort
-    let shard = self.shard.flatMap(Shard.init(parsing:))
-    let outcome = try await batch.inspect(
-      inputs, shard: shard, fetch: fetch, keepingRetrievals: recorder != nil, willInspect: { _ in reporter.begin() }
-    ) { report, fetches in
-      await recorder?.record(report, fetches)
-      return reporter.next(report)
-    }
-    if outcome.named == 0 {
-      Terminal.warn("no inputs to inspect")
-      return 2
-    }
-    Terminal.write(reporter.end())
-    if !batch.quiet {
-      Terminal.warn(
-        InspectReporter.summaryLine(
-          outcome.summary, shard: shard, of: outcome.named, seconds: Date().timeIntervalSince(started),
-          jobs: batch.jobs, lookups: outcome.lookups))
-    }
-    let status = outcome.problems == 0 ? outcome.summary.exitStatus : max(outcome.summary.exitStatus, .partial)
-    return status.exitCode
+    return await reporter.inspect(
+      inputs, shard: shard.flatMap(Shard.init(parsing:)), jobs: batch.jobs, fetches: fetches, console: batch.console
+    ) { await recorder?.record($0, fetches) }
   }
 }

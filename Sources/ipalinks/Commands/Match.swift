@@ -49,25 +49,8 @@ struct Match: StatusCommand {
   func execute() throws -> Int32 {
     let file = try AASAInput.orExit { try AASAInput.load(aasa) }
     guard let appID = self.appID ?? onlyApp(in: file) else { return ExitCode.validationFailure.rawValue }
-    let matcher = file.matcher(appID: appID)
     let reporter = MatchReporter(appID: appID, domain: domain)
-    if let warning = reporter.warning(file, name: aasa) { Terminal.warn(warning) }
-    if let warning = reporter.severalHosts(urls, name: aasa) { Terminal.warn(warning) }
-    var allMatch = true
-    var results: [MatchReporter.Line] = []
-    let style = Terminal.style
-    for url in urls {
-      let explanation = explain ? matcher.explain(url, domain: domain) : nil
-      let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
-      if result.verdict != .match { allMatch = false }
-      switch format {
-      case .text: Terminal.write(reporter.text(url, result, explanation: explanation, style: style))
-      case .jsonl: Terminal.write(reporter.json(url, result, explanation: explanation))
-      case .json: results.append(reporter.line(url, result, explanation: explanation))
-      }
-    }
-    if format == .json { Terminal.write(reporter.document(results)) }
-    return allMatch ? 0 : 1
+    return reporter.decide(urls, in: file, name: aasa, explain: explain, format: format) ? 0 : 1
   }
 
   /// The app to decide for without `--app-id`: the one `applinks` lists, said on stderr; several, or none, are a

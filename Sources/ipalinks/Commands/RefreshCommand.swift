@@ -37,10 +37,7 @@ struct RefreshCommand: StatusCommand {
   func validate() throws { _ = try store.required() }
 
   func execute() async throws -> Int32 {
-    let watching: [String]
-    do throws(HostInputs.ListError) { watching = try HostInputs.hosts(host, files: hosts) } catch {
-      throw ValidationError(error.description)
-    }
+    let watching = try usageError { try HostInputs.hosts(host, files: hosts) }
     let (text, status) = await AuditStore.refresh(
       try store.required(), with: try fetch.makeFetcher(), label: runLabel,
       arguments: StoreLocation.maskedCommandLine, watching: watching, format: format, style: Terminal.style,

@@ -33,34 +33,14 @@ struct BatchOptions: ParsableArguments {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
   }
 
-  /// Runs the library's one batch pipeline (``BatchInspector/run(_:shard:jobs:fetches:problem:note:willInspect:started:finished:)``)
-  /// under a ``BatchConsole``: the progress bar, a problem line per input as it is found, each failing AASA host
-  /// once at the end, and Ctrl-C. What `willInspect` and `finished` return goes to standard output, with the bar out
-  /// of the way; `finished` also gets the shared fetches, which keep each retrieval for `keepingRetrievals`.
-  func inspect(
-    _ paths: [String], shard: Shard? = nil, fetch: FetchOptions, keepingRetrievals: Bool = false,
-    willInspect: (Int) -> String, finished: (InspectionReport, SharedAASAFetches?) async -> String
-  ) async throws -> BatchInspector.Outcome {
-    let console = console
-    let fetches =
-      noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: keepingRetrievals)
-    let outcome = await BatchInspector.run(
-      paths, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem, note: console.problem,
-      willInspect: {
-        console.output(willInspect($0))
-        console.begin(total: $0)
-      }, started: console.started
-    ) { report in
-      console.output(await finished(report, fetches))
-      console.finished(report)
-    }
-    console.end()
-    return outcome
+  /// The AASA fetches a batch shares, one per host, keeping each retrieval for `keepingRetrievals` (the store's
+  /// run); nil with `--no-fetch`.
+  func fetches(_ fetch: FetchOptions, keepingRetrievals: Bool) throws -> SharedAASAFetches? {
+    noFetch ? nil : SharedAASAFetches(fetcher: try fetch.makeFetcher(), keepingRetrievals: keepingRetrievals)
   }
 
-  /// The library's ``LoadedInventory`` with these options, inspected as
-  /// ``inspect(_:shard:fetch:keepingRetrievals:willInspect:finished:)`` does, and the latest state of the `store`
-  /// when one is given.
+  /// The library's ``LoadedInventory`` with these options, under their ``BatchConsole``, and the latest state of
+  /// the `store` when one is given.
   func load(
     _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
     store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false, since: StoreTime? = nil,
@@ -69,19 +49,10 @@ struct BatchOptions: ParsableArguments {
   ) async throws -> LoadedInventory {
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
     let console = console
-    let listed: [String]
-    do throws(HostInputs.ListError) { listed = try HostInputs.hosts(hosts.named, files: hosts.files) } catch {
-      throw ValidationError(error.description)
-    }
-    let flags = try fetch.makeFetchOptions().flagsGiven
-    if let note = LoadedInventory.unusedFlags(flags, paths: paths, inventories: inventories) {
-      console.say(note)
-    }
+    let listed = try usageError { try HostInputs.hosts(hosts.named, files: hosts.files) }
     var loaded = await LoadedInventory.load(
       paths, inventories: inventories, hosts: listed, order: order, fetcher: fetcher, jobs: jobs,
-      problem: console.problem,
-      willInspect: console.begin(total:), started: console.started, inspected: console.finished)
-    console.end()
+      flags: try fetch.makeFetchOptions().flagsGiven, console: console)
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(

@@ -60,22 +60,17 @@ struct FetchOptions: ParsableArguments {
   /// The library options, or a `ValidationError` (exit 64) naming every bad flag.
   func makeFetchOptions(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> AASAFetchOptions
   {
-    do {
-      return try AASAFetchOptions(
+    try usageError {
+      try AASAFetchOptions(
         source: source, offline: offline, aasaDirectories: aasaDirectories, timeout: timeout,
         concurrency: concurrency, caFile: caFile, allowPrivate: allowPrivate, connectTo: connectTo, noCache: noCache,
         cacheDirectory: cacheDirectory, environment: environment)
-    } catch {
-      throw ValidationError(error.description)
     }
   }
 
   /// A fetcher with these options; a bad option is a usage error.
   func makeFetcher() throws -> AASAFetcher {
-    do {
-      return try AASAFetcher(options: try makeFetchOptions())
-    } catch let error as AASAFetchError {
-      throw ValidationError("\(error)")
-    }
+    let options = try makeFetchOptions()
+    return try usageError { try AASAFetcher(options: options) }
   }
 }

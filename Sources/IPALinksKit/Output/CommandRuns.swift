@@ -1,0 +1,248 @@
+import Foundation
+import UniversalLinks
+
+// What each command does once its arguments are parsed: the work, what it writes on stdout and stderr, and the exit
+// code, so that the executable only parses arguments, picks these and exits with what they return.
+
+extension InventoryDiff {
+  /// `diff --url/--urls`: the URLs given one by one, then those of the list `file` (``urls(inList:)``); nil, said on
+  /// stderr, when the file cannot be read.
+  public static func sampleURLs(_ given: [String], listedIn file: String?) -> [String]? {
+    guard let file else { return given }
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+      Terminal.warn("\(file): cannot read the URL list")
+      return nil
+    }
+    return given + urls(inList: text)
+  }
+
+  /// `diff`: compares the two sides, writes the difference in `format`, and warns when a side is partial. Returns
+  /// diff(1)'s exit code: 0 no differences; 1 differences; 2 a side has no readable bundle, which would make
+  /// everything look added or removed.
+  public static func compare(
+    _ old: LoadedInventory, _ new: LoadedInventory, urls: [String], format: DocumentFormat
+  ) -> Int32 {
+    if old.reports.allSatisfy({ $0.bundles.isEmpty }) || new.reports.allSatisfy({ $0.bundles.isEmpty }) {
+      Terminal.warn("nothing to compare: a side has no readable bundle")
+      return 2
+    }
+    let diff = InventoryDiff(
+      old: ClaimsIndex(reports: old.reports), new: ClaimsIndex(reports: new.reports), urls: urls)
+    Terminal.write(diff.rendered(format, style: Terminal.style))
+    if old.partial || new.partial {
+      Terminal.warn("warning: a side is partial; differences may come from what could not be read")
+    }
+    return diff.hasDifferences ? 1 : 0
+  }
+}
+
+extension HostClaims {
+  /// Why `who-claims` cannot ask about `query`, or nil when it can: none is given, it names a file (the arguments
+  /// in the wrong order), or it is no host, wildcard entry or URL with a valid host.
+  public static func problem(query: String?) -> String? {
+    guard let query else { return "Give a HOST (or a URL), or --urls FILE." }
+    if FileManager.default.fileExists(atPath: query) {
+      return "'\(TerminalText.escape(query))' is a file, not a host: the host comes first "
+        + "(ipalinks who-claims HOST INPUT…)"
+    }
+    return HostArgument.problem(query, allowURL: true, allowWildcard: true)
+  }
+
+  /// `who-claims HOST`: the claims on `query` written in `format` (`brief`: `-q`). Returns the exit code, like
+  /// grep's: 2 for `trouble` (an input that could not be read), whatever the others said; else 0 when the answer is
+  /// yes (``answersYes``) and 1 when not; 64 when `query` is neither a host nor a URL.
+  public static func answer(
+    _ query: String, claims: ClaimsIndex, format: OutputFormat, brief: Bool, trouble: Bool
+  ) -> Int32 {
+    guard let answer = HostClaims(query: query, claims: claims) else {
+      Terminal.warn("\"\(query)\" is neither a host nor a URL")
+      return 64
+    }
+    Terminal.write(answer.rendered(format, style: Terminal.style, brief: brief))
+    if trouble { return 2 }
+    return answer.answersYes ? 0 : 1
+  }
+}
+
+extension HTMLReporter {
+  /// `report`: the page of `loaded`, with the store's changes it holds, written to the file `output`, else to
+  /// standard output; a file written is said on stderr unless `quiet`. Returns the exit code: 0 done; 1 `loaded` is
+  /// partial; 2 the file cannot be written.
+  public static func deliver(_ loaded: LoadedInventory, title: String, to output: String?, quiet: Bool) -> Int32 {
+    let html = render(ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes)
+    if let output {
+      do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
+        Terminal.warn(error.description)
+        return 2
+      }
+      if !quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
+    } else {
+      Terminal.write(html)
+    }
+    return loaded.partial ? 1 : 0
+  }
+}
+
+extension MatchReporter {
+  /// `match`: what is odd about `file` (named `name`) and about URLs of several hosts, on stderr; then each URL
+  /// decided for ``appID`` (with `explain`, every rule tried) and written in `format` as it is decided, or for json
+  /// as one document at the end. Returns whether every URL opens the app.
+  public func decide(_ urls: [String], in file: AASAFile, name: String, explain: Bool, format: OutputFormat) -> Bool {
+    let matcher = file.matcher(appID: appID)
+    if let warning = warning(file, name: name) { Terminal.warn(warning) }
+    if let warning = severalHosts(urls, name: name) { Terminal.warn(warning) }
+    var allMatch = true
+    var results: [Line] = []
+    let style = Terminal.style
+    for url in urls {
+      let explanation = explain ? matcher.explain(url, domain: domain) : nil
+      let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
+      if result.verdict != .match { allMatch = false }
+      switch format {
+      case .text: Terminal.write(text(url, result, explanation: explanation, style: style))
+      case .jsonl: Terminal.write(json(url, result, explanation: explanation))
+      case .json: results.append(line(url, result, explanation: explanation))
+      }
+    }
+    if format == .json { Terminal.write(document(results)) }
+    return allMatch
+  }
+}
+
+extension FetchReporter {
+  /// `fetch`: each of `hosts` fetched with `fetcher` as iOS does, validated (listing `appID` too, when given) and
+  /// written in `format`, with each file's body when `bodies`. Returns the exit code: 0 every file was fetched and
+  /// has no validation error; 1 a fetch failed or a file has errors.
+  public static func fetch(
+    _ hosts: [String], with fetcher: AASAFetcher, appID: String?, format: OutputFormat, bodies: Bool
+  ) async -> Int32 {
+    let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
+    let results = await fetcher.fetch(requests)
+    let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
+    let shown: [String: [UInt8]] = bodies ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
+    Terminal.write(rendered(outcomes, format: format, bodies: shown, style: Terminal.style))
+    let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }
+    // The text already tells a failure; stderr repeats it only when stdout is not where people read.
+    if format != .text || !Terminal.stdoutIsTerminal {
+      for o in outcomes where o.status != .ok { Terminal.warn(o.fetch.message) }
+    }
+    return failed ? 1 : 0
+  }
+}
+
+extension AASADiffReporter {
+  /// `aasa diff`: compares `old` with `new` (each a file and the name it was given) for `appIDs` (empty: every app)
+  /// and writes the comparison in `format`. Example URLs are on `domain`, else on the host a file is named after
+  /// (as `--aasa-dir` names them), else on example.com. Returns diff(1)'s exit code: 0 the files behave the same;
+  /// 1 they differ.
+  public static func compare(
+    old: (name: String, file: AASAFile), new: (name: String, file: AASAFile), appIDs: [String], domain: String?,
+    format: DocumentFormat
+  ) -> Int32 {
+    let host =
+      domain?.lowercased() ?? AASAInput.host(namedBy: new.name) ?? AASAInput.host(namedBy: old.name) ?? "example.com"
+    let comparison = AASAComparison(
+      old: old.file, new: new.file, appIDs: appIDs.isEmpty ? nil : appIDs, host: host)
+    Terminal.write(
+      rendered(
+        comparison, old: old.name, new: new.name, files: (old.file, new.file), appIDs: appIDs, format: format,
+        style: Terminal.style))
+    return comparison.equivalent ? 0 : 1
+  }
+}
+
+extension InspectReporter {
+  /// A reporter whose text fits `style` (colour and width).
+  public init(format: InspectFormat, style: TextStyle) {
+    self.init(format: format, useColor: style.useColor, width: style.width)
+  }
+
+  /// `inspect INPUT`: one input (`-`: an IPA on standard input) inspected, handed to `record` (the audit store's
+  /// run), and written in this reporter's format. Its errors go to stderr too, unless the text on a terminal lists
+  /// them already: one failure is told once. Returns the exit code of the report's status.
+  public func inspect(
+    _ input: String, fetches: SharedAASAFetches?, record: (InspectionReport) async -> Void
+  ) async -> Int32 {
+    let report =
+      input == "-"
+      ? await BatchInspector.inspectStandardInput(fetches: fetches)
+      : await BatchInspector.inspect(input, fetches: fetches)
+    await record(report)
+    Terminal.write(single(report))
+    if format != .text || !Terminal.stdoutIsTerminal { Self.errorLines(report).forEach(Terminal.warn) }
+    return report.status.exitCode
+  }
+
+  /// `inspect` of a batch: the `shard` of what `arguments` name inspected `jobs` at a time under `console`, each
+  /// report handed to `record` and written as soon as it is done, then the summary line unless the console is
+  /// quiet. Returns the exit code: 2 when the arguments named no input; else the batch's status, at least partial
+  /// when an argument named nothing.
+  public func inspect(
+    _ arguments: [String], shard: Shard?, jobs: Int, fetches: SharedAASAFetches?, console: BatchConsole,
+    record: (InspectionReport) async -> Void
+  ) async -> Int32 {
+    let started = Date()
+    var reporter = self
+    let outcome = await BatchInspector.run(
+      arguments, shard: shard, jobs: jobs, fetches: fetches, console: console, willInspect: { _ in reporter.begin() }
+    ) { report in
+      await record(report)
+      return reporter.next(report)
+    }
+    if outcome.named == 0 {
+      Terminal.warn("no inputs to inspect")
+      return 2
+    }
+    Terminal.write(reporter.end())
+    if !console.quiet {
+      Terminal.warn(
+        Self.summaryLine(
+          outcome.summary, shard: shard, of: outcome.named, seconds: Date().timeIntervalSince(started), jobs: jobs,
+          lookups: outcome.lookups))
+    }
+    let status = outcome.problems == 0 ? outcome.summary.exitStatus : max(outcome.summary.exitStatus, .partial)
+    return status.exitCode
+  }
+}
+
+extension BatchInspector {
+  /// ``run(_:shard:jobs:fetches:problem:note:willInspect:started:finished:)`` under a ``BatchConsole``: the progress
+  /// bar, a problem line per input as it is found, each failing AASA host once at the end, and Ctrl-C. What
+  /// `willInspect` and `finished` return goes to standard output, with the bar out of the way.
+  public static func run(
+    _ arguments: [String], shard: Shard?, jobs: Int, fetches: SharedAASAFetches?, console: BatchConsole,
+    willInspect: (Int) -> String, finished: (InspectionReport) async -> String
+  ) async -> Outcome {
+    let outcome = await run(
+      arguments, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem, note: console.problem,
+      willInspect: {
+        console.output(willInspect($0))
+        console.begin(total: $0)
+      }, started: console.started
+    ) { report in
+      console.output(await finished(report))
+      console.finished(report)
+    }
+    console.end()
+    return outcome
+  }
+}
+
+extension LoadedInventory {
+  /// ``load(_:inventories:hosts:order:fetcher:jobs:problem:willInspect:started:inspected:)`` under a
+  /// ``BatchConsole``: first the note on retrieval `flags` given for saved inventories
+  /// (``unusedFlags(_:paths:inventories:)``), then the progress bar, a problem line per input as it is found, and
+  /// each failing AASA host once at the end.
+  public static func load(
+    _ paths: [String], inventories: [String], hosts: [String], order: Order, fetcher: AASAFetcher?, jobs: Int,
+    flags: [String], console: BatchConsole
+  ) async -> LoadedInventory {
+    if let note = unusedFlags(flags, paths: paths, inventories: inventories) { console.say(note) }
+    let loaded = await load(
+      paths, inventories: inventories, hosts: hosts, order: order, fetcher: fetcher, jobs: jobs,
+      problem: console.problem, willInspect: console.begin(total:), started: console.started,
+      inspected: console.finished)
+    console.end()
+    return loaded
+  }
+}
