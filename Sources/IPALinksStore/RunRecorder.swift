@@ -174,6 +174,7 @@ public actor RunRecorder {
     try await store.failing("cannot record \(what)") {
       try await store.resilient(committed: { try await Self.count("inputs", of: run, in: store) > before }) {
         chosenAfter = try await store.transaction {
+          try await store.sharePruneLock()
           if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
           let ids = try await Self.insert(inputs, run: run, in: store)
           let apps = zip(ids, inputs).flatMap { id, input in
@@ -242,6 +243,7 @@ public actor RunRecorder {
     try await store.failing("cannot record the retrieval of \(hosts)") {
       try await store.resilient(committed: { try await Self.count("retrievals", of: run, in: store) > before }) {
         try await store.transaction {
+          try await store.sharePruneLock()
           try await Self.insert(input.retrievals.map { ($0, input.observed) }, run: run, in: store)
         }
       }

@@ -27,6 +27,8 @@ extension AuditStore {
     public var inputs: Int
     /// Apps (bundles) recorded.
     public var apps: Int
+    /// When `store prune` removed what this run saw but for what history needs; nil for a whole run.
+    public var prunedAt: String?
   }
 
   /// Every run, oldest first.
@@ -34,7 +36,7 @@ extension AuditStore {
     try await failing("cannot list the runs") {
       try await sql.raw(
         """
-        SELECT r.id, r.label, r.command, r.started_at, r.finished_at, r.tool_version, r.machine, r.shard,
+        SELECT r.id, r.label, r.command, r.started_at, r.finished_at, r.tool_version, r.machine, r.shard, r.pruned_at,
           (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs,
           (SELECT COUNT(*) FROM apps a WHERE a.run_id = r.id) AS apps
         FROM runs r ORDER BY r.started_at, r.id
@@ -48,7 +50,8 @@ extension AuditStore {
           toolVersion: try row.decode(column: "tool_version", as: String.self),
           machine: try row.decode(column: "machine", as: String.self),
           shard: try row.decode(column: "shard", as: String?.self),
-          inputs: try row.decode(column: "inputs", as: Int.self), apps: try row.decode(column: "apps", as: Int.self))
+          inputs: try row.decode(column: "inputs", as: Int.self), apps: try row.decode(column: "apps", as: Int.self),
+          prunedAt: try row.decode(column: "pruned_at", as: String?.self))
       }
     }
   }

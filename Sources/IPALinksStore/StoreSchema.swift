@@ -241,6 +241,8 @@ enum StoreSchema {
         """,
         "ALTER TABLE inputs ADD COLUMN file BIGINT REFERENCES input_files (id)",
         "ALTER TABLE apps ADD COLUMN observation BIGINT REFERENCES app_observations (id)",
+        // Set by `store prune` on a run it removed rows of.
+        "ALTER TABLE runs ADD COLUMN pruned_at TEXT",
         "ALTER TABLE retrievals ADD COLUMN observation BIGINT REFERENCES retrieval_observations (id)",
       ]
     },

@@ -21,12 +21,53 @@ public enum StoreText {
     let rows = runs.map { run in
       [
         String(run.id), minute(run.startedAt, seconds: true), took(run), run.command, String(run.inputs),
-        String(run.apps), (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? ""), run.machine,
+        String(run.apps),
+        (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? "") + (run.prunedAt == nil ? "" : " (pruned)"),
+        run.machine,
       ]
     }
     return table(
       ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "LABEL", "MACHINE"], rows, right: [0, 4, 5],
       shrinking: [7, 6], width: width)
+  }
+
+  /// `store prune` in `format`: what went (or would go, with `--dry-run`), and the space given back.
+  public static func prune(_ report: PruneReport, format: DocumentFormat) -> String {
+    guard format == .text else { return JSONReporter.document(report) + "\n" }
+    let count = { (n: Int, what: String) in TerminalText.count(n, what) }
+    let untouched = report.runs - report.runsRemoved - report.runsThinned
+    let removed = report.dryRun ? "would be removed" : "removed"
+    var out =
+      "\(report.dryRun ? "would prune" : "pruned") \(count(report.runs, "run")) that started before "
+      + "\(minute(report.before, seconds: true)) UTC\n"
+      + "  runs: \(report.runsRemoved) \(removed), \(report.runsThinned) kept in part for history (marked pruned)"
+      + (untouched > 0 ? ", \(untouched) left whole" : "") + "\n"
+      + "  rows \(removed): \(count(report.inputs, "input")), \(count(report.apps, "app sighting")), "
+      + "\(count(report.retrievals, "retrieval"))\n"
+      + "  no longer pointed to, \(removed): \(count(report.observations, "observation")), "
+      + "\(count(report.aasaFiles, "AASA file"))\n"
+    if let before = report.bytesBefore, let after = report.bytesAfter {
+      out += "  size: \(bytes(before)) → \(bytes(after)) bytes"
+      if let failed = report.vacuumFailed {
+        out += " (VACUUM failed: \(TerminalText.escape(failed)); later runs reuse the space)\n"
+      } else if report.database == "postgres" {
+        out += " (PostgreSQL keeps the space for later runs)\n"
+      } else {
+        out += " (SQLite, after VACUUM)\n"
+      }
+    }
+    return out
+  }
+
+  /// A size in bytes, grouped by thousands.
+  private static func bytes(_ n: Int) -> String {
+    let digits = String(n)
+    var out = ""
+    for (i, c) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+      out.append(c)
+    }
+    return out
   }
 
   /// `history --host` in `format`: the versions in a table and, between consecutive ones, the changes as

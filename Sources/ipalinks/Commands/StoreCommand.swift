@@ -6,12 +6,12 @@ import IPALinksStore
 struct StoreCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "store",
-    abstract: "List the runs of the audit store, or bring saved inventories into it.",
+    abstract: "List the runs of the audit store, bring saved inventories into it, or prune old runs.",
     discussion: """
       The store is a SQLite file or a postgres:// URL, given with --store or IPALINKS_STORE. `inspect --store` \
       records a run as it goes; docs/store.md describes the tables.
       """,
-    subcommands: [Runs.self, Import.self])
+    subcommands: [Runs.self, Import.self, Prune.self])
 
   /// `ipalinks store runs`: every run, oldest first.
   struct Runs: StatusCommand {
@@ -30,6 +30,42 @@ struct StoreCommand: AsyncParsableCommand {
       let runs = await AuditStore.reading(try store.required(), warn: Terminal.warn) { try await $0.runs() }
       runs.map { Terminal.write(StoreText.runs($0, format: format, width: Terminal.tableWidth)) }
       return runs == nil ? 2 : 0
+    }
+  }
+
+  /// `ipalinks store prune --before TIME`: what old runs saw, but for what history and the state need.
+  struct Prune: StatusCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "prune",
+      abstract: "Remove what the runs before a time saw, but for what history and the latest state need.",
+      discussion: """
+        Each version history shows keeps its first and last sighting, so `history` keeps its shape (its counts of \
+        sightings drop), and the state at any time, the latest one included, reads as before. A run left with \
+        nothing is removed; the others are marked pruned in `store runs`. One transaction: an interrupted prune \
+        leaves the store as it was. Then SQLite's file is compacted (VACUUM); PostgreSQL keeps the space for \
+        later runs.
+
+        Exit codes: 0 pruned (or counted, with --dry-run); 2 the store cannot be read or written; 64 usage error.
+        """)
+
+    @Option(
+      parsing: .unconditional,
+      help: ArgumentHelp(
+        "Prune the runs that started before this: a date (from its start), an RFC 3339 time, an age (90d, 12w) or "
+          + "a run label (its first run).", valueName: "time"))
+    var before: StoreTime
+    @Flag(name: .customLong("dry-run"), help: "Say what would be removed, and remove nothing.") var dryRun = false
+    @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
+    @OptionGroup var store: StoreOptions
+
+    func validate() throws { _ = try store.required() }
+
+    func execute() async throws -> Int32 {
+      let report = await AuditStore.reading(try store.required(), warn: Terminal.warn) {
+        try await $0.prune(before: before, dryRun: dryRun)
+      }
+      report.map { Terminal.write(StoreText.prune($0, format: format)) }
+      return report == nil ? 2 : 0
     }
   }
 

@@ -1,0 +1,218 @@
+import Foundation
+import SQLKit
+import TestServers
+import Testing
+
+@testable import IPALinksStore
+
+/// `store prune --before TIME` on both backends: the latest state and the state at any time read as before, each
+/// version history shows keeps its first and last sighting, no row points to what is gone, and a prune killed
+/// midway leaves a store every reader reads.
+@Suite(.serialized) struct StorePruneTests {
+  typealias Backend = AuditStoreTests.Backend
+
+  /// Four weekly runs of the samples, on 19, 26 and 27 November 2026 and then on 27 November in the evening: the
+  /// second retrieves a newer shop.example.com file, the last two change nothing.
+  static func fourRuns(into location: String, copies: [String] = []) throws {
+    let runs: [(String, String, [String])] = [
+      ("week-47", "1795078800", ["samples/aasa"]), ("week-48", "1795683600", ["samples/aasa/next", "samples/aasa"]),
+      ("week-48b", "1795770000", ["samples/aasa/next", "samples/aasa"]),
+      ("week-48c", "1795800000", ["samples/aasa/next", "samples/aasa"]),
+    ]
+    for (label, epoch, folders) in runs {
+      let run = try CLI.run(
+        ["inspect", CLI.samples.path] + copies
+          + folders.flatMap { ["--aasa-dir", CLI.repo.appendingPathComponent($0).path] }
+          + ["--store", location, "--run-label", label, "-q", "--format", "jsonl"],
+        environment: ["SOURCE_DATE_EPOCH": epoch])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+  }
+
+  /// What the readers of the latest state, and of the state at earlier times, print; `whole`, those that name the
+  /// runs before week-48c too (a run pruned whole is no longer there to name, nor the run before the latest).
+  static func readers(_ location: String, folder: URL, whole: Bool = true) throws -> [String: String] {
+    let page = folder.appendingPathComponent("page.html").path
+    var out: [String: String] = [:]
+    var readers = [
+      ["who-claims", "shop.example.com"], ["who-claims", "https://shop.example.com/buy/gift/card", "--at", "week-47"],
+      ["who-claims", "https://shop.example.com/buy/gift/card", "--at", "2026-11-26T12:00:00Z"],
+      ["diff", "--since", "week-47"], ["diff", "--since", "week-47", "--at", "2026-11-27T12:00:00Z"],
+      ["blocklist", "--format", "patterns"], ["blocklist", "--format", "domains", "--at", "2026-11-20"],
+    ]
+    if whole {
+      readers += [
+        ["report", "--title", "t", "-o", page], ["diff", "--since", "week-47", "--at", "week-48"],
+        ["who-claims", "https://shop.example.com/buy/gift/card", "--at", "week-48b"],
+      ]
+    }
+    for arguments in readers {
+      let run = try CLI.run(arguments + ["--store", location], environment: ["SOURCE_DATE_EPOCH": "1795856400"])
+      let name = arguments.joined(separator: " ")
+      out[name] =
+        "\(run.status)\n\(run.stdout)\(run.stderr)"
+        + (arguments[0] == "report" ? (try String(contentsOfFile: page, encoding: .utf8)) : "")
+    }
+    return out
+  }
+
+  /// Each version of shop.example.com's file and of the Store sample, with its first and last sighting.
+  static func versions(_ location: String) throws -> [String] {
+    let host = try CLI.run(["history", "--host", "shop.example.com", "--store", location, "--format", "jsonl"])
+    let app = try CLI.run(["history", "--app", "com.example.store", "--store", location, "--format", "json"])
+    #expect(host.status == 0 && app.status == 0, "\(host.stderr)\(app.stderr)")
+    var lines: [String] = []
+    for line in host.stdout.split(separator: "\n") {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let version = try #require(object["version"] as? [String: Any])
+      lines.append("\(version["sha256"] ?? "") \(version["firstSeen"] ?? "") \(version["lastSeen"] ?? "")")
+    }
+    let apps = try #require(app.json?["apps"] as? [[String: Any]])
+    for timeline in apps {
+      for version in timeline["versions"] as? [[String: Any]] ?? [] {
+        lines.append("\(version["version"] ?? "") \(version["firstSeen"] ?? "") \(version["lastSeen"] ?? "")")
+      }
+      lines.append("changes \((timeline["changes"] as? [Any])?.count ?? -1)")
+    }
+    return lines
+  }
+
+  @Test(arguments: Backend.usable) func pruneKeepsTheStateAndTheShapeOfHistory(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    try Self.fourRuns(into: location)
+    let (before, versions) = (try Self.readers(location, folder: stores.folder), try Self.versions(location))
+    #expect(versions.count >= 3, "\(versions)")
+
+    // week-48 saw what week-47 and week-48b saw, but for shop.example.com's new file: it keeps that alone.
+    let dry = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location, "--dry-run"])
+    #expect(dry.status == 0 && dry.stdout.hasPrefix("would prune 2 runs"), "\(dry.stdout)\(dry.stderr)")
+    try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
+
+    let pruned = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location, "--format", "json"])
+    #expect(pruned.status == 0, "\(pruned.stderr)")
+    let report = try #require(pruned.json, "\(pruned.stdout)\(pruned.stderr)")
+    #expect(report["runs"] as? Int == 2 && report["runsRemoved"] as? Int == 0, "\(pruned.stdout)")
+    #expect(report["runsThinned"] as? Int == 1 && (report["apps"] as? Int ?? 0) > 0, "\(pruned.stdout)")
+    if backend == .sqlite { #expect(report["bytesAfter"] as? Int ?? 0 > 0) }
+    try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
+    #expect(try Self.versions(location) == versions)
+    let runs = try CLI.run(["store", "runs", "--store", location, "--format", "jsonl"])
+    let pruneMarks = runs.stdout.split(separator: "\n").map { $0.contains("\"prunedAt\"") }
+    #expect(pruneMarks == [false, true, false, false], "\(runs.stdout)")
+    try await StoreMigrationTests.using(try await AuditStoreTests.open(location)) { store in
+      try await StoreMigrationTests.expectNoMissingObservation(store)
+      try await Self.expectTheLatestStateWhole(store)
+    }
+    // Pruned again: nothing more goes.
+    let again = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location, "--format", "json"])
+    #expect(again.json?["apps"] as? Int == 0 && again.json?["runsThinned"] as? Int == 0, "\(again.stdout)")
+
+    // week-48b saw only what week-48 and week-48c saw too: it goes whole, and cannot be named any more.
+    let partial = try Self.readers(location, folder: stores.folder, whole: false)
+    let whole = try CLI.run(["store", "prune", "--before", "week-48c", "--store", location, "--format", "json"])
+    #expect(whole.json?["runsRemoved"] as? Int == 1, "\(whole.stdout)\(whole.stderr)")
+    try Self.expectSame(try Self.readers(location, folder: stores.folder, whole: false), partial)
+    #expect(try Self.versions(location) == versions)
+    try await StoreMigrationTests.using(try await AuditStoreTests.open(location)) { store in
+      try await StoreMigrationTests.expectNoMissingObservation(store)
+      try await Self.expectTheLatestStateWhole(store)
+    }
+  }
+
+  /// A prune killed with SIGKILL in the middle of its work: the store opens, every reader prints what it printed
+  /// before, and no row points to what is gone. On PostgreSQL the test holds a lock that stops the prune at its
+  /// last DELETE, after it has removed the sightings, so the kill lands there; SQLite's prune holds the file's write
+  /// lock from its first statement, and is killed at moments of its run.
+  @Test(arguments: Backend.usable) func aPruneKilledMidwayLeavesAReadableStore(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    // Enough rows that SQLite's prune takes a while: each sample many times under other names.
+    let corpus = stores.folder.appendingPathComponent("copies")
+    try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+    for copy in 0..<25 {
+      for name in AuditStoreTests.samples {
+        try FileManager.default.linkItem(
+          at: CLI.samples.appendingPathComponent(name), to: corpus.appendingPathComponent("\(copy)-\(name)"))
+      }
+    }
+    try Self.fourRuns(into: location, copies: [corpus.path])
+    let before = try Self.readers(location, folder: stores.folder)
+    let holder = try await AuditStoreTests.open(location)
+    if backend == .postgres {
+      // Reads go on; the prune's DELETE of AASA files, its last, waits.
+      _ = try await holder.sqlRows("BEGIN")
+      _ = try await holder.sqlRows("LOCK TABLE aasa_files IN SHARE MODE")
+    }
+    for delay in backend == .postgres ? [0.0] : [0.03, 0.06, 0.1] {
+      let prune = try CLI.start(["store", "prune", "--before", "week-48b", "--store", location])
+      if backend == .postgres {
+        var waiting = false
+        let deadline = Date().addingTimeInterval(30)
+        while !waiting && Date() < deadline {
+          try await Task.sleep(for: .milliseconds(20))
+          // A transaction keeps its first view of the statistics: cleared, so each look is fresh.
+          _ = try await holder.sqlRows("SELECT pg_stat_clear_snapshot()")
+          waiting =
+            try await holder.sqlRows(
+              """
+              SELECT COUNT(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+                AND query LIKE '%DELETE FROM aasa_files%'
+              """) == ["1"]
+        }
+        #expect(waiting, "the prune never reached its last DELETE")
+      } else {
+        try await Task.sleep(for: .seconds(delay))
+      }
+      kill(prune.process.processIdentifier, SIGKILL)
+      _ = try await prune.exited()
+      if backend == .postgres {
+        _ = try await holder.sqlRows("ROLLBACK")
+        // The server rolls the prune back once it sees its client gone.
+        let deadline = Date().addingTimeInterval(30)
+        while try await holder.sqlRows(
+          """
+          SELECT COUNT(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()
+            AND state <> 'idle'
+          """) != ["0"] && Date() < deadline
+        {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(try await holder.sqlRows("SELECT COUNT(*) FROM runs WHERE pruned_at IS NOT NULL") == ["0"])
+      }
+      try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
+      try await StoreMigrationTests.expectNoMissingObservation(holder)
+      try await Self.expectTheLatestStateWhole(holder)
+      if backend == .sqlite { #expect(try await holder.sqlRows("PRAGMA integrity_check") == ["ok"]) }
+    }
+    try await holder.close()
+    let finished = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location])
+    #expect(finished.status == 0, "\(finished.stderr)")
+    try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
+  }
+
+  /// Each reader printed what it printed before.
+  static func expectSame(_ now: [String: String], _ before: [String: String]) throws {
+    #expect(now.keys.sorted() == before.keys.sorted())
+    for (reader, printed) in before.sorted(by: { $0.key < $1.key }) where now[reader] != printed {
+      let (old, new) = (printed.split(separator: "\n"), (now[reader] ?? "").split(separator: "\n"))
+      let first = (0..<min(old.count, new.count)).first { old[$0] != new[$0] } ?? min(old.count, new.count)
+      let was = first < old.count ? String(old[first]) : "-"
+      let isNow = first < new.count ? String(new[first]) : "-"
+      Issue.record("\(reader): line \(first + 1) was \(was) and is \(isNow)")
+    }
+  }
+
+  /// Every row the latest state points to is there.
+  static func expectTheLatestStateWhole(_ store: AuditStore) async throws {
+    #expect(
+      try await store.sqlRows("SELECT COUNT(*) FROM latest_apps l LEFT JOIN apps a ON a.id = l.app WHERE a.id IS NULL")
+        == ["0"])
+    #expect(
+      try await store.sqlRows(
+        "SELECT COUNT(*) FROM latest_retrievals l LEFT JOIN retrievals r ON r.id = l.retrieval WHERE r.id IS NULL")
+        == ["0"])
+  }
+}
