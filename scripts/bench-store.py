@@ -20,8 +20,10 @@ PostgreSQL is favoured there). It is stopped at the end, whatever happens.
    more time, baseline/store >= 0.8. Peak memory (the child's ru_maxrss from wait4) of each; the store's
    `store runs` line is checked against the corpus (inputs, apps, finished).
 2. History. --weeks (52) weekly runs of the --history-count corpus (1,000 apps), each
-       BINARY inspect ipas --aasa-dir WEEKDIR --store S --run-label week-N --format jsonl --no-progress
-   into a new store per backend (--history-backends: sqlite, postgres or both). WEEKDIR starts as
+       BINARY inspect ipas --aasa-dir CURRENT --store S --run-label week-N --format jsonl --no-progress
+   into a new store per backend (--history-backends: sqlite, postgres or both), CURRENT being one
+   folder the week's WEEKDIR is copied to before each run, as a site serves its file at one URL
+   whatever week it is (the folder's name is in each answer's message). WEEKDIR starts as
    the corpus's aasa/ and, from week 2 on, 3 hosts change their file each week (a component
    {"/": "/week-N/*"} added to the first details entry; the queried host is one of them every 4th
    week), so the store sees a known number of distinct file versions. Then:
@@ -520,8 +522,10 @@ def history(binary, d, manifest, backend, server, work, folders, latest_path, wa
     """--weeks runs into a new store; returns (store, [(seconds, peak MiB, store bytes)])."""
     store = Store(backend, work, "history", server)
     weeks = []
+    current = os.path.join(work, "aasa-current")
     for w, folder in enumerate(folders, 1):
-        cmd = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", folder, "--store",
+        serve(folder, current)
+        cmd = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", current, "--store",
                store.location, "--run-label", "week-%d" % w, "--format", "jsonl", "--no-progress"]
         last = w == len(folders)
         secs, peak, _, stderr = run(cmd, latest_path if last else os.devnull)
@@ -541,11 +545,21 @@ def history(binary, d, manifest, backend, server, work, folders, latest_path, wa
     return store, weeks
 
 
+def serve(folder, current):
+    """The week's files at one path, as a site serves its file at one URL week after week: the
+    folder's name is in each retrieval's message, and a name that changed every week would make
+    every answer a new one."""
+    shutil.rmtree(current, ignore_errors=True)
+    shutil.copytree(folder, current)
+
+
 def unchanged_run(binary, d, store, folder, n):
     """One more run of the history corpus with the last week's files, in which nothing changed:
     the bytes it adds per app, compacted before and after (VACUUM), and its time."""
     before = store.compacted_size()
-    cmd = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", folder, "--store",
+    current = os.path.normpath(os.path.join(os.path.dirname(folder), os.pardir, "aasa-current"))
+    serve(folder, current)
+    cmd = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", current, "--store",
            store.location, "--run-label", "unchanged", "--format", "jsonl", "--no-progress"]
     secs, _, _, _ = run(cmd)
     after = store.compacted_size()

@@ -38,6 +38,9 @@ public final class AuditStore: @unchecked Sendable {
   private let file: (device: UInt64, inode: UInt64)?
   /// The text of each multi-row INSERT already made, by shape (see ``insert(into:columns:rows:returning:_:)``).
   let statementTexts = NIOLockedValueBox<[String: String]>([:])
+  /// By observation table, whether the last batch's observations were mostly new, so the next inserts them before
+  /// it looks for them (``observations(in:columns:rows:inserted:)``).
+  let mostlyNew = NIOLockedValueBox<[String: Bool]>([:])
 
   /// The two databases, where their SQL differs.
   enum Dialect: Sendable {

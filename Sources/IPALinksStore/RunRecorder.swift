@@ -271,7 +271,7 @@ public actor RunRecorder {
       in: "input_files", columns: AuditStore.inputFileColumns,
       rows: Dictionary(inputs.map { ($0.file, $0) }, uniquingKeysWith: { a, _ in a }).values.map {
         [$0.file, $0.input, $0.size, $0.sha256, $0.kind, $0.status, $0.diagnostics]
-      }, known: [:], inserted: { _ in })
+      }, inserted: { _ in })
     return try await store.insertReturningIDs(
       into: "inputs", columns: ["run_id", "file", "observed_at"],
       rows: inputs.map { [run, files[$0.file] ?? 0, $0.observed] }, keys: inputs.map { "\(files[$0.file] ?? 0)" },
@@ -310,8 +310,9 @@ public actor RunRecorder {
         return [
           app.observation, bundle.path, bundle.kind.rawValue, bundle.bundleId, bundle.appId, bundle.teamId,
           bundle.name, bundle.version, bundle.build, bundle.distribution, app.report,
+          bundle.appId.flatMap(BundleReport.bundleID(ofAppID:)),
         ]
-      }, known: [:]
+      }
     ) { new in
       let added = new.sorted { $0.key < $1.key }.compactMap { key, id in distinct[key].map { (id, $0) } }
       try await store.insert(
@@ -388,7 +389,7 @@ public actor RunRecorder {
             r.observation, r.result.source.rawValue, r.result.httpStatus, r.result.url, r.result.message, r.sha256,
             r.json, r.findings,
           ]
-        }, known: [:], inserted: { _ in })
+        }, inserted: { _ in })
     let rows = try await store.insert(
       into: "retrievals",
       columns: ["run_id", "host", "developer_mode", "retrieved_at", "status", "settles", "observation"],

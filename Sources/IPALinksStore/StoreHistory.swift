@@ -253,12 +253,11 @@ extension AuditStore {
     let which = "the history of \(id)"
     let (rows, domains, schemes) = try await failing("cannot read \(which)") {
       // By bundle ID or app ID, and an app known by its app ID alone (an entitlements file, a bare Mach-O) by its
-      // bundle ID too: the app ID ends with it (kept below only when what comes before is the team's prefix).
+      // bundle ID too, the one its app ID names (each of the three indexed).
       // Observations a run superseded (``RunRecorder/Choice``) are not the app's history.
       let filter: SQLQueryString =
         """
-        (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id)
-          OR SUBSTR(o.app_id, LENGTH(o.app_id) - LENGTH(\(bind: id)) + 1) = \(bind: id))
+        (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id) OR o.named_bundle_id = \(bind: id))
         AND a.observed_at <= \(bind: at) AND a.superseded = 0
         """
       let rows = try await sql.raw(

@@ -109,6 +109,7 @@ extension StoreSchema {
             row.decode(column: "team_id", as: String?.self), row.decode(column: "name", as: String?.self),
             row.decode(column: "version", as: String?.self), row.decode(column: "build", as: String?.self),
             row.decode(column: "distribution", as: String?.self), report,
+            row.decode(column: "app_id", as: String?.self).flatMap(BundleReport.bundleID(ofAppID:)),
           ]
           let observation =
             try await store.insert(
@@ -240,6 +241,7 @@ extension AuditStore {
   /// The columns of an app's observation, in the order its rows' values come.
   static let appObservationColumns = [
     "sha256", "path", "kind", "bundle_id", "app_id", "team_id", "name", "version", "build", "distribution", "report",
+    "named_bundle_id",
   ]
   /// The columns of a retrieval's observation, in the order its rows' values come.
   static let retrievalObservationColumns = [
@@ -249,16 +251,16 @@ extension AuditStore {
   /// The IDs of observations in `table` by their keys, inserting those not there yet with their `rows` (each row's
   /// first value its key); `inserted` is given the IDs of the rows this call inserted, by key, to add what goes with
   /// them. Two writers that insert one observation at once keep it once: the second's insert does nothing, and it
-  /// reads the first's ID.
+  /// reads the first's ID. Keys go in sorted, so that two writers take the rows' locks in one order.
   func observations(
-    in table: String, columns: [String], rows: [[any Encodable & Sendable]], known: [String: Int],
+    in table: String, columns: [String], rows: [[any Encodable & Sendable]],
     inserted: ([String: Int]) async throws -> Void
   ) async throws -> [String: Int] {
     var ids: [String: Int] = [:]
     var wanted: [String: [any Encodable & Sendable]] = [:]
     for row in rows {
       let key = row[0] as? String ?? ""
-      if let id = known[key] { ids[key] = id } else { wanted[key] = row }
+      wanted[key] = row
     }
     guard !wanted.isEmpty else { return ids }
     func found(_ keys: [String]) async throws -> [String: Int] {
@@ -273,21 +275,30 @@ extension AuditStore {
       }
       return found
     }
-    // Most of a run's observations are there already: found first, and only the others inserted.
-    ids.merge(try await found(wanted.keys.sorted()), uniquingKeysWith: { $1 })
-    let missing = wanted.keys.filter { ids[$0] == nil }.sorted()
-    guard !missing.isEmpty else { return ids }
-    var new: [String: Int] = [:]
-    for row in try await insert(
-      into: table, columns: columns, rows: missing.compactMap { wanted[$0] }, returning: ["id", "sha256"],
-      { $0.ignoringConflicts(with: "sha256") })
-    {
-      new[try row.decode(column: "sha256", as: String.self)] = try row.decode(column: "id", as: Int.self)
+    // A run that sees what the run before saw finds them all: looked for first, and only the others inserted. A
+    // first run, or an import, finds none: inserted first, and only those another writer had are looked for.
+    let insertFirst = mostlyNew.withLockedValue { $0[table] ?? false }
+    var missing = wanted.keys.sorted()
+    if !insertFirst {
+      ids.merge(try await found(missing), uniquingKeysWith: { $1 })
+      missing = missing.filter { ids[$0] == nil }
     }
-    ids.merge(new, uniquingKeysWith: { $1 })
-    // Another writer's, inserted since they were looked for.
-    let others = missing.filter { new[$0] == nil }
-    if !others.isEmpty { ids.merge(try await found(others), uniquingKeysWith: { $1 }) }
+    let foundFirst = wanted.count - missing.count
+    var new: [String: Int] = [:]
+    if !missing.isEmpty {
+      for row in try await insert(
+        into: table, columns: columns, rows: missing.compactMap { wanted[$0] }, returning: ["id", "sha256"],
+        { $0.ignoringConflicts(with: "sha256") })
+      {
+        new[try row.decode(column: "sha256", as: String.self)] = try row.decode(column: "id", as: Int.self)
+      }
+      ids.merge(new, uniquingKeysWith: { $1 })
+      // Already there, or another writer's, inserted since they were looked for.
+      let others = missing.filter { new[$0] == nil }
+      if !others.isEmpty { ids.merge(try await found(others), uniquingKeysWith: { $1 }) }
+    }
+    let allNew = new.count * 2 > wanted.count
+    mostlyNew.withLockedValue { $0[table] = insertFirst ? allNew : foundFirst * 2 < wanted.count }
     try await inserted(new)
     return ids
   }

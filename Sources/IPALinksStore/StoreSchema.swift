@@ -217,10 +217,12 @@ enum StoreSchema {
         """
         CREATE TABLE app_observations (\(id), sha256 TEXT NOT NULL UNIQUE, path TEXT NOT NULL, kind TEXT NOT NULL,
           bundle_id TEXT, app_id TEXT, team_id TEXT, name TEXT, version TEXT, build TEXT, distribution TEXT,
-          report TEXT NOT NULL)
+          report TEXT NOT NULL, named_bundle_id TEXT)
         """,
         "CREATE INDEX app_observations_bundle_id ON app_observations (bundle_id)",
         "CREATE INDEX app_observations_app_id ON app_observations (app_id)",
+        // `history --app BUNDLEID` finds an app known by its app ID alone through the bundle ID the app ID names.
+        "CREATE INDEX app_observations_named_bundle_id ON app_observations (named_bundle_id)",
         """
         CREATE TABLE observation_domains (observation BIGINT NOT NULL REFERENCES app_observations (id),
           position INTEGER NOT NULL, raw TEXT NOT NULL, service TEXT NOT NULL, host TEXT NOT NULL,

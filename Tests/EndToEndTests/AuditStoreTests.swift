@@ -101,6 +101,41 @@ import Testing
     }
   }
 
+  /// An IPA rebuilt without a change to what it says (here only its zip comment differs) is a new input file, but
+  /// the app it holds is the observation it was: the second run's app points to the first run's, and a run that
+  /// changes nothing adds no observation at all.
+  @Test(arguments: Backend.usable) func anAppThatDidNotChangeIsObservedOnce(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let ipa = stores.folder.appendingPathComponent("Store.ipa")
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    func inspect(_ label: String) throws {
+      let run = try CLI.run(["inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", label, "-q"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    try inspect("first")
+    let comment = Process()
+    comment.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    comment.arguments = ["zip", "-q", "-z", ipa.path]
+    let input = Pipe()
+    comment.standardInput = input
+    try comment.run()
+    input.fileHandleForWriting.write(Data("rebuilt\n".utf8))
+    try input.fileHandleForWriting.close()
+    comment.waitUntilExit()
+    #expect(comment.terminationStatus == 0)
+    try inspect("rebuilt")
+    try inspect("again")
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      #expect(try await store.sqlRows("SELECT COUNT(DISTINCT file_sha256) FROM input_files") == ["2"])
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM input_files") == ["2"])
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM apps") == ["3"])
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM app_observations") == ["1"])
+      #expect(try await store.sqlRows("SELECT COUNT(DISTINCT observation) FROM apps") == ["1"])
+    }
+  }
+
   /// An app seen twice in one run (an IPA and its own Mach-O, inspected in either order) is one app in the run's
   /// state: the IPA's observation, which shows its URL schemes. Two identical runs read as no change, and its
   /// history is the same asked by bundle ID or by app ID.
