@@ -255,9 +255,14 @@ extension AuditStore {
       // By bundle ID or app ID, and an app known by its app ID alone (an entitlements file, a bare Mach-O) by its
       // bundle ID too, the one its app ID names (each of the three indexed).
       // Observations a run superseded (``RunRecorder/Choice``) are not the app's history.
+      // The apps' sightings are found by their key (what the latest state keys apps by, as an observation's
+      // columns give it), through the (app_key, observed_at) index, not by reading every sighting.
       let filter: SQLQueryString =
         """
-        (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id) OR o.named_bundle_id = \(bind: id))
+        a.app_key IN (
+          SELECT COALESCE(m.app_id, m.bundle_id, m.path) FROM app_observations m
+          WHERE m.bundle_id = \(bind: id) OR m.app_id = \(bind: id) OR m.named_bundle_id = \(bind: id))
+        AND (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id) OR o.named_bundle_id = \(bind: id))
         AND a.observed_at <= \(bind: at) AND a.superseded = 0
         """
       let rows = try await sql.raw(
