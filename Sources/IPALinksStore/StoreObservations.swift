@@ -47,139 +47,123 @@ extension StoreSchema {
   static func observeOnce(_ store: AuditStore) async throws {
     let sql = store.sql
     var files: [String: Int] = [:]
-    var last = 0
-    while true {
-      let rows = try await sql.raw(
-        """
-        SELECT id, path, size, sha256, kind, status, diagnostics FROM inputs
-        WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
-        """
-      ).all()
-      guard let end = rows.last else { break }
-      last = try end.decode(column: "id", as: Int.self)
-      var pointers: [Int: [Int]] = [:]
-      for row in rows {
-        let stored = try row.decode(column: "diagnostics", as: String.self)
-        let diagnostics =
-          (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(StoreObservations.canonical)
-          ?? stored
-        let (path, size, sha256, kind, status) = (
-          try row.decode(column: "path", as: String.self), try row.decode(column: "size", as: Int?.self),
-          try row.decode(column: "sha256", as: String?.self), try row.decode(column: "kind", as: String.self),
-          try row.decode(column: "status", as: String.self)
-        )
-        let key = StoreObservations.inputKey(
-          path: path, size: size, sha256: sha256, kind: kind, status: status, diagnostics: diagnostics)
-        let values: [any Encodable & Sendable] = [key, path, size, sha256, kind, status, diagnostics]
-        if files[key] == nil {
-          files[key] =
-            try await store.insert(
-              into: "input_files", columns: AuditStore.inputFileColumns, rows: [values], returning: ["id"]
-            ).first?.decode(column: "id", as: Int.self) ?? 0
-        }
-        pointers[files[key] ?? 0, default: []].append(try row.decode(column: "id", as: Int.self))
-      }
-      for (file, ids) in pointers {
-        try await sql.raw("UPDATE inputs SET file = \(bind: file) WHERE id IN (\(binds: ids))").run()
-      }
+    try await point(
+      "inputs", reading: "path, size, sha256, kind, status, diagnostics", to: "file", in: store
+    ) { row in
+      let stored = try row.decode(column: "diagnostics", as: String.self)
+      let diagnostics =
+        (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+        ?? stored
+      let (path, size, sha256, kind, status) = (
+        try row.decode(column: "path", as: String.self), try row.decode(column: "size", as: Int?.self),
+        try row.decode(column: "sha256", as: String?.self), try row.decode(column: "kind", as: String.self),
+        try row.decode(column: "status", as: String.self)
+      )
+      let key = StoreObservations.inputKey(
+        path: path, size: size, sha256: sha256, kind: kind, status: status, diagnostics: diagnostics)
+      if let file = files[key] { return file }
+      let file = try await store.insertOne(
+        into: "input_files", columns: AuditStore.inputFileColumns,
+        values: [key, path, size, sha256, kind, status, diagnostics])
+      files[key] = file
+      return file
     }
     var apps: [String: Int] = [:]
-    last = 0
-    while true {
-      let rows = try await sql.raw(
+    try await point(
+      "apps", reading: "path, kind, bundle_id, app_id, team_id, name, version, build, distribution, report",
+      to: "observation", in: store
+    ) { row in
+      let stored = try row.decode(column: "report", as: String.self)
+      let report =
+        (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+        ?? stored
+      let key = StoreObservations.appKey(report: report)
+      if let observation = apps[key] { return observation }
+      let appId = try row.decode(column: "app_id", as: String?.self)
+      let observation = try await store.insertOne(
+        into: "app_observations", columns: AuditStore.appObservationColumns,
+        values: try [
+          key, row.decode(column: "path", as: String.self), row.decode(column: "kind", as: String.self),
+          row.decode(column: "bundle_id", as: String?.self), appId, row.decode(column: "team_id", as: String?.self),
+          row.decode(column: "name", as: String?.self), row.decode(column: "version", as: String?.self),
+          row.decode(column: "build", as: String?.self), row.decode(column: "distribution", as: String?.self),
+          report, appId.flatMap(BundleReport.bundleID(ofAppID:)),
+        ])
+      // The domains and schemes of the first row that had it.
+      let id = try row.decode(column: "id", as: Int.self)
+      try await sql.raw(
         """
-        SELECT id, path, kind, bundle_id, app_id, team_id, name, version, build, distribution, report FROM apps
-        WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
+        INSERT INTO observation_domains (observation, position, raw, service, host, wildcard, modes, active)
+        SELECT \(bind: observation), position, raw, service, host, wildcard, modes, active FROM app_domains
+        WHERE app = \(bind: id)
         """
-      ).all()
-      guard let end = rows.last else { break }
-      last = try end.decode(column: "id", as: Int.self)
-      var pointers: [Int: [Int]] = [:]
-      for row in rows {
-        let id = try row.decode(column: "id", as: Int.self)
-        let stored = try row.decode(column: "report", as: String.self)
-        let report =
-          (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(StoreObservations.canonical)
-          ?? stored
-        let key = StoreObservations.appKey(report: report)
-        if apps[key] == nil {
-          let values: [any Encodable & Sendable] = try [
-            key, row.decode(column: "path", as: String.self), row.decode(column: "kind", as: String.self),
-            row.decode(column: "bundle_id", as: String?.self), row.decode(column: "app_id", as: String?.self),
-            row.decode(column: "team_id", as: String?.self), row.decode(column: "name", as: String?.self),
-            row.decode(column: "version", as: String?.self), row.decode(column: "build", as: String?.self),
-            row.decode(column: "distribution", as: String?.self), report,
-            row.decode(column: "app_id", as: String?.self).flatMap(BundleReport.bundleID(ofAppID:)),
-          ]
-          let observation =
-            try await store.insert(
-              into: "app_observations", columns: AuditStore.appObservationColumns, rows: [values], returning: ["id"]
-            ).first?.decode(column: "id", as: Int.self) ?? 0
-          try await sql.raw(
-            """
-            INSERT INTO observation_domains (observation, position, raw, service, host, wildcard, modes, active)
-            SELECT \(bind: observation), position, raw, service, host, wildcard, modes, active FROM app_domains
-            WHERE app = \(bind: id)
-            """
-          ).run()
-          try await sql.raw(
-            """
-            INSERT INTO observation_schemes (observation, scheme, queried)
-            SELECT \(bind: observation), scheme, queried FROM app_schemes WHERE app = \(bind: id)
-            """
-          ).run()
-          apps[key] = observation
-        }
-        pointers[apps[key] ?? 0, default: []].append(id)
-      }
-      for (observation, ids) in pointers {
-        try await sql.raw("UPDATE apps SET observation = \(bind: observation) WHERE id IN (\(binds: ids))").run()
-      }
+      ).run()
+      try await sql.raw(
+        """
+        INSERT INTO observation_schemes (observation, scheme, queried)
+        SELECT \(bind: observation), scheme, queried FROM app_schemes WHERE app = \(bind: id)
+        """
+      ).run()
+      apps[key] = observation
+      return observation
     }
     var retrievals: [String: Int] = [:]
-    last = 0
+    try await point(
+      "retrievals", reading: "source, http_status, url, message, file_sha256, result, findings", to: "observation",
+      in: store
+    ) { row in
+      let (storedResult, storedFindings) = (
+        try row.decode(column: "result", as: String.self), try row.decode(column: "findings", as: String.self)
+      )
+      let result =
+        (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map(
+          StoreObservations.canonical) ?? storedResult
+      let findings =
+        (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map(
+          StoreObservations.canonical) ?? storedFindings
+      let file = try row.decode(column: "file_sha256", as: String?.self)
+      let key = StoreObservations.retrievalKey(result: result, findings: findings, file: file)
+      if let observation = retrievals[key] { return observation }
+      let observation = try await store.insertOne(
+        into: "retrieval_observations", columns: AuditStore.retrievalObservationColumns,
+        values: try [
+          key, row.decode(column: "source", as: String.self), row.decode(column: "http_status", as: Int?.self),
+          row.decode(column: "url", as: String?.self), row.decode(column: "message", as: String.self), file, result,
+          findings,
+        ])
+      retrievals[key] = observation
+      return observation
+    }
+    for statement in observedOnce(store.dialect) { try await sql.raw(SQLQueryString(statement)).run() }
+  }
+
+  /// Sets `column` of every row of `table` to what `observe` makes of the row (its ID and the `reading` columns):
+  /// the rows read 500 at a time, so that a store's reports are never all in memory, and one UPDATE for each
+  /// observation a chunk's rows share.
+  private static func point(
+    _ table: String, reading columns: String, to column: String, in store: AuditStore,
+    _ observe: (any SQLRow) async throws -> Int
+  ) async throws {
+    var last = 0
     while true {
-      let rows = try await sql.raw(
+      let rows = try await store.sql.raw(
         """
-        SELECT id, source, http_status, url, message, file_sha256, result, findings FROM retrievals
+        SELECT id, \(unsafeRaw: columns) FROM \(ident: table)
         WHERE id > \(bind: last) ORDER BY id LIMIT \(unsafeRaw: String(StoreObservations.chunk))
         """
       ).all()
-      guard let end = rows.last else { break }
+      guard let end = rows.last else { return }
       last = try end.decode(column: "id", as: Int.self)
       var pointers: [Int: [Int]] = [:]
       for row in rows {
-        let id = try row.decode(column: "id", as: Int.self)
-        let (storedResult, storedFindings) = (
-          try row.decode(column: "result", as: String.self), try row.decode(column: "findings", as: String.self)
-        )
-        let result =
-          (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map(
-            StoreObservations.canonical) ?? storedResult
-        let findings =
-          (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map(
-            StoreObservations.canonical) ?? storedFindings
-        let file = try row.decode(column: "file_sha256", as: String?.self)
-        let key = StoreObservations.retrievalKey(result: result, findings: findings, file: file)
-        if retrievals[key] == nil {
-          let values: [any Encodable & Sendable] = try [
-            key, row.decode(column: "source", as: String.self), row.decode(column: "http_status", as: Int?.self),
-            row.decode(column: "url", as: String?.self), row.decode(column: "message", as: String.self), file, result,
-            findings,
-          ]
-          retrievals[key] =
-            try await store.insert(
-              into: "retrieval_observations", columns: AuditStore.retrievalObservationColumns, rows: [values],
-              returning: ["id"]
-            ).first?.decode(column: "id", as: Int.self) ?? 0
-        }
-        pointers[retrievals[key] ?? 0, default: []].append(id)
+        pointers[try await observe(row), default: []].append(try row.decode(column: "id", as: Int.self))
       }
       for (observation, ids) in pointers {
-        try await sql.raw("UPDATE retrievals SET observation = \(bind: observation) WHERE id IN (\(binds: ids))").run()
+        try await store.sql.raw(
+          "UPDATE \(ident: table) SET \(ident: column) = \(bind: observation) WHERE id IN (\(binds: ids))"
+        ).run()
       }
     }
-    for statement in observedOnce(store.dialect) { try await sql.raw(SQLQueryString(statement)).run() }
   }
 
   /// The statements that end schema 7's move: the old domains and schemes tables give way to the observations',
@@ -247,6 +231,12 @@ extension AuditStore {
   static let retrievalObservationColumns = [
     "sha256", "source", "http_status", "url", "message", "file_sha256", "result", "findings",
   ]
+
+  /// Inserts one row and returns its ID.
+  func insertOne(into table: String, columns: [String], values: [any Encodable & Sendable]) async throws -> Int {
+    try await insert(into: table, columns: columns, rows: [values], returning: ["id"]).first?.decode(
+      column: "id", as: Int.self) ?? 0
+  }
 
   /// The IDs of observations in `table` by their keys, inserting those not there yet with their `rows` (each row's
   /// first value its key); `inserted` is given the IDs of the rows this call inserted, by key, to add what goes with

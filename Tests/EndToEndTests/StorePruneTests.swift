@@ -121,6 +121,28 @@ import Testing
     }
   }
 
+  /// A time no run names, a time to come and a store that is not there: one line saying which, exit 2, and nothing
+  /// removed or made.
+  @Test func aPruneThatCannotSayWhatToRemoveRemovesNothing() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    try Self.fourRuns(into: location)
+    let before = try Self.readers(location, folder: stores.folder)
+    for (time, said) in [
+      ("week-99", "no run is labelled week-99"), ("2099-01-01", "2099-01-01 is in the future"),
+    ] {
+      let run = try CLI.run(["store", "prune", "--before", time, "--store", location])
+      #expect(run.status == 2 && run.stdout.isEmpty, "\(run.stdout)")
+      #expect(run.stderr.contains(said) && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
+    }
+    try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
+    let missing = stores.folder.appendingPathComponent("typo.db").path
+    let run = try CLI.run(["store", "prune", "--before", "7d", "--store", missing])
+    #expect(run.status == 2 && run.stderr.contains("no such store"), "\(run.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: missing))
+  }
+
   /// A prune killed with SIGKILL in the middle of its work: the store opens, every reader prints what it printed
   /// before, and no row points to what is gone. On PostgreSQL the test holds a lock that stops the prune at its
   /// last DELETE, after it has removed the sightings, so the kill lands there; SQLite's prune holds the file's write
