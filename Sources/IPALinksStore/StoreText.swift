@@ -40,7 +40,8 @@ public enum StoreText {
     var out =
       "\(report.dryRun ? "would prune" : "pruned") \(count(report.runs, "run")) that started before "
       + "\(minute(report.before, seconds: true)) UTC\n"
-      + "  runs: \(report.runsRemoved) \(removed), \(report.runsThinned) kept in part for history (marked pruned)"
+      + "  runs: \(report.runsRemoved) \(removed), \(report.runsThinned) "
+      + (report.dryRun ? "would be thinned" : "thinned (marked pruned)")
       + (untouched > 0 ? ", \(untouched) left whole" : "") + "\n"
       + "  rows \(removed): \(count(report.inputs, "input")), \(count(report.apps, "app sighting")), "
       + "\(count(report.retrievals, "retrieval"))\n"
