@@ -325,11 +325,11 @@ public actor RunRecorder {
     }
     let rows: [[any Encodable & Sendable]] = zip(apps, superseded).map { entry, superseded in
       [
-        entry.input, run, entry.app.key, entry.observed, superseded ? 1 : 0,
-        observations[entry.app.observation] ?? 0,
+        entry.input, run, entry.app.key, superseded ? 1 : 0, observations[entry.app.observation] ?? 0,
       ]
     }
-    let columns = ["input_id", "run_id", "app_key", "observed_at", "superseded", "observation"]
+    // When it was seen is its input's time.
+    let columns = ["input_id", "run_id", "app_key", "superseded", "observation"]
     // An input's bundles are distinct observations (their paths differ), which is how the rows' IDs are told apart.
     let ids = try await store.insertReturningIDs(
       into: "apps", columns: columns, rows: rows,

@@ -39,66 +39,110 @@ extension AuditStore {
       let rest = runs.indices.first { $0 > index && !all.contains($0) && runs[$0].started <= start } ?? runs.count
       return (start, name, rest)
     }
+    /// Just before the start of the group of the latest run that started by `base`: the state at `base` is, for
+    /// nearly every app and host, a row of that group, found by its runs; `base` itself when no run started by then.
+    func recent(_ base: String) -> String {
+      guard let index = runs.indices.first(where: { runs[$0].started <= base }), let found = group(from: index) else {
+        return base
+      }
+      return AuditStore.timestamp((AuditStore.date(found.start) ?? .distantPast) - 0.001)
+    }
+    func compared(after base: String) async throws(Failure) -> (hosts: [RunChanges.Host], apps: [RunChanges.App]) {
+      let window = Window(base: base, end: end, recent: recent(base))
+      return (try await changedHosts(window), try await changedApps(window))
+    }
     guard let latest = group(from: 0) else { return nil }
     if let since {
       let base = AuditStore.timestamp(since)
-      return RunChanges(
-        run: latest.name, previous: sinceName ?? base, chosen: true,
-        hosts: try await changedHosts(after: base, upTo: end), apps: try await changedApps(after: base, upTo: end))
+      let (hosts, apps) = try await compared(after: base)
+      return RunChanges(run: latest.name, previous: sinceName ?? base, chosen: true, hosts: hosts, apps: apps)
     }
     guard let before = group(from: latest.rest) else {
       return RunChanges(run: latest.name, previous: nil, hosts: [], apps: [])
     }
     // Just before the group's first run: what it found is what changed since the state then.
     let base = AuditStore.timestamp((AuditStore.date(latest.start) ?? .distantPast) - 0.001)
-    var changes = RunChanges(
-      run: latest.name, previous: before.name, hosts: try await changedHosts(after: base, upTo: end),
-      apps: try await changedApps(after: base, upTo: end))
+    let found = try await compared(after: base)
+    var changes = RunChanges(run: latest.name, previous: before.name, hosts: found.hosts, apps: found.apps)
     if changes.hosts.isEmpty && changes.apps.isEmpty, let earlier = group(from: before.rest) {
       let base = AuditStore.timestamp((AuditStore.date(before.start) ?? .distantPast) - 0.001)
-      changes = RunChanges(
-        run: before.name, previous: earlier.name, hosts: try await changedHosts(after: base, upTo: end),
-        apps: try await changedApps(after: base, upTo: end))
+      let found = try await compared(after: base)
+      changes = RunChanges(run: before.name, previous: earlier.name, hosts: found.hosts, apps: found.apps)
       changes.quiet = latest.name
     }
     return changes
   }
 
-  /// The runs that may have written between `base` and `end`: those that started by `end` and had not finished by
-  /// `base`, so that a window's rows are found by run, not by reading every row.
-  private func window(after base: String, upTo end: String) -> SQLQueryString {
-    """
-    SELECT u.id FROM runs u WHERE u.started_at <= \(bind: end) AND COALESCE(u.finished_at, \(bind: end)) > \(bind: base)
-    """
+  /// The times a change is read between: what changed after `base` up to `end`, against the state at `base`, which
+  /// is looked for first after `recent` (``runChanges(at:since:sinceName:)``'s `recent(_:)`).
+  struct Window {
+    let base: String
+    let end: String
+    let recent: String
   }
 
-  private func changedHosts(after base: String, upTo end: String) async throws(Failure) -> [RunChanges.Host] {
+  /// The runs that may have written between `after` and `upTo`: those that started by `upTo` and had not finished
+  /// by `after`. A row observed in that time is one of theirs (a run's rows are observed between its start and its
+  /// finish), so that a window's rows are found by run, not by reading every row. As values when they are few, so
+  /// that the server reads their rows through the index whatever it guesses of the window: PostgreSQL takes the
+  /// newest rows, past its statistics, for one row, and read every row of every run.
+  private func runs(after: String, upTo: String) async throws -> SQLQueryString {
+    let query: SQLQueryString = """
+      SELECT u.id FROM runs u
+      WHERE u.started_at <= \(bind: upTo) AND COALESCE(u.finished_at, \(bind: upTo)) > \(bind: after)
+      """
+    let ids = try await sql.raw(query).all().map { try $0.decode(column: "id", as: Int.self) }
+    return ids.isEmpty ? "NULL" : ids.count <= 1000 ? "\(binds: ids)" : query
+  }
+
+  /// The latest row of each app (`apps`) or host (`retrievals`) on each side of `base` among those observed after
+  /// `recent` up to `end`, found by the runs that wrote then: for each key whose rows include one after `base`,
+  /// `id`, the latest of those, and `before_id`, the latest up to `base` (NULL when none is after `recent`); ties
+  /// go to the later row. A grouping rather than a join of two sets, which PostgreSQL, taking each for one row,
+  /// joined by comparing every row of one with every row of the other. `rows` names the table `x`, and `time` the
+  /// column of the rows' time.
+  private func sides(
+    _ rows: SQLQueryString, key: String, time: String, filter: SQLQueryString, window: Window
+  ) async throws -> SQLQueryString {
+    let side: SQLQueryString = "CASE WHEN \(unsafeRaw: time) > \(bind: window.base) THEN 1 ELSE 0 END"
+    let names = key.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    let (keys, own) = (
+      names.map { "w." + $0 }.joined(separator: ", "), names.map { "x." + $0 }.joined(separator: ", ")
+    )
+    return """
+      SELECT \(unsafeRaw: keys), MAX(CASE WHEN w.side = 1 THEN w.id END) AS id,
+        MAX(CASE WHEN w.side = 0 THEN w.id END) AS before_id
+      FROM (
+        SELECT x.id, \(unsafeRaw: own), \(side) AS side,
+          ROW_NUMBER() OVER (PARTITION BY \(unsafeRaw: own), \(side) ORDER BY \(unsafeRaw: time) DESC, x.id DESC) AS n
+        FROM \(rows)
+        WHERE x.run_id IN (\(try await runs(after: window.recent, upTo: window.end))) AND \(filter)
+          AND \(unsafeRaw: time) > \(bind: window.recent) AND \(unsafeRaw: time) <= \(bind: window.end)) w
+      WHERE w.n = 1 GROUP BY \(unsafeRaw: keys) HAVING MAX(w.side) = 1
+      """
+  }
+
+  private func changedHosts(_ window: Window) async throws(Failure) -> [RunChanges.Host] {
     let rows = try await failing("cannot read the retrievals of the latest runs") {
-      // Each host's latest answer in the window, with the one it replaced: the latest up to `base`. Found first
-      // (MATERIALIZED): joined on a subquery instead, PostgreSQL hashed every retrieval of every run to find them.
+      // Each host's latest answer in the window that settled what the file is, with the one it replaced: the
+      // latest up to `base`, found among the runs after `recent` and, for a host they did not ask, through the
+      // host's own rows.
       try await sql.raw(
         """
-        WITH cur AS MATERIALIZED (
-          SELECT r.id, r.host, r.developer_mode, r.status, o.file_sha256 FROM retrievals r
-          JOIN retrieval_observations o ON o.id = r.observation
-          WHERE r.run_id IN (\(window(after: base, upTo: end))) AND \(Self.settling("r"))
-            AND r.retrieved_at > \(bind: base) AND r.retrieved_at <= \(bind: end)
-            AND NOT EXISTS (
-              SELECT 1 FROM retrievals s
-              WHERE s.host = r.host AND s.developer_mode = r.developer_mode AND \(Self.settling("s"))
-                AND s.retrieved_at <= \(bind: end)
-                AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+        WITH sides AS MATERIALIZED (
+          \(try await sides("retrievals x", key: "host, developer_mode", time: "x.retrieved_at", filter: Self.settling("x"), window: window))
         ), run AS MATERIALIZED (
-          SELECT c.host, c.developer_mode, c.status, c.file_sha256, (
+          SELECT s.id, COALESCE(s.before_id, (
             SELECT p.id FROM retrievals p
-            WHERE p.host = c.host AND p.developer_mode = c.developer_mode AND \(Self.settling("p"))
-              AND p.retrieved_at <= \(bind: base)
-            ORDER BY p.retrieved_at DESC, p.id DESC LIMIT 1) AS prev_id
-          FROM cur c
+            WHERE p.host = s.host AND p.developer_mode = s.developer_mode AND \(Self.settling("p"))
+              AND p.retrieved_at <= \(bind: window.recent)
+            ORDER BY p.retrieved_at DESC, p.id DESC LIMIT 1)) AS prev_id
+          FROM sides s
         )
-        SELECT r.host, r.developer_mode, r.status, r.file_sha256, p.status AS prev_status, o.file_sha256 AS prev_sha
-        FROM run r JOIN retrievals p ON p.id = r.prev_id JOIN retrieval_observations o ON o.id = p.observation
-        WHERE r.status <> p.status OR COALESCE(r.file_sha256, '') <> COALESCE(o.file_sha256, '')
+        SELECT r.host, r.developer_mode, r.status, o.file_sha256, p.status AS prev_status, q.file_sha256 AS prev_sha
+        FROM run c JOIN retrievals r ON r.id = c.id JOIN retrieval_observations o ON o.id = r.observation
+        JOIN retrievals p ON p.id = c.prev_id JOIN retrieval_observations q ON q.id = p.observation
+        WHERE r.status <> p.status OR COALESCE(o.file_sha256, '') <> COALESCE(q.file_sha256, '')
         ORDER BY r.host, r.developer_mode
         """
       ).all()
@@ -126,55 +170,65 @@ extension AuditStore {
   }
 
   /// The apps of `run` whose domains or schemes differ from their observation before, or that have none before.
-  private func changedApps(after base: String, upTo end: String) async throws(Failure) -> [RunChanges.App] {
-    // Each app's latest observation in the window, with the one it replaced: the latest up to `base`.
-    let pairs: SQLQueryString = """
-      WITH cur AS (
-        SELECT a.id, a.app_key FROM apps a
-        WHERE a.run_id IN (\(window(after: base, upTo: end))) AND a.superseded = 0
-          AND a.observed_at > \(bind: base) AND a.observed_at <= \(bind: end)
-          AND NOT EXISTS (
-            SELECT 1 FROM apps y WHERE y.app_key = a.app_key AND y.superseded = 0 AND y.observed_at <= \(bind: end)
-              AND (y.observed_at > a.observed_at OR (y.observed_at = a.observed_at AND y.id > a.id)))
-      ), pairs AS (
-        SELECT c.id, (
-          SELECT y.id FROM apps y WHERE y.app_key = c.app_key AND y.superseded = 0 AND y.observed_at <= \(bind: base)
-          ORDER BY y.observed_at DESC, y.id DESC LIMIT 1) AS prev_id
-        FROM cur c
-      )
-      """
+  private func changedApps(_ window: Window) async throws(Failure) -> [RunChanges.App] {
     return try await failing("cannot read the apps of the latest runs") {
+      // Each app's latest observation in the window, with the one it replaced: the latest up to `base`, found among
+      // the runs after `recent` and, for an app they did not see, through the app's own rows.
       let apps = try await sql.raw(
         """
-        \(pairs) SELECT p.id, p.prev_id, a.app_key, o.name FROM pairs p JOIN apps a ON a.id = p.id
-        JOIN app_observations o ON o.id = a.observation ORDER BY a.app_key
+        WITH sides AS MATERIALIZED (
+          \(try await sides("apps x JOIN inputs i ON i.id = x.input_id", key: "app_key", time: "i.observed_at", filter: "x.superseded = 0", window: window))
+        ), pairs AS MATERIALIZED (
+          SELECT s.id, COALESCE(s.before_id, (
+            SELECT y.id FROM apps y JOIN inputs j ON j.id = y.input_id
+            WHERE y.app_key = s.app_key AND y.superseded = 0 AND j.observed_at <= \(bind: window.recent)
+            ORDER BY j.observed_at DESC, y.id DESC LIMIT 1)) AS prev_id
+          FROM sides s
+        )
+        SELECT a.id, p.prev_id, a.app_key, a.observation, y.observation AS prev_observation, o.name FROM pairs p
+        JOIN apps a ON a.id = p.id JOIN app_observations o ON o.id = a.observation LEFT JOIN apps y ON y.id = p.prev_id
+        ORDER BY a.app_key
         """
       ).all()
-      var domains: [Int: [String]] = [:]
-      for row in try await sql.raw(
-        """
-        \(pairs) SELECT a.id AS app, d.raw FROM app_domains d JOIN apps a ON a.observation = d.observation
-        WHERE a.id IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs) ORDER BY a.id, d.position
-        """
-      ).all() {
-        domains[try row.decode(column: "app", as: Int.self), default: []].append(
-          try row.decode(column: "raw", as: String.self))
+      // An app whose observation is the one before has the same domains and schemes (they are part of it): only
+      // the others' are read.
+      var read = Set<Int>()
+      for row in apps {
+        let (observation, previous) = (
+          try row.decode(column: "observation", as: Int.self), try row.decode(column: "prev_observation", as: Int?.self)
+        )
+        if observation != previous {
+          read.insert(observation)
+          if let previous { read.insert(previous) }
+        }
       }
-      var schemes: [Int: [String]] = [:]
-      for row in try await sql.raw(
-        """
-        \(pairs) SELECT a.id AS app, s.scheme FROM app_schemes s JOIN apps a ON a.observation = s.observation
-        WHERE s.queried = 0 AND a.id IN (SELECT id FROM pairs UNION SELECT prev_id FROM pairs)
-        """
-      ).all() {
-        schemes[try row.decode(column: "app", as: Int.self), default: []].append(
-          try row.decode(column: "scheme", as: String.self))
+      var (domains, schemes): ([Int: [String]], [Int: [String]]) = ([:], [:])
+      let ids = read.sorted()
+      for start in stride(from: 0, to: ids.count, by: Self.bindLimit) {
+        let some = Array(ids[start..<min(ids.count, start + Self.bindLimit)])
+        for row in try await sql.raw(
+          "SELECT observation, raw FROM app_domains WHERE observation IN (\(binds: some)) ORDER BY observation, position"
+        ).all() {
+          domains[try row.decode(column: "observation", as: Int.self), default: []].append(
+            try row.decode(column: "raw", as: String.self))
+        }
+        for row in try await sql.raw(
+          "SELECT observation, scheme FROM app_schemes WHERE queried = 0 AND observation IN (\(binds: some))"
+        ).all() {
+          schemes[try row.decode(column: "observation", as: Int.self), default: []].append(
+            try row.decode(column: "scheme", as: String.self))
+        }
       }
       return try apps.compactMap { row -> RunChanges.App? in
-        let id = try row.decode(column: "id", as: Int.self)
-        let previous = try row.decode(column: "prev_id", as: Int?.self)
-        let (domainsAdded, domainsRemoved) = Self.delta(previous.map { domains[$0] ?? [] } ?? [], domains[id] ?? [])
-        let (schemesAdded, schemesRemoved) = Self.delta(previous.map { schemes[$0] ?? [] } ?? [], schemes[id] ?? [])
+        let observation = try row.decode(column: "observation", as: Int.self)
+        let previous = try row.decode(column: "prev_id", as: Int?.self).map { _ in
+          try row.decode(column: "prev_observation", as: Int.self)
+        }
+        guard previous != observation else { return nil }
+        let (domainsAdded, domainsRemoved) = Self.delta(
+          previous.map { domains[$0] ?? [] } ?? [], domains[observation] ?? [])
+        let (schemesAdded, schemesRemoved) = Self.delta(
+          previous.map { schemes[$0] ?? [] } ?? [], schemes[observation] ?? [])
         let app = RunChanges.App(
           appKey: try row.decode(column: "app_key", as: String.self),
           name: try row.decode(column: "name", as: String?.self), first: previous == nil,

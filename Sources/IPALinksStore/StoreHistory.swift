@@ -256,32 +256,34 @@ extension AuditStore {
       // bundle ID too, the one its app ID names (each of the three indexed).
       // Observations a run superseded (``RunRecorder/Choice``) are not the app's history.
       // The apps' sightings are found by their key (what the latest state keys apps by, as an observation's
-      // columns give it), through the (app_key, observed_at) index, not by reading every sighting.
+      // columns give it), through the app key index, not by reading every sighting.
       let filter: SQLQueryString =
         """
         a.app_key IN (
           SELECT COALESCE(m.app_id, m.bundle_id, m.path) FROM app_observations m
           WHERE m.bundle_id = \(bind: id) OR m.app_id = \(bind: id) OR m.named_bundle_id = \(bind: id))
         AND (o.bundle_id = \(bind: id) OR o.app_id = \(bind: id) OR o.named_bundle_id = \(bind: id))
-        AND a.observed_at <= \(bind: at) AND a.superseded = 0
+        AND i.observed_at <= \(bind: at) AND a.superseded = 0
         """
       let rows = try await sql.raw(
         """
-        SELECT a.id, a.app_key, o.bundle_id, o.app_id, o.name, o.version, o.build, a.observed_at, u.label
-        FROM apps a JOIN app_observations o ON o.id = a.observation JOIN runs u ON u.id = a.run_id
-        WHERE \(filter) ORDER BY a.observed_at, a.id
+        SELECT a.id, a.app_key, o.bundle_id, o.app_id, o.name, o.version, o.build, i.observed_at, u.label
+        FROM apps a JOIN inputs i ON i.id = a.input_id JOIN app_observations o ON o.id = a.observation
+        JOIN runs u ON u.id = a.run_id
+        WHERE \(filter) ORDER BY i.observed_at, a.id
         """
       ).all()
       let domains = try await sql.raw(
         """
         SELECT a.id AS app, d.raw FROM app_domains d JOIN apps a ON a.observation = d.observation
-        JOIN app_observations o ON o.id = a.observation WHERE \(filter) ORDER BY d.position
+        JOIN inputs i ON i.id = a.input_id JOIN app_observations o ON o.id = a.observation WHERE \(filter)
+        ORDER BY d.position
         """
       ).all()
       let schemes = try await sql.raw(
         """
         SELECT a.id AS app, s.scheme, s.queried FROM app_schemes s JOIN apps a ON a.observation = s.observation
-        JOIN app_observations o ON o.id = a.observation WHERE \(filter)
+        JOIN inputs i ON i.id = a.input_id JOIN app_observations o ON o.id = a.observation WHERE \(filter)
         """
       ).all()
       return (rows, domains, schemes)

@@ -165,9 +165,9 @@ extension AuditStore {
       DELETE FROM apps WHERE id IN (
         SELECT s.id FROM (
           SELECT a.id, a.run_id, a.superseded, a.observation,
-            LAG(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY a.observed_at, a.id) AS prev,
-            LEAD(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY a.observed_at, a.id) AS next
-          FROM apps a) s
+            LAG(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id) AS prev,
+            LEAD(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id) AS next
+          FROM apps a JOIN inputs i ON i.id = a.input_id) s
         WHERE s.run_id IN (\(pruned)) AND (s.superseded = 1 OR (s.prev = s.observation AND s.next = s.observation))
           AND s.id NOT IN (SELECT app FROM latest_apps))
       """,

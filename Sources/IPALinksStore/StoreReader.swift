@@ -83,15 +83,16 @@ extension AuditStore {
           """
       }
       // The latest state as it was written, one row per app whatever the number of runs; at a time, the latest row
-      // of each app then (none of the same app is newer; ties go to the later row), found in the (app_key,
-      // observed_at) index before any report is read.
+      // of each app then (ties go to the later row), numbered in one pass over the sightings before any report is
+      // read.
       let latest: SQLQueryString =
         time == nil
         ? "SELECT app FROM latest_apps"
         : """
-        SELECT x.id FROM apps x WHERE x.observed_at <= \(bind: at) AND x.superseded = 0 AND NOT EXISTS (
-          SELECT 1 FROM apps y WHERE y.app_key = x.app_key AND y.observed_at <= \(bind: at) AND y.superseded = 0
-            AND (y.observed_at > x.observed_at OR (y.observed_at = x.observed_at AND y.id > x.id)))
+        SELECT t.id FROM (
+          SELECT x.id, ROW_NUMBER() OVER (PARTITION BY x.app_key ORDER BY i.observed_at DESC, x.id DESC) AS n
+          FROM apps x JOIN inputs i ON i.id = x.input_id WHERE i.observed_at <= \(bind: at) AND x.superseded = 0) t
+        WHERE t.n = 1
         """
       // The files that decide on one host without a wildcard are known before the apps are (its own and its
       // domains' above): they are read first, and parsed while the server finds the apps, so that each app is
@@ -179,7 +180,9 @@ extension AuditStore {
   /// Whether the store holds an app observed at `time` or before (at all, when nil).
   func holdsApps(at time: Date?) async throws -> Bool {
     let at = AuditStore.timestamp(time ?? .distantFuture)
-    return try await sql.raw("SELECT 1 FROM apps WHERE observed_at <= \(bind: at) LIMIT 1").first() != nil
+    return try await sql.raw(
+      "SELECT 1 FROM apps a JOIN inputs i ON i.id = a.input_id WHERE i.observed_at <= \(bind: at) LIMIT 1"
+    ).first() != nil
   }
 
   /// The apps as reports, one per input, in the order of the inputs' paths (byte by byte, whatever the database's
@@ -249,15 +252,15 @@ extension AuditStore {
     }
     let queries = [false, true].map { onlyDefinite in
       let filter: SQLQueryString = onlyDefinite ? "AND \(Self.settling("r")) \(only)" : only
-      let sameFilter: SQLQueryString = onlyDefinite ? "AND \(Self.settling("s"))" : ""
+      // Each host's latest row then (ties go to the later row), numbered in one pass over its retrievals.
       return sql.raw(
         """
-        SELECT r.host, r.developer_mode, o.result, f.body FROM retrievals r
+        SELECT r.host, r.developer_mode, o.result, f.body FROM (
+          SELECT r.host, r.developer_mode, r.observation,
+            ROW_NUMBER() OVER (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at DESC, r.id DESC) AS n
+          FROM retrievals r WHERE r.retrieved_at <= \(bind: at) \(filter)) r
         JOIN retrieval_observations o ON o.id = r.observation LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
-        WHERE r.retrieved_at <= \(bind: at) \(filter) AND NOT EXISTS (
-          SELECT 1 FROM retrievals s WHERE s.host = r.host AND s.developer_mode = r.developer_mode
-            AND s.retrieved_at <= \(bind: at) \(sameFilter)
-            AND (s.retrieved_at > r.retrieved_at OR (s.retrieved_at = r.retrieved_at AND s.id > r.id)))
+        WHERE r.n = 1
         """
       ).all()
     }

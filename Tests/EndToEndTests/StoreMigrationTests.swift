@@ -97,9 +97,47 @@ import Testing
       )
     }
     // Each observation once: 37 app rows, of which the unchanged runs share their observations.
-    #expect(version == ["7"])
+    #expect(version == ["\(StoreSchema.version)"])
     #expect(apps == ["37"])
     #expect(observations > 0 && observations < 25, "\(observations) observations")
+    // The tables schema 8 made again with their rows' IDs take new rows after them, and the latest state moves on.
+    let run = try CLI.run(
+      [
+        "inspect", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", "after",
+        "-q",
+      ],
+      environment: ["SOURCE_DATE_EPOCH": "1895856400"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let (after, newest) = try await Self.using(try await AuditStoreTests.open(location)) { store in
+      try await Self.expectNoMissingObservation(store)
+      return (
+        try await store.sqlRows("SELECT COUNT(*) FROM apps"),
+        try await store.sqlRows(
+          "SELECT DISTINCT u.label FROM latest_apps l JOIN apps a ON a.id = l.app JOIN runs u ON u.id = a.run_id")
+      )
+    }
+    #expect((Int(after.first ?? "") ?? 0) > 37)
+    #expect(newest == ["after"])
+    // A run's rows hold their columns alone, with none dropped (which PostgreSQL would keep in every row), the
+    // 8-byte ones first.
+    let columns = try await Self.using(try await AuditStoreTests.open(location)) { store in
+      var columns: [String: [String]] = [:]
+      for table in ["inputs", "apps", "retrievals"] {
+        columns[table] =
+          store.dialect == .postgres
+          ? try await store.sqlRows(
+            "SELECT attname::text FROM pg_attribute WHERE attrelid = '\(table)'::regclass AND attnum > 0 ORDER BY attnum"
+          )
+          : try await store.sqlRows("SELECT name FROM pragma_table_info('\(table)') ORDER BY cid")
+      }
+      return columns
+    }
+    #expect(columns["inputs"] == ["id", "run_id", "file", "observed_at"])
+    #expect(columns["apps"] == ["id", "input_id", "run_id", "observation", "superseded", "app_key"])
+    #expect(
+      columns["retrievals"] == [
+        "id", "run_id", "observation", "developer_mode", "settles", "host", "retrieved_at", "status",
+      ])
   }
 
   /// A store of schema 1 (no latest tables, no `settles`, no index of retrievals by run, no watched hosts, no
