@@ -168,25 +168,29 @@ public actor RunRecorder {
     let queued = inputs.count == 2 ? "the input" : "the \(inputs.count - 1) inputs"
     let what = first.input + (inputs.count > 1 ? " and \(queued) queued with it" : "")
     let before = storedInputs
-    let held = chosen
-    var chosenAfter = held
+    // The choices these inputs change, kept once their transaction is committed.
+    var changed: [String: Choice] = [:]
     try store.checkFile()
-    try await store.failing("cannot record \(what)") {
-      try await store.resilient(committed: { try await Self.count("inputs", of: run, in: store) > before }) {
-        chosenAfter = try await store.transaction {
-          try await store.sharePruneLock()
-          if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
-          let ids = try await Self.insert(inputs, run: run, in: store)
-          let apps = zip(ids, inputs).flatMap { id, input in
-            input.apps.map {
-              (input: id, observed: input.observed, app: $0, rank: Self.rank(input.kind), path: input.input)
+    // Held apart while the transaction reads it, and let go before the change below, which then copies nothing.
+    do {
+      let held = chosen
+      try await store.failing("cannot record \(what)") {
+        try await store.resilient(committed: { try await Self.count("inputs", of: run, in: store) > before }) {
+          changed = try await store.transaction {
+            try await store.sharePruneLock()
+            if !new.isEmpty { try await Self.insert(new, run: run, in: store) }
+            let ids = try await Self.insert(inputs, run: run, in: store)
+            let apps = zip(ids, inputs).flatMap { id, input in
+              input.apps.map {
+                (input: id, observed: input.observed, app: $0, rank: Self.rank(input.kind), path: input.input)
+              }
             }
+            return apps.isEmpty ? [:] : try await Self.insert(apps, run: run, chosen: held, in: store)
           }
-          return apps.isEmpty ? held : try await Self.insert(apps, run: run, chosen: held, in: store)
         }
       }
     }
-    chosen = chosenAfter
+    chosen.merge(changed) { $1 }
     storedInputs += inputs.count
   }
 
@@ -281,13 +285,16 @@ public actor RunRecorder {
 
   /// Apps, with their domains and schemes, and the latest state moved on to them; an app this run saw already is
   /// one observation in its state, the better of the two (``Choice``), and the other is marked superseded. Returns
-  /// the run's choices after these apps.
+  /// the run's choices these apps changed: only theirs are read or made, whatever the number of apps before.
   private static func insert(
     _ apps: [(input: Int, observed: String, app: Prepared.App, rank: Int, path: String)], run: Int,
     chosen before: [String: Choice], in store: AuditStore
   ) async throws -> [String: Choice] {
     // Which of these apps the run's state holds: by index here, or an earlier batch's row, beaten or not.
-    var winner: [String: (rank: Int, input: String, index: Int?)] = before.mapValues { ($0.rank, $0.input, nil) }
+    var winner: [String: (rank: Int, input: String, index: Int?)] = [:]
+    for app in apps {
+      if let held = before[app.app.key] { winner[app.app.key] = (held.rank, held.input, nil) }
+    }
     var superseded = Array(repeating: false, count: apps.count)
     for (index, app) in apps.enumerated() {
       if let held = winner[app.app.key] {
@@ -339,7 +346,7 @@ public actor RunRecorder {
       "\(try $0.decode(column: "input_id", as: Int.self))/\(try $0.decode(column: "observation", as: Int.self))"
     }
     // Earlier batches' rows that these beat leave the run's state.
-    let beaten = before.compactMap { key, choice in winner[key]?.index != nil ? choice.id : nil }
+    let beaten = winner.compactMap { key, held in held.index != nil ? before[key]?.id : nil }
     if !beaten.isEmpty {
       try await store.sql.raw("UPDATE apps SET superseded = 1 WHERE id IN (\(binds: beaten))").run()
     }
@@ -362,11 +369,11 @@ public actor RunRecorder {
                 + "AND excluded.app > latest_apps.app)"))
       }
     }
-    var after = before
+    var changed: [String: Choice] = [:]
     for (key, held) in winner {
-      if let index = held.index { after[key] = Choice(rank: held.rank, input: held.input, id: ids[index]) }
+      if let index = held.index { changed[key] = Choice(rank: held.rank, input: held.input, id: ids[index]) }
     }
-    return after
+    return changed
   }
 
   /// Retrievals; each file's bytes once per distinct content, keyed by their SHA-256.

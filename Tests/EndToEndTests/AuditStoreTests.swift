@@ -693,20 +693,14 @@ import Testing
 
   /// Four processes write the four shards of one audit at once: every input arrives.
   func fourWritersLoseNothing(_ location: String) throws {
-    let processes = try (1...4).map { shard in
-      let process = Process()
-      process.executableURL = CLI.binary
-      process.arguments = [
+    let writers = try (1...4).map { shard in
+      try CLI.start([
         "inspect", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--shard", "\(shard)/4",
         "--run-label", "four", "--format", "jsonl", "-q",
-      ]
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      return process
+      ])
     }
-    for process in processes { process.waitUntilExit() }
-    #expect(processes.allSatisfy { $0.terminationStatus == 0 }, "\(processes.map(\.terminationStatus))")
+    let results = try writers.map { try $0.wait() }
+    #expect(results.allSatisfy { $0.status == 0 }, "\(results.map { "\($0.status): \($0.stderr)" })")
     let runs = try CLI.run(["store", "runs", "--store", location, "--format", "jsonl"])
     let lines = runs.stdout.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
