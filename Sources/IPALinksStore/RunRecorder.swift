@@ -488,6 +488,11 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).
   static let bindLimit = 30_000
+
+  /// `values` in pieces of at most ``bindLimit``, one statement's binds each.
+  static func bindable<T>(_ values: [T]) -> [ArraySlice<T>] {
+    stride(from: 0, to: values.count, by: bindLimit).map { values[$0..<min(values.count, $0 + bindLimit)] }
+  }
   /// The most rows a statement whose text is kept has (a full transaction's domains: 128 inputs, about four each), and
   /// the most texts kept: a few megabytes at most.
   static let (keptShapeRows, keptShapes) = (512, 256)

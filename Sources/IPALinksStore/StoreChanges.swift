@@ -185,27 +185,22 @@ extension AuditStore {
             ORDER BY j.observed_at DESC, y.id DESC LIMIT 1)) AS prev_id
           FROM sides s
         )
-        SELECT a.id, p.prev_id, a.app_key, a.observation, y.observation AS prev_observation, o.name FROM pairs p
+        SELECT a.app_key, a.observation, y.observation AS prev_observation, o.name FROM pairs p
         JOIN apps a ON a.id = p.id JOIN app_observations o ON o.id = a.observation LEFT JOIN apps y ON y.id = p.prev_id
         ORDER BY a.app_key
         """
       ).all()
       // An app whose observation is the one before has the same domains and schemes (they are part of it): only
-      // the others' are read.
-      var read = Set<Int>()
-      for row in apps {
+      // the others' are read. The observation before is NULL when there is none (a first sighting).
+      let changed = try apps.compactMap { row -> (row: any SQLRow, observation: Int, previous: Int?)? in
         let (observation, previous) = (
           try row.decode(column: "observation", as: Int.self), try row.decode(column: "prev_observation", as: Int?.self)
         )
-        if observation != previous {
-          read.insert(observation)
-          if let previous { read.insert(previous) }
-        }
+        return observation == previous ? nil : (row, observation, previous)
       }
       var (domains, schemes): ([Int: [String]], [Int: [String]]) = ([:], [:])
-      let ids = read.sorted()
-      for start in stride(from: 0, to: ids.count, by: Self.bindLimit) {
-        let some = Array(ids[start..<min(ids.count, start + Self.bindLimit)])
+      let observations = Set(changed.flatMap { [$0.observation, $0.previous].compactMap { $0 } }).sorted()
+      for some in Self.bindable(observations).map(Array.init) {
         for row in try await sql.raw(
           "SELECT observation, raw FROM app_domains WHERE observation IN (\(binds: some)) ORDER BY observation, position"
         ).all() {
@@ -219,12 +214,7 @@ extension AuditStore {
             try row.decode(column: "scheme", as: String.self))
         }
       }
-      return try apps.compactMap { row -> RunChanges.App? in
-        let observation = try row.decode(column: "observation", as: Int.self)
-        let previous = try row.decode(column: "prev_id", as: Int?.self).map { _ in
-          try row.decode(column: "prev_observation", as: Int.self)
-        }
-        guard previous != observation else { return nil }
+      return try changed.compactMap { row, observation, previous -> RunChanges.App? in
         let (domainsAdded, domainsRemoved) = Self.delta(
           previous.map { domains[$0] ?? [] } ?? [], domains[observation] ?? [])
         let (schemesAdded, schemesRemoved) = Self.delta(
@@ -234,8 +224,8 @@ extension AuditStore {
           name: try row.decode(column: "name", as: String?.self), first: previous == nil,
           domainsAdded: domainsAdded, domainsRemoved: domainsRemoved, schemesAdded: schemesAdded,
           schemesRemoved: schemesRemoved)
-        let changed = ![domainsAdded, domainsRemoved, schemesAdded, schemesRemoved].allSatisfy(\.isEmpty)
-        return app.first || changed ? app : nil
+        let differs = ![domainsAdded, domainsRemoved, schemesAdded, schemesRemoved].allSatisfy(\.isEmpty)
+        return app.first || differs ? app : nil
       }
     }
   }

@@ -255,10 +255,9 @@ extension AuditStore {
     guard !wanted.isEmpty else { return ids }
     func found(_ keys: [String]) async throws -> [String: Int] {
       var found: [String: Int] = [:]
-      for start in stride(from: 0, to: keys.count, by: Self.bindLimit) {
-        let some = keys[start..<min(keys.count, start + Self.bindLimit)]
+      for some in Self.bindable(keys).map(Array.init) {
         for row in try await sql.raw(
-          "SELECT id, sha256 FROM \(ident: table) WHERE sha256 IN (\(binds: Array(some)))"
+          "SELECT id, sha256 FROM \(ident: table) WHERE sha256 IN (\(binds: some))"
         ).all() {
           found[try row.decode(column: "sha256", as: String.self)] = try row.decode(column: "id", as: Int.self)
         }

@@ -46,9 +46,29 @@ enum StoreSchema {
       _ = try await sql.raw("PRAGMA journal_mode = WAL").all()
     }
     guard found < target else { return }
+    // One transaction: a migration that fails leaves the store at the schema it had, which the message says.
+    var from = found
+    do {
+      try await migrate(store, from: &from, to: target)
+    } catch let failure as AuditStore.Failure {
+      throw failure
+    } catch {
+      let what =
+        from == 0
+        ? "cannot set up the new store"
+        : "cannot bring the store from schema \(from) to \(target), and left it at schema \(from), as it was"
+      throw AuditStore.Failure(
+        description: "\(store.location): \(what): \(store.location.masking(AuditStore.describe(error)))")
+    }
+  }
+
+  /// The migrations from the store's schema, which `from` is set to, to `target`, in one transaction.
+  private static func migrate(_ store: AuditStore, from: inout Int, to target: Int) async throws {
+    let sql = store.sql
     try await store.transaction {
       // Another process may have migrated meanwhile.
       let now = try await current(sql)
+      from = now
       guard now < target else { return }
       for (index, migration) in migrations[now..<target].enumerated() {
         for statement in migration(store.dialect) { try await sql.raw(SQLQueryString(statement)).run() }

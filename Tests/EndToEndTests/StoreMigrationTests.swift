@@ -171,6 +171,47 @@ import Testing
     }
   }
 
+  /// A store whose rows schema 8 cannot take (here an app row that points to no observation, as a hand edit could
+  /// leave) is refused in one line naming the store, and left as it was: its schema, its rows; once the row is
+  /// mended, the next command migrates it.
+  @Test(arguments: Backend.usable) func aMigrationThatCannotFinishLeavesTheStoreAsItWas(_ backend: Backend)
+    async throws
+  {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    try await Self.loadSchema6(into: location)
+    let (observation, apps) = try await Self.using(
+      try await AuditStore.open(try StoreLocation(location), creating: false, schema: 7)
+    ) { store in
+      let observation = try await store.sqlRows("SELECT observation FROM apps WHERE id = 1")
+      try await store.sqlRows("UPDATE apps SET observation = NULL WHERE id = 1")
+      return (observation, try await store.sqlRows("SELECT COUNT(*) FROM apps"))
+    }
+    let refused = try CLI.run(["store", "runs", "--store", location])
+    #expect(refused.status != 0 && refused.stdout.isEmpty, "\(refused.status) \(refused.stdout)")
+    let lines = refused.stderr.split(separator: "\n")
+    let named = "\(try StoreLocation(location)): "
+    #expect(
+      lines.count == 1 && lines[0].contains(named)
+        && lines[0].contains(
+          "cannot bring the store from schema 7 to \(StoreSchema.version), and left it at schema 7, as it was: ")
+        && lines[0].contains("observation"),
+      "\(refused.status): \(refused.stderr)")
+    try await Self.using(try await AuditStore.open(try StoreLocation(location), creating: false, schema: 7)) {
+      #expect(try await $0.sqlRows("SELECT MAX(version) FROM ipalinks_schema") == ["7"])
+      #expect(try await $0.sqlRows("SELECT COUNT(*) FROM apps") == apps)
+      try await $0.sqlRows("UPDATE apps SET observation = \(observation[0]) WHERE id = 1")
+    }
+    let runs = try CLI.run(["store", "runs", "--store", location])
+    #expect(runs.status == 0, "\(runs.stderr)")
+    try await Self.using(try await AuditStoreTests.open(location)) {
+      #expect(try await $0.sqlRows("SELECT MAX(version) FROM ipalinks_schema") == ["\(StoreSchema.version)"])
+      #expect(try await $0.sqlRows("SELECT COUNT(*) FROM apps") == apps)
+      try await Self.expectNoMissingObservation($0)
+    }
+  }
+
   /// `body` on `store`, which is closed after it whatever happens.
   @discardableResult
   static func using<T>(_ store: AuditStore, _ body: (AuditStore) async throws -> T) async throws -> T {
