@@ -34,6 +34,8 @@ public final class AuditStore: @unchecked Sendable {
   private let closeConnection: @Sendable () async throws -> Void
   /// A PostgreSQL store's connection, which can be made again.
   private let link: PostgresLink?
+  /// Where its connection and its run's work run.
+  let threads: StoreThreads
   /// A SQLite store's file as it was opened (device and inode), to notice it removed or replaced.
   private let file: (device: UInt64, inode: UInt64)?
   /// The text of each multi-row INSERT already made, by shape (see ``insert(into:columns:rows:returning:_:)``).
@@ -48,10 +50,12 @@ public final class AuditStore: @unchecked Sendable {
   }
 
   private init(
-    location: StoreLocation, sql: any SQLDatabase, dialect: Dialect, link: PostgresLink? = nil,
-    file: (device: UInt64, inode: UInt64)? = nil, close: @escaping @Sendable () async throws -> Void
+    location: StoreLocation, sql: any SQLDatabase, dialect: Dialect, threads: StoreThreads,
+    link: PostgresLink? = nil, file: (device: UInt64, inode: UInt64)? = nil,
+    close: @escaping @Sendable () async throws -> Void
   ) {
     self.location = location
+    self.threads = threads
     self.link = link
     self.file = file
     self.sql = sql
@@ -61,13 +65,19 @@ public final class AuditStore: @unchecked Sendable {
 
   /// Opens the store and brings its schema up to date; `creating` a SQLite file (mode 0600) that is not there yet,
   /// as the commands that write do. Without it, a file that is not there is "no such store", and nothing is made:
-  /// a reader given a mistyped path says so rather than answering from an empty store it created.
-  public static func open(_ location: StoreLocation, creating: Bool = true) async throws(Failure) -> AuditStore {
-    try await open(location, creating: creating, schema: StoreSchema.version)
+  /// a reader given a mistyped path says so rather than answering from an empty store it created. A store that
+  /// records `inBackground` of other work (an inspection) works on threads below the command's (``StoreThreads``).
+  public static func open(
+    _ location: StoreLocation, creating: Bool = true, inBackground: Bool = false
+  ) async throws(Failure) -> AuditStore {
+    try await open(location, creating: creating, schema: StoreSchema.version, inBackground: inBackground)
   }
 
   /// Opens the store with its schema brought up to `schema`: a test makes a store as an older build did.
-  static func open(_ location: StoreLocation, creating: Bool, schema: Int) async throws(Failure) -> AuditStore {
+  static func open(
+    _ location: StoreLocation, creating: Bool, schema: Int, inBackground: Bool = false
+  ) async throws(Failure) -> AuditStore {
+    let threads = inBackground ? StoreThreads.background : StoreThreads.shared
     let store: AuditStore
     do {
       switch location {
@@ -75,8 +85,8 @@ public final class AuditStore: @unchecked Sendable {
         if !creating && !FileManager.default.fileExists(atPath: path) {
           throw Failure(description: "\(location): no such store (inspect --store makes one)")
         }
-        store = try await openSQLite(path, location: location)
-      case .postgres(let server): store = try await openPostgres(server, location: location)
+        store = try await openSQLite(path, location: location, threads: threads)
+      case .postgres(let server): store = try await openPostgres(server, location: location, threads: threads)
       }
     } catch let failure as Failure {
       throw failure
@@ -95,14 +105,17 @@ public final class AuditStore: @unchecked Sendable {
     return store
   }
 
-  private static func openSQLite(_ path: String, location: StoreLocation) async throws -> AuditStore {
+  private static func openSQLite(
+    _ path: String, location: StoreLocation, threads: StoreThreads
+  ) async throws -> AuditStore {
     // Created here, not by SQLite, so that the file is the owner's alone from its first byte.
     let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if descriptor < 0, errno != EACCES && errno != EROFS {
       throw Failure(description: "\(location): cannot create the store: \(String(cString: strerror(errno)))")
     }
     if descriptor >= 0 { Foundation.close(descriptor) }
-    let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: quietLogger)
+    let connection = try await SQLiteConnection.open(
+      storage: .file(path: path), threadPool: threads.pool, logger: quietLogger, on: threads.loop)
     let sql = connection.sql()
     do {
       // Writers on one machine wait for each other rather than fail, as long as a server's answer is waited for.
@@ -115,15 +128,17 @@ public final class AuditStore: @unchecked Sendable {
       throw error
     }
     return AuditStore(
-      location: location, sql: sql, dialect: .sqlite, file: identity(path),
+      location: location, sql: sql, dialect: .sqlite, threads: threads, file: identity(path),
       close: { try await connection.close() })
   }
 
-  private static func openPostgres(_ server: StoreLocation.Postgres, location: StoreLocation) async throws
-    -> AuditStore
-  {
-    let link = try await PostgresLink.connect(server, timeout: timeout)
-    return AuditStore(location: location, sql: link, dialect: .postgres, link: link, close: { try await link.close() })
+  private static func openPostgres(
+    _ server: StoreLocation.Postgres, location: StoreLocation, threads: StoreThreads
+  ) async throws -> AuditStore {
+    let link = try await PostgresLink.connect(server, timeout: timeout, on: threads.loop)
+    return AuditStore(
+      location: location, sql: link, dialect: .postgres, threads: threads, link: link,
+      close: { try await link.close() })
   }
 
   /// Closes the connection.

@@ -31,12 +31,16 @@ final class PostgresLink: SQLDatabase, Sendable {
     current = NIOLockedValueBox(connection)
   }
 
-  /// Connects to `server`, within `timeout`.
-  static func connect(_ server: StoreLocation.Postgres, timeout: Duration) async throws -> PostgresLink {
-    PostgresLink(server: server, timeout: timeout, connection: try await open(server, timeout: timeout))
+  /// Connects to `server`, within `timeout`, answering on `loop` (and so does every connection made again).
+  static func connect(
+    _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
+  ) async throws -> PostgresLink {
+    PostgresLink(server: server, timeout: timeout, connection: try await open(server, timeout: timeout, on: loop))
   }
 
-  private static func open(_ server: StoreLocation.Postgres, timeout: Duration) async throws -> PostgresConnection {
+  private static func open(
+    _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
+  ) async throws -> PostgresConnection {
     let tls: PostgresConnection.Configuration.TLS =
       server.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable
     var configuration =
@@ -52,7 +56,6 @@ final class PostgresLink: SQLDatabase, Sendable {
     // is paid once for each batch.
     // The driver bounds the TCP connection; the login after it is bounded below, as a partition can hold it too.
     configuration.options.connectTimeout = .nanoseconds(nanoseconds(timeout))
-    let loop = MultiThreadedEventLoopGroup.singleton.any()
     return try await Self.within(timeout, on: loop, onExpiry: {}) { [configuration] in
       try await PostgresConnection.connect(
         on: loop, configuration: configuration, id: 1, logger: AuditStore.quietLogger)
@@ -71,7 +74,8 @@ final class PostgresLink: SQLDatabase, Sendable {
     while true {
       let left = deadline - .now
       do {
-        let connection = try await Self.open(server, timeout: min(timeout, max(left, .milliseconds(100))))
+        let connection = try await Self.open(
+          server, timeout: min(timeout, max(left, .milliseconds(100))), on: eventLoop)
         current.withLockedValue { $0 = connection }
         return
       } catch {

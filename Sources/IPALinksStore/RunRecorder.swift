@@ -24,6 +24,12 @@ public actor RunRecorder {
   private var chosen: [String: Choice] = [:]
   private var storedRetrievals = 0
 
+  /// Runs on its store's event loop, where the connection's answers arrive: below the command's threads when the
+  /// store records in the background of an inspection (``StoreThreads``).
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    store.threads.loop.executor.asUnownedSerialExecutor()
+  }
+
   private init(store: AuditStore, run: Int) {
     self.store = store
     self.run = run

@@ -171,7 +171,7 @@ public final class RecordingRun: Sendable {
     warn: @escaping @Sendable (String) -> Void
   ) async -> RecordingRun {
     let store: AuditStore
-    do { store = try await AuditStore.open(location) } catch {
+    do { store = try await AuditStore.open(location, inBackground: true) } catch {
       warn(error.description)
       return RecordingRun(nil, location: location, warn: warn)
     }
@@ -200,7 +200,7 @@ public final class RecordingRun: Sendable {
     let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
     let prepared = Task.detached {
       let retrievals = await fetches?.retrievals(for: requests)
-      return RunRecorder.prepare(report, retrievals: retrievals, at: time)
+      return await recorder.store.threads.prepare(report, retrievals: retrievals, at: time)
     }
     var full = state.withLockedValue { state -> Task<Void, Never>? in
       guard state.stored else { return nil }

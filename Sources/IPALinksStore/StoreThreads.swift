@@ -1,0 +1,57 @@
+import Foundation
+import IPALinksKit
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Where a store's work runs: the event loop its connection answers on, which a run's ``RunRecorder`` runs on too,
+/// and the thread pool that prepares a run's rows and runs SQLite's statements.
+///
+/// A run recorded alongside an inspection (``background``) works on threads of its own, below the command's: the
+/// inspection and the output, which the user waits for, run first, and the store takes the time they leave. Its
+/// bounded queue (``RecordingRun/queueLimit``) holds the command back only when the store falls that far behind, so a
+/// store starved of time slows the run rather than grow its memory.
+struct StoreThreads: Sendable {
+  /// The event loop the connection answers on.
+  let loop: any EventLoop
+  /// The threads that prepare rows and run SQLite's statements.
+  let pool: NIOThreadPool
+
+  /// NIO's shared threads, at the command's priority: for commands whose work is the store's.
+  static let shared = StoreThreads(loop: MultiThreadedEventLoopGroup.singleton.next(), pool: .singleton)
+
+  /// One event loop and one pool thread, each lowered by its first task, before any other reaches it.
+  static let background: StoreThreads = {
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let loop = group.next()
+    loop.execute { lowerThisThread() }
+    let pool = NIOThreadPool(numberOfThreads: 1)
+    pool.start()
+    pool.submit { _ in lowerThisThread() }
+    return StoreThreads(loop: loop, pool: pool)
+  }()
+
+  /// Lowers the calling thread: nice 10 on Linux, where the nice value is each thread's own and raising it needs no
+  /// privilege (`who` 0 is the calling thread); the utility class on Darwin.
+  private static func lowerThisThread() {
+    #if canImport(Glibc)
+      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    #elseif canImport(Darwin)
+      _ = pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0)
+    #endif
+  }
+
+  /// ``RunRecorder/prepare(_:retrievals:at:)`` on ``pool``.
+  func prepare(
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date
+  ) async -> RunRecorder.Prepared {
+    // A pool already shut down (never, for these) prepares on the caller's thread rather than lose the input.
+    (try? await pool.runIfActive { RunRecorder.prepare(report, retrievals: retrievals, at: time) })
+      ?? RunRecorder.prepare(report, retrievals: retrievals, at: time)
+  }
+}
