@@ -78,10 +78,18 @@ extension AuditStore {
         )
         for table in observations { report.observations += try await removed(table) }
         report.aasaFiles = try await removed("aasa_files")
+        let dangling = try await danglingPointers()
+        if !dangling.isEmpty {
+          throw Failure(
+            description: "\(location): cannot prune the store: it would leave "
+              + dangling.joined(separator: ", ") + "; nothing was removed")
+        }
         if dryRun { throw Rollback() }
       }
     } catch is Rollback {
       return report
+    } catch let failure as Failure {
+      throw failure
     } catch {
       throw Failure(description: "\(location): cannot prune the store: \(location.masking(Self.describe(error)))")
     }
@@ -112,6 +120,26 @@ extension AuditStore {
       return try await prune(before: try await resolve(time, day: .start), dryRun: dryRun)
     }
     return try await prune(before: date, dryRun: dryRun)
+  }
+
+  /// Each pointer of ``StoreSchema/pointers`` that some row holds to no row, said as "apps.observation pointing to
+  /// no app_observations row (2 rows)"; empty when every pointer holds.
+  func danglingPointers() async throws -> [String] {
+    var found: [String] = []
+    for p in StoreSchema.pointers {
+      let n =
+        try await sql.raw(
+          """
+          SELECT COUNT(*) AS n FROM \(ident: p.table) c
+          WHERE c.\(ident: p.column) IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM \(ident: p.target) t WHERE t.\(ident: p.key) = c.\(ident: p.column))
+          """
+        ).first(decodingColumn: "n", as: Int.self) ?? 0
+      if n > 0 {
+        found.append("\(p.table).\(p.column) pointing to no \(p.target) row (\(TerminalText.count(n, "row")))")
+      }
+    }
+    return found
   }
 
   /// The advisory lock `store prune` takes alone and each writer's transaction shares (PostgreSQL).

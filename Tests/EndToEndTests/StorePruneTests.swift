@@ -143,6 +143,48 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: missing))
   }
 
+  /// A prune checks every pointer a run writes before it commits (PostgreSQL checked them row by row as foreign keys
+  /// until schema 9, SQLite never): a store where one points to nothing is refused in one line that names it, and
+  /// nothing is removed. Then, mended, it prunes. PostgreSQL's tables have no foreign key left to check them.
+  @Test(arguments: Backend.usable) func aPruneThatWouldLeaveAPointerToNothingRemovesNothing(_ backend: Backend)
+    async throws
+  {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    try Self.fourRuns(into: location)
+    let counts =
+      "SELECT (SELECT COUNT(*) FROM runs) || ' ' || (SELECT COUNT(*) FROM apps) || ' ' || "
+      + "(SELECT COUNT(*) FROM app_observations)"
+    let (before, keys) = try await StoreMigrationTests.using(try await AuditStoreTests.open(location)) { store in
+      #expect(try await store.danglingPointers().isEmpty)
+      if store.dialect == .postgres {
+        let tables = Set(StoreSchema.pointers.map(\.table)).sorted().map { "'\($0)'::regclass" }
+        #expect(
+          try await store.sqlRows(
+            "SELECT COUNT(*) FROM pg_constraint WHERE contype = 'f' AND conrelid IN (\(tables.joined(separator: ", ")))"
+          ) == ["0"])
+      }
+      // The latest app's observation, pointing to none.
+      let app = try await store.sqlRows("SELECT MAX(app) FROM latest_apps")
+      let observation = try await store.sqlRows("SELECT observation FROM apps WHERE id = \(app[0])")
+      try await store.sqlRows("UPDATE apps SET observation = 999999 WHERE id = \(app[0])")
+      return (try await store.sqlRows(counts), (app[0], observation[0]))
+    }
+    let run = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location])
+    #expect(run.status == 2 && run.stdout.isEmpty, "\(run.stdout)")
+    #expect(
+      run.stderr.contains(
+        "cannot prune the store: it would leave apps.observation pointing to no app_observations row (1 row); "
+          + "nothing was removed"), "\(run.stderr)")
+    try await StoreMigrationTests.using(try await AuditStoreTests.open(location)) { store in
+      #expect(try await store.sqlRows(counts) == before)
+      try await store.sqlRows("UPDATE apps SET observation = \(keys.1) WHERE id = \(keys.0)")
+    }
+    let mended = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location])
+    #expect(mended.status == 0 && mended.stdout.hasPrefix("pruned 2 runs"), "\(mended.stdout)\(mended.stderr)")
+  }
+
   /// A prune killed with SIGKILL in the middle of its work: the store opens, every reader prints what it printed
   /// before, and no row points to what is gone. On PostgreSQL the test holds a lock that stops the prune at its
   /// last DELETE, after it has removed the sightings, so the kill lands there; SQLite's prune holds the file's write
