@@ -10,8 +10,10 @@ import UniversalLinks
 /// the run's own rows, which point to the observation.
 enum StoreObservations {
   /// `value` as the JSON an observation is stored and keyed by: keys sorted, so that equal content is equal text
-  /// whatever order an encoder happens to write a dictionary's keys in.
+  /// whatever order an encoder happens to write a dictionary's keys in. ``CanonicalJSON`` writes it, the same bytes
+  /// `JSONEncoder` writes (which keyed the observations of older builds) for less; `JSONEncoder` what it does not.
   static func canonical<T: Encodable>(_ value: T) -> String {
+    if let json = try? CanonicalJSON.encode(value) { return json }
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

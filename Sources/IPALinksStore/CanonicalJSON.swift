@@ -1,0 +1,256 @@
+import Foundation
+
+/// A value's JSON byte for byte as `JSONEncoder` writes it with `.sortedKeys` and `.withoutEscapingSlashes`, at a
+/// fraction of its cost: what ``StoreObservations/canonical(_:)`` keys every app's observation by, made for each
+/// app a run records. `JSONEncoder` checks every value for the types it writes its own way (dates, data, URLs,
+/// decimals) by casting it; this encoder compares types, and gives up on those and on floating-point numbers
+/// (``Unsupported``), which the caller then writes with `JSONEncoder`. The same rules otherwise: keys in the byte
+/// order of their UTF-8, a key written twice keeps its last value, a value that writes nothing is `{}`, and a
+/// string escapes `"`, `\` and the C0 controls (`\b`, `\f`, `\n`, `\r`, `\t`, else `\u00xx`), nothing else.
+enum CanonicalJSON {
+  /// A value this encoder does not write: the caller uses `JSONEncoder`.
+  struct Unsupported: Error {}
+
+  /// `value` as canonical JSON text.
+  static func encode<T: Encodable>(_ value: T) throws -> String {
+    let node = Node()
+    try node.encode(value, at: [])
+    var out: [UInt8] = []
+    out.reserveCapacity(2048)
+    node.write(into: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// One JSON value, filled in by the containers an `encode(to:)` asks for.
+  final class Node {
+    enum Kind { case unset, null, literal, string, object, array }
+    var kind = Kind.unset
+    /// A number's or a Boolean's text, or a string's value.
+    var text = ""
+    var members: [String: Node] = [:]
+    var items: [Node] = []
+
+    init() {}
+
+    init(_ kind: Kind, _ text: String) {
+      self.kind = kind
+      self.text = text
+    }
+
+    func encode<T: Encodable>(_ value: T, at path: [any CodingKey]) throws {
+      if T.self == String.self {
+        kind = .string
+        text = value as! String
+        return
+      }
+      // What JSONEncoder writes its own way, or as this encoder does not (floating-point numbers).
+      if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
+        || T.self == Double.self || T.self == Float.self
+      {
+        throw Unsupported()
+      }
+      try value.encode(to: NodeEncoder(self, path))
+    }
+
+    func write(into out: inout [UInt8]) {
+      switch kind {
+      case .unset:
+        out.append(UInt8(ascii: "{"))
+        out.append(UInt8(ascii: "}"))
+      case .null: out.append(contentsOf: "null".utf8)
+      case .literal: out.append(contentsOf: text.utf8)
+      case .string: Self.write(text, into: &out)
+      case .array:
+        out.append(UInt8(ascii: "["))
+        for (i, item) in items.enumerated() {
+          if i > 0 { out.append(UInt8(ascii: ",")) }
+          item.write(into: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+      case .object:
+        out.append(UInt8(ascii: "{"))
+        for (i, key) in members.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+          if i > 0 { out.append(UInt8(ascii: ",")) }
+          Self.write(key, into: &out)
+          out.append(UInt8(ascii: ":"))
+          members[key]!.write(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+      }
+    }
+
+    static func write(_ string: String, into out: inout [UInt8]) {
+      out.append(UInt8(ascii: "\""))
+      for byte in string.utf8 {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+        case 0x08: out.append(contentsOf: #"\b"#.utf8)
+        case 0x0C: out.append(contentsOf: #"\f"#.utf8)
+        case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+        case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+        case 0x09: out.append(contentsOf: #"\t"#.utf8)
+        case 0..<0x20:
+          let hex = Array("0123456789abcdef".utf8)
+          out.append(contentsOf: #"\u00"#.utf8)
+          out.append(hex[Int(byte >> 4)])
+          out.append(hex[Int(byte & 0xF)])
+        default: out.append(byte)
+        }
+      }
+      out.append(UInt8(ascii: "\""))
+    }
+  }
+
+  private final class NodeEncoder: Encoder {
+    let node: Node
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(_ node: Node, _ codingPath: [any CodingKey]) {
+      self.node = node
+      self.codingPath = codingPath
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+      if node.kind != .object { node.kind = .object }
+      return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+      if node.kind != .array { node.kind = .array }
+      return Unkeyed(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { Single(node: node, codingPath: codingPath) }
+  }
+
+  private struct Keyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: Node
+    let codingPath: [any CodingKey]
+
+    private func set(_ key: Key, _ kind: Node.Kind, _ text: String) { node.members[key.stringValue] = Node(kind, text) }
+
+    mutating func encodeNil(forKey key: Key) throws { set(key, .null, "") }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { set(key, .literal, value ? "true" : "false") }
+    mutating func encode(_ value: String, forKey key: Key) throws { set(key, .string, value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { throw Unsupported() }
+    mutating func encode(_ value: Float, forKey key: Key) throws { throw Unsupported() }
+    mutating func encode(_ value: Int, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { set(key, .literal, String(value)) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { set(key, .literal, String(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+      let child = Node()
+      try child.encode(value, at: codingPath + [key])
+      node.members[key.stringValue] = child
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(
+      keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
+      let child = Node(.object, "")
+      node.members[key.stringValue] = child
+      return KeyedEncodingContainer(Keyed<NestedKey>(node: child, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+      let child = Node(.array, "")
+      node.members[key.stringValue] = child
+      return Unkeyed(node: child, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { superEncoder(named: key.stringValue) }
+
+    private func superEncoder(named name: String) -> any Encoder {
+      let child = Node()
+      node.members[name] = child
+      return NodeEncoder(child, codingPath)
+    }
+  }
+
+  private struct Unkeyed: UnkeyedEncodingContainer {
+    let node: Node
+    let codingPath: [any CodingKey]
+    var count: Int { node.items.count }
+
+    private func append(_ kind: Node.Kind, _ text: String) { node.items.append(Node(kind, text)) }
+
+    mutating func encodeNil() throws { append(.null, "") }
+    mutating func encode(_ value: Bool) throws { append(.literal, value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { append(.string, value) }
+    mutating func encode(_ value: Double) throws { throw Unsupported() }
+    mutating func encode(_ value: Float) throws { throw Unsupported() }
+    mutating func encode(_ value: Int) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: Int8) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: Int16) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: Int32) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: Int64) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: UInt) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: UInt8) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: UInt16) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: UInt32) throws { append(.literal, String(value)) }
+    mutating func encode(_ value: UInt64) throws { append(.literal, String(value)) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+      let child = Node()
+      try child.encode(value, at: codingPath)
+      node.items.append(child)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+      -> KeyedEncodingContainer<NestedKey>
+    {
+      let child = Node(.object, "")
+      node.items.append(child)
+      return KeyedEncodingContainer(Keyed<NestedKey>(node: child, codingPath: codingPath))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+      let child = Node(.array, "")
+      node.items.append(child)
+      return Unkeyed(node: child, codingPath: codingPath)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+      let child = Node()
+      node.items.append(child)
+      return NodeEncoder(child, codingPath)
+    }
+  }
+
+  private struct Single: SingleValueEncodingContainer {
+    let node: Node
+    let codingPath: [any CodingKey]
+
+    private func set(_ kind: Node.Kind, _ text: String) {
+      node.kind = kind
+      node.text = text
+    }
+
+    mutating func encodeNil() throws { set(.null, "") }
+    mutating func encode(_ value: Bool) throws { set(.literal, value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { set(.string, value) }
+    mutating func encode(_ value: Double) throws { throw Unsupported() }
+    mutating func encode(_ value: Float) throws { throw Unsupported() }
+    mutating func encode(_ value: Int) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: Int8) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: Int16) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: Int32) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: Int64) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: UInt) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: UInt8) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: UInt16) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: UInt32) throws { set(.literal, String(value)) }
+    mutating func encode(_ value: UInt64) throws { set(.literal, String(value)) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try node.encode(value, at: codingPath) }
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import IPALinksKit
+import Testing
+
+@testable import IPALinksStore
+
+/// `CanonicalJSON` writes what `JSONEncoder` (sorted keys, slashes unescaped) writes, byte for byte: an
+/// observation's key is the SHA-256 of that text, and the keys older builds stored were made by `JSONEncoder`, so a
+/// byte apart would store an unchanged app again.
+@Suite struct CanonicalJSONTests {
+  static func foundation<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+  }
+
+  /// Every bundle of every sample, as a run stores it (without its domains' files) and as inspected, and each
+  /// input's diagnostics.
+  @Test func theSamplesBundlesAreWrittenAsJSONEncoderWritesThem() throws {
+    let inputs = try FileManager.default.contentsOfDirectory(atPath: CLI.samples.path).filter { $0.hasSuffix(".ipa") }
+    #expect(inputs.count >= 8)
+    var bundles = 0
+    for input in inputs {
+      let report = Inspector().inspect(path: CLI.sample(input))
+      #expect(try CanonicalJSON.encode(report.diagnostics) == Self.foundation(report.diagnostics), "\(input)")
+      for bundle in report.bundles {
+        var stored = bundle
+        for d in stored.associatedDomains.indices { stored.associatedDomains[d].aasa = nil }
+        for value in [bundle, stored] {
+          #expect(try CanonicalJSON.encode(value) == Self.foundation(value), "\(input): \(bundle.path)")
+        }
+        bundles += 1
+      }
+    }
+    #expect(bundles >= 10)
+  }
+
+  /// Keys in the byte order of their UTF-8; escapes for the C0 controls, quotes and backslashes alone; nulls, empty
+  /// containers, a value that writes nothing, integers at their limits.
+  @Test func edgesAreWrittenAsJSONEncoderWritesThem() throws {
+    let keys: [String: Int] = [
+      "a": 1, "B": 2, "_": 3, "a10": 4, "a9": 5, "é": 6, "Z": 7, "b": 8, "": 9, "a-b": 10, "😀": 11, "\u{7F}": 12,
+    ]
+    #expect(try CanonicalJSON.encode(keys) == Self.foundation(keys))
+    let hostile =
+      (0..<0x20).map { String(UnicodeScalar(UInt8($0))) }.joined()
+      + "\"\\/\u{7F}\u{85}\u{2028}\u{202E}\u{FEFF}é😀'<>&"
+    #expect(try CanonicalJSON.encode([hostile, hostile]) == Self.foundation([hostile, hostile]))
+    struct Empty: Encodable { func encode(to encoder: any Encoder) throws {} }
+    struct Optionals: Encodable {
+      var a: Int? = nil
+      var b: String? = nil
+      var c: [String: [Int]] = ["x": [], "y": [Int.min, Int.max]]
+      var d: [[String]] = [[]]
+      var e: UInt64 = .max
+      var f: Bool = false
+      var g: [Int: String] = [10: "ten", 9: "nine"]
+      var h: Int? = 0
+    }
+    #expect(try CanonicalJSON.encode([Empty()]) == Self.foundation([Empty()]))
+    #expect(try CanonicalJSON.encode(Optionals()) == Self.foundation(Optionals()))
+  }
+
+  /// What it does not write as `JSONEncoder` does, it refuses, and the store's canonical JSON is `JSONEncoder`'s.
+  @Test func datesDataAndFloatingPointAreLeftToJSONEncoder() throws {
+    struct Mixed: Encodable {
+      var when = Date(timeIntervalSince1970: 1_795_856_400.25)
+      var bytes = Data([1, 2, 3])
+      var ratio = 0.1
+      var url = URL(string: "https://example.com/a/b")!
+    }
+    #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.encode(Mixed()) }
+    #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.encode([1.5]) }
+    #expect(StoreObservations.canonical(Mixed()) == (try Self.foundation(Mixed())))
+  }
+}
