@@ -496,8 +496,8 @@ extension AuditStore {
   static let bindLimit = 30_000
 
   /// `values` in pieces of at most ``bindLimit``, one statement's binds each.
-  static func bindable<T>(_ values: [T]) -> [ArraySlice<T>] {
-    stride(from: 0, to: values.count, by: bindLimit).map { values[$0..<min(values.count, $0 + bindLimit)] }
+  static func bindable<T>(_ values: [T]) -> [[T]] {
+    stride(from: 0, to: values.count, by: bindLimit).map { Array(values[$0..<min(values.count, $0 + bindLimit)]) }
   }
   /// The most rows a statement whose text is kept has (a full transaction's domains: 128 inputs, about four each), and
   /// the most texts kept: a few megabytes at most.

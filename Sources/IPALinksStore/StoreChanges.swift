@@ -200,7 +200,7 @@ extension AuditStore {
       }
       var (domains, schemes): ([Int: [String]], [Int: [String]]) = ([:], [:])
       let observations = Set(changed.flatMap { [$0.observation, $0.previous].compactMap { $0 } }).sorted()
-      for some in Self.bindable(observations).map(Array.init) {
+      for some in Self.bindable(observations) {
         for row in try await sql.raw(
           "SELECT observation, raw FROM app_domains WHERE observation IN (\(binds: some)) ORDER BY observation, position"
         ).all() {

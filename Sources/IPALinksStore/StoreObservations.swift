@@ -257,7 +257,7 @@ extension AuditStore {
     guard !wanted.isEmpty else { return ids }
     func found(_ keys: [String]) async throws -> [String: Int] {
       var found: [String: Int] = [:]
-      for some in Self.bindable(keys).map(Array.init) {
+      for some in Self.bindable(keys) {
         for row in try await sql.raw(
           "SELECT id, sha256 FROM \(ident: table) WHERE sha256 IN (\(binds: some))"
         ).all() {
