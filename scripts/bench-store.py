@@ -110,9 +110,10 @@ class Failed(Exception):
         self.code, self.stderr = code, stderr
 
 
-def run(cmd, stdout_path=os.devnull, ok=(0,)):
-    """One timed run of cmd, stdout to stdout_path; returns (seconds, peak MiB, exit code, stderr).
-    Raises Failed (with the stderr tail) unless the exit code is in ok.
+def run(cmd, stdout_path=os.devnull, ok=(0,), cpu=None):
+    """One timed run of cmd, stdout to stdout_path; returns (seconds, peak MiB, exit code, stderr),
+    and appends the run's CPU seconds (user + system) to cpu if given. Raises Failed (with the
+    stderr tail) unless the exit code is in ok.
 
     As in bench-batch.py: a child's ru_maxrss starts at this script's own peak, which is kept small
     (nothing is held whole; see the floor printed at the end)."""
@@ -126,6 +127,8 @@ def run(cmd, stdout_path=os.devnull, ok=(0,)):
             proc.wait()
             raise
         elapsed = time.perf_counter() - start
+        if cpu is not None:
+            cpu.append(usage.ru_utime + usage.ru_stime)
         proc.returncode = code = os.waitstatus_to_exitcode(status)
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
@@ -317,6 +320,25 @@ class PostgresServer:
         except (OSError, ValueError):
             return None
 
+    def cpu_seconds(self):
+        """The CPU seconds (user + system) the postmaster and its processes have used so far, from
+        /proc; None where there is none. Read before and after a run: the server's share of it."""
+        pid = self.postmaster_pid()
+        if pid is None or not os.path.exists("/proc/%d/stat" % pid):
+            return None
+        ticks = os.sysconf("SC_CLK_TCK")
+        pids = [pid] + [int(p) for p in subprocess.run(["pgrep", "-P", str(pid)],
+                                                         capture_output=True, text=True).stdout.split()]
+        total = 0
+        for p in pids:
+            try:
+                with open("/proc/%d/stat" % p) as f:
+                    # utime, stime, cutime, cstime: after the name, which may hold spaces.
+                    total += sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:15])
+            except OSError:
+                pass  # a process that ended between the listing and the read
+        return total / ticks
+
     def stop(self):
         """pg_ctl stop -m immediate (nothing here is kept); SIGKILL to the postmaster if that
         fails; waits until it is gone, then removes the folder."""
@@ -491,10 +513,12 @@ def make_weeks(base, work, weeks, seed, query_host):
 
 def ingest(args, binary, d, manifest, backends, server, work, warnings):
     """Baseline, SQLite and PostgreSQL runs of the big corpus; returns
-    {backend: [(seconds, peak MiB, store bytes)]}."""
+    {backend: [(seconds, peak MiB, store bytes)]} and {backend: [(command CPU s, server CPU s)]}:
+    CPU seconds vary less than wall time on a shared machine, and say what the store costs in all."""
     base = [binary, "inspect", os.path.join(d, "ipas"), "--aasa-dir", os.path.join(d, "aasa"),
             "--format", "jsonl", "--no-progress"]
     results = collections.OrderedDict((b, []) for b in ["baseline"] + backends)
+    cpu = collections.OrderedDict((b, []) for b in results)
     for r in range(args.runs):
         for backend in results:
             label = "ingest %s, run %d/%d" % (backend, r + 1, args.runs)
@@ -503,7 +527,12 @@ def ingest(args, binary, d, manifest, backends, server, work, warnings):
             if backend != "baseline":
                 store = Store(backend, work, "ingest_%d" % (r + 1), server)
                 cmd += ["--store", store.location]
-            secs, peak, _, stderr = run(cmd)
+            command = []
+            server_before = server.cpu_seconds() if backend == "postgres" else None
+            secs, peak, _, stderr = run(cmd, cpu=command)
+            server_after = server.cpu_seconds() if backend == "postgres" else None
+            cpu[backend].append((command[0], None if server_before is None or server_after is None
+                                 else server_after - server_before))
             n = summary_inputs(stderr)
             if n != manifest["expected"]["inputs"]:
                 warnings.append("%s: the summary says %s inputs, the corpus has %d"
@@ -515,7 +544,7 @@ def ingest(args, binary, d, manifest, backends, server, work, warnings):
             results[backend].append((secs, peak, size))
             log("[%s] %.2f s, %.1f MiB%s" % (label, secs, peak,
                                              "" if size is None else ", store %.1f MiB" % mib(size)))
-    return results
+    return results, cpu
 
 
 def history(binary, d, manifest, backend, server, work, folders, latest_path, warnings):
@@ -688,7 +717,8 @@ def main():
                 % (server.bin, server.port, "on" if args.pg_fsync else "off"))
 
         t = time.perf_counter()
-        ingested = ingest(args, binary, big_dir, big, ingest_backends, server, work, warnings)
+        ingested, ingest_cpu = ingest(args, binary, big_dir, big, ingest_backends, server, work,
+                                      warnings)
         phases["ingest"] = time.perf_counter() - t
 
         t = time.perf_counter()
@@ -785,6 +815,14 @@ def main():
               f"{'PASS' if r >= INGEST_GOAL else 'MISSED'}{spread}; peak memory "
               f"{max(p for _, p, _ in ingested[backend]):.1f} MiB vs baseline "
               f"{max(p for _, p, _ in ingested['baseline']):.1f} MiB")
+        command = statistics.median(c for c, _ in ingest_cpu[backend])
+        servers = [v for _, v in ingest_cpu[backend] if v is not None]
+        served = statistics.median(servers) if servers else 0.0
+        base_cpu = statistics.median(c for c, _ in ingest_cpu["baseline"])
+        print(f"cpu ingest {backend}: baseline/store = {base_cpu / (command + served):.2f} "
+              f"({base_cpu:.2f} s / {command:.2f} s"
+              + (f" + {served:.2f} s the server's" if servers else "")
+              + f"; medians of {len(ingest_cpu[backend])}, user + system)")
     for backend, (store, weeks, rows, tables) in histories.items():
         size = weeks[-1][2]
         net = size - store.empty
