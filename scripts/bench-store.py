@@ -530,6 +530,8 @@ def ingest(args, binary, d, manifest, backends, server, work, warnings):
             command = []
             server_before = server.cpu_seconds() if backend == "postgres" else None
             secs, peak, _, stderr = run(cmd, cpu=command)
+            if backend == "postgres":
+                time.sleep(0.5)  # the run's backend exits after the command: let the postmaster reap it
             server_after = server.cpu_seconds() if backend == "postgres" else None
             cpu[backend].append((command[0], None if server_before is None or server_after is None
                                  else server_after - server_before))
