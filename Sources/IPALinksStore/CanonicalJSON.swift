@@ -112,12 +112,12 @@ enum CanonicalJSON {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-      if node.kind != .object { node.kind = .object }
+      node.kind = .object
       return KeyedEncodingContainer(Keyed<Key>(node: node, codingPath: codingPath))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-      if node.kind != .array { node.kind = .array }
+      node.kind = .array
       return Unkeyed(node: node, codingPath: codingPath)
     }
 
