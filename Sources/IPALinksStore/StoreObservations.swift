@@ -21,12 +21,12 @@ enum StoreObservations {
 
   /// The key of an app's observation: the SHA-256 of its report's canonical JSON, which holds its domains and
   /// schemes too.
-  static func appKey(report: String) -> String { hex(SHA256.hash(data: Data(report.utf8))) }
+  static func appKey(report: String) -> String { digest(report) }
 
   /// The key of a retrieval's observation: the SHA-256 of its result (without the body) and findings, and of the
   /// file's own digest, which stands for the body.
   static func retrievalKey(result: String, findings: String, file: String?) -> String {
-    hex(SHA256.hash(data: Data((result + "\u{0}" + findings + "\u{0}" + (file ?? "")).utf8)))
+    digest(result + "\u{0}" + findings + "\u{0}" + (file ?? ""))
   }
 
   /// The key of an input file: the SHA-256 of what it was, its values apart by NUL, which no path holds.
@@ -34,7 +34,13 @@ enum StoreObservations {
     path: String, size: Int?, sha256: String?, kind: String, status: String, diagnostics: String
   ) -> String {
     let text = [path, size.map(String.init) ?? "", sha256 ?? "", kind, status, diagnostics].joined(separator: "\u{0}")
-    return hex(SHA256.hash(data: Data(text.utf8)))
+    return digest(text)
+  }
+
+  /// The SHA-256 of `text`'s UTF-8 in hex, hashed where the string holds it rather than from a copy.
+  static func digest(_ text: String) -> String {
+    var text = text
+    return text.withUTF8 { hex(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
   }
 
   /// How many rows the migration reads at a time: a chunk's reports in memory, not the store's.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import IPALinksKit
 import Testing
@@ -59,6 +60,36 @@ import Testing
     }
     #expect(try CanonicalJSON.encode([Empty()]) == Self.foundation([Empty()]))
     #expect(try CanonicalJSON.encode(Optionals()) == Self.foundation(Optionals()))
+    // A key written twice keeps its last value, written once; and so when the second is a nested container, which
+    // JSONEncoder does not allow (it stops the process).
+    struct Twice: Encodable {
+      enum Key: String, CodingKey { case b, a, c }
+      var nested = false
+      func encode(to encoder: any Encoder) throws {
+        var keyed = encoder.container(keyedBy: Key.self)
+        try keyed.encode(1, forKey: .a)
+        try keyed.encode("x", forKey: .c)
+        try keyed.encode(2, forKey: .a)
+        try keyed.encode(3, forKey: .b)
+        if nested {
+          var items = keyed.nestedUnkeyedContainer(forKey: .c)
+          try items.encode(4)
+        }
+      }
+    }
+    #expect(try CanonicalJSON.encode(Twice()) == #"{"a":2,"b":3,"c":"x"}"#)
+    #expect(try CanonicalJSON.encode(Twice()) == Self.foundation(Twice()))
+    #expect(try CanonicalJSON.encode(Twice(nested: true)) == #"{"a":2,"b":3,"c":[4]}"#)
+  }
+
+  /// An observation's key is the SHA-256 of its text's UTF-8, hashed in place: the same digest as of a copy, for
+  /// ASCII, for text beyond it, and for a string Foundation made, which keeps its bytes elsewhere.
+  @Test func keysAreTheSHA256OfTheTextsUTF8() {
+    #expect(StoreObservations.digest("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(StoreObservations.digest("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    for text in ["é😀\u{0}\u{202E}x", String(repeating: "a", count: 100_000), NSString(string: "ab\u{0}é").description] {
+      #expect(StoreObservations.digest(text) == hex(SHA256.hash(data: Data(text.utf8))))
+    }
   }
 
   /// What it does not write as `JSONEncoder` does, it refuses, and the store's canonical JSON is `JSONEncoder`'s.
