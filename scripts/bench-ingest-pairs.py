@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Compare store builds on bench-store.py's ingest, many runs interleaved: what one run of the
+benchmark cannot tell (on a shared VM the same build's ratio moves by +-0.03 even over ten runs).
+
+Usage: scripts/bench-ingest-pairs.py [--runs 10] [--count 10000] [--seed 1] [--backend postgres]
+                                     [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
+
+Each round runs, in turn, the baseline (the first build's binary without a store) and every
+build with a store (a new SQLite file, or a new database on a private PostgreSQL server started
+as bench-store.py starts it), with the given environment variables set: the ingest command of
+bench-store.py, on its corpus (made when missing). Per run it prints the wall time, the command's
+CPU (user + system, from wait4) and the server's (its processes' /proc times, read half a second
+after the run). At the end, per build: the medians, baseline/store of the wall medians (the
+benchmark's figure), and in how many rounds the build was faster than the first build. Exits 1
+when a run fails. Standard library only.
+"""
+import argparse
+import collections
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+_spec = importlib.util.spec_from_file_location("bench_store", os.path.join(HERE, "bench-store.py"))
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+def build(text):
+    """NAME=BINARY[,VAR=VALUE...] as (name, binary, environment)."""
+    name, sep, rest = text.partition("=")
+    parts = rest.split(",")
+    if not sep or not name or not parts[0]:
+        raise argparse.ArgumentTypeError("a build is NAME=BINARY[,VAR=VALUE...]: %r" % text)
+    env = {}
+    for part in parts[1:]:
+        var, sep, value = part.partition("=")
+        if not sep or not var:
+            raise argparse.ArgumentTypeError("not VAR=VALUE: %r in %r" % (part, text))
+        env[var] = value
+    binary = os.path.abspath(parts[0])
+    if not os.access(binary, os.X_OK):
+        raise argparse.ArgumentTypeError("no executable at %s" % binary)
+    return name, binary, env
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("builds", nargs="+", type=build, metavar="NAME=BINARY[,VAR=VALUE...]")
+    ap.add_argument("--runs", type=int, default=10, help="rounds (default 10)")
+    ap.add_argument("--count", type=int, default=10000, help="apps in the corpus")
+    ap.add_argument("--seed", default="1", help="corpus seed")
+    ap.add_argument("--backend", choices=["sqlite", "postgres"], default="postgres")
+    ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
+                    help="where the corpus goes (and, meanwhile, SQLite's stores)")
+    args = ap.parse_args()
+    names = [name for name, _, _ in args.builds]
+    if args.runs < 1 or args.count < 1:
+        ap.error("--runs and --count must be at least 1")
+    if len(set(names)) != len(names) or "baseline" in names:
+        ap.error("each build needs a name of its own, other than baseline")
+    out = os.path.abspath(args.out)
+    os.makedirs(out, exist_ok=True)
+    folder, _, line = bench.corpus(out, args.count, args.seed, quiet=True)
+    bench.log(line)
+    ingest = [None, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
+              os.path.join(folder, "aasa"), "--format", "jsonl", "--no-progress"]
+    server = bench.PostgresServer().start() if args.backend == "postgres" else None
+    runs = collections.OrderedDict((name, []) for name in ["baseline"] + names)
+    try:
+        with tempfile.TemporaryDirectory(dir=out) as work:
+            for r in range(args.runs):
+                for name, binary, env in [("baseline", args.builds[0][1], {})] + args.builds:
+                    cmd = [binary] + ingest[1:]
+                    if name != "baseline":
+                        store = bench.Store(args.backend, work, "pairs_%d_%s" % (r, name), server)
+                        cmd += ["--store", store.location]
+                    before = server.cpu_seconds() if server else None
+                    cpu = []
+                    saved = {k: os.environ.get(k) for k in env}
+                    os.environ.update(env)
+                    try:
+                        wall, _, _, _ = bench.run(cmd, cpu=cpu)
+                    finally:
+                        for k, v in saved.items():
+                            if v is None:
+                                os.environ.pop(k, None)
+                            else:
+                                os.environ[k] = v
+                    if server:
+                        time.sleep(0.5)  # the run's backend exits after the command: let it be reaped
+                    after = server.cpu_seconds() if server else None
+                    served = after - before if before is not None and after is not None else 0.0
+                    runs[name].append((wall, cpu[0], served))
+                    bench.log("[round %d/%d] %-12s %6.2f s, CPU %6.2f s + %5.2f s the server's"
+                              % (r + 1, args.runs, name, wall, cpu[0], served))
+    except bench.Failed as failure:
+        sys.exit(str(failure))
+    finally:
+        if server:
+            server.stop()
+    median = {name: [statistics.median(run[i] for run in values) for i in range(3)]
+              for name, values in runs.items()}
+    first = names[0]
+    print("%-12s %8s %8s %8s %10s %8s" % ("build", "wall s", "CPU s", "server s", "base/store",
+                                          "faster"))
+    for name, (wall, cpu, served) in median.items():
+        ratio = "" if name == "baseline" else "%.3f" % (median["baseline"][0] / wall)
+        faster = ""
+        if name not in ("baseline", first):
+            wins = sum(1 for a, b in zip(runs[name], runs[first]) if a[0] < b[0])
+            faster = "%d/%d" % (wins, args.runs)
+        print("%-12s %8.2f %8.2f %8.2f %10s %8s" % (name, wall, cpu, served, ratio, faster))
+    print("medians of %d interleaved rounds; baseline/store of the wall medians; faster: rounds in "
+          "which the build beat %s" % (args.runs, first))
+
+
+if __name__ == "__main__":
+    main()
