@@ -154,6 +154,45 @@ struct OutputEscapingTests {
 
   // MARK: - Comments and plain lists
 
+  /// JSON output escapes every character a terminal acts on, and U+FEFF, and nothing else, whether the text around
+  /// it is ASCII or not: the output is first scanned byte by byte for the bytes that can begin one, so each
+  /// character of the BMP's first and last planes' blocks those bytes begin, and a few beyond, goes through alone and
+  /// among others.
+  @Test func jsonEscapesWhatATerminalActsOnAndNothingElse() throws {
+    let values: [UInt32] = Array(0..<0x3000) + Array(0xF000...0xFFFF) + [0x1_0000, 0x1_F984, 0x10_FFFF]
+    let scalars = values.compactMap { Unicode.Scalar($0) }
+    for scalar in scalars {
+      let text = String(scalar)
+      for value in [[text], ["ascii " + text + " é"]] {
+        let json = JSONReporter.render(value, pretty: false)
+        let raw = json.unicodeScalars.filter { $0 == "\u{FEFF}" || TerminalText.needsEscape($0, true) }
+        #expect(raw.isEmpty, "U+\(String(scalar.value, radix: 16)) is left raw in \(json)")
+        #expect(try JSONDecoder().decode([String].self, from: Data(json.utf8)) == value)
+        let escaped = scalar == "\u{FEFF}" || TerminalText.needsEscape(scalar, true)
+        // Escaped where it must be (JSONEncoder escapes the other C0 controls its own way), and written as it is
+        // everywhere else.
+        if escaped && scalar.value >= 0x7F {
+          #expect(json.contains(String(format: "\\u%04x", scalar.value)), "\(json)")
+        } else if !escaped && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" {
+          #expect(json.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16)) is escaped in \(json)")
+        }
+      }
+    }
+  }
+
+  /// Found at every place in the eight bytes the scan reads at a time, and in the bytes after the last eight.
+  @Test func jsonEscapesAtEveryOffset() {
+    for scalar: Unicode.Scalar in ["\u{1}", "\u{7F}", "\u{85}", "\u{61C}", "\u{202E}", "\u{2028}", "\u{FEFF}"] {
+      for offset in 0..<24 {
+        let text = String(repeating: "a", count: offset) + String(scalar) + String(repeating: "b", count: 24 - offset)
+        let json = JSONReporter.render([text], pretty: false)
+        #expect(!json.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16)) at \(offset): \(json)")
+      }
+    }
+    let plain = (0..<40).map { String(repeating: "x", count: $0) + "é\t\n~ " }
+    for text in plain { #expect(JSONReporter.render([text], pretty: false).contains("é")) }
+  }
+
   @Test func headerIsCommentLinesOnly() {
     let renderer = BlocklistRenderer(Self.blocklist)
     let header = renderer.header(generator: Self.generator)
