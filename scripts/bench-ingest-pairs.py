@@ -2,16 +2,18 @@
 """Compare store builds on bench-store.py's ingest, many runs interleaved: what one run of the
 benchmark cannot tell (on a shared VM the same build's ratio moves by +-0.03 even over ten runs).
 
-Usage: scripts/bench-ingest-pairs.py [--runs 10] [--count 10000] [--seed 1] [--backend postgres]
+Usage: scripts/bench-ingest-pairs.py [--runs 10] [--count 10000] [--seed 1] [--backend postgres|sqlite|none]
                                      [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
 
 Each round runs, in turn, the baseline (the first build's binary without a store) and every
 build with a store (a new SQLite file, or a new database on a private PostgreSQL server started
-as bench-store.py starts it), with the given environment variables set: the ingest command of
+as bench-store.py starts it), with the given environment variables set; with --backend none,
+every build without a store and no baseline, each compared with the first: the ingest command of
 bench-store.py, on its corpus (made when missing). Per run it prints the wall time, the command's
 CPU (user + system, from wait4) and the server's (its processes' /proc times, read half a second
 after the run). At the end, per build: the medians, baseline/store of the wall medians (the
-benchmark's figure), and in how many rounds the build was faster than the first build. Exits 1
+benchmark's figure; with --backend none, the first build's over this one's), and in how many
+rounds the build was faster than the first build. Exits 1
 when a run fails. Standard library only.
 """
 import argparse
@@ -54,7 +56,8 @@ def main():
     ap.add_argument("--runs", type=int, default=10, help="rounds (default 10)")
     ap.add_argument("--count", type=int, default=10000, help="apps in the corpus")
     ap.add_argument("--seed", default="1", help="corpus seed")
-    ap.add_argument("--backend", choices=["sqlite", "postgres"], default="postgres")
+    ap.add_argument("--backend", choices=["sqlite", "postgres", "none"], default="postgres",
+                    help="the store each build writes (none: no store, and no baseline)")
     ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
                     help="where the corpus goes (and, meanwhile, SQLite's stores)")
     args = ap.parse_args()
@@ -70,13 +73,16 @@ def main():
     ingest = [None, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
               os.path.join(folder, "aasa"), "--format", "jsonl", "--no-progress"]
     server = bench.PostgresServer().start() if args.backend == "postgres" else None
-    runs = collections.OrderedDict((name, []) for name in ["baseline"] + names)
+    stored = args.backend != "none"
+    reference = "baseline" if stored else names[0]
+    runs = collections.OrderedDict((name, []) for name in (["baseline"] if stored else []) + names)
     try:
         with tempfile.TemporaryDirectory(dir=out) as work:
             for r in range(args.runs):
-                for name, binary, env in [("baseline", args.builds[0][1], {})] + args.builds:
+                baseline = [("baseline", args.builds[0][1], {})] if stored else []
+                for name, binary, env in baseline + args.builds:
                     cmd = [binary] + ingest[1:]
-                    if name != "baseline":
+                    if stored and name != "baseline":
                         store = bench.Store(args.backend, work, "pairs_%d_%s" % (r, name), server)
                         cmd += ["--store", store.location]
                     before = server.cpu_seconds() if server else None
@@ -106,17 +112,17 @@ def main():
     median = {name: [statistics.median(run[i] for run in values) for i in range(3)]
               for name, values in runs.items()}
     first = names[0]
-    print("%-12s %8s %8s %8s %10s %8s" % ("build", "wall s", "CPU s", "server s", "base/store",
-                                          "faster"))
+    print("%-12s %8s %8s %8s %10s %8s" % ("build", "wall s", "CPU s", "server s",
+                                          "base/store" if stored else "first/this", "faster"))
     for name, (wall, cpu, served) in median.items():
-        ratio = "" if name == "baseline" else "%.3f" % (median["baseline"][0] / wall)
+        ratio = "" if name == reference else "%.3f" % (median[reference][0] / wall)
         faster = ""
         if name not in ("baseline", first):
             wins = sum(1 for a, b in zip(runs[name], runs[first]) if a[0] < b[0])
             faster = "%d/%d" % (wins, args.runs)
         print("%-12s %8.2f %8.2f %8.2f %10s %8s" % (name, wall, cpu, served, ratio, faster))
-    print("medians of %d interleaved rounds; baseline/store of the wall medians; faster: rounds in "
-          "which the build beat %s" % (args.runs, first))
+    print("medians of %d interleaved rounds; %s of the wall medians; faster: rounds in which the "
+          "build beat %s" % (args.runs, "baseline/store" if stored else "first/this", first))
 
 
 if __name__ == "__main__":
