@@ -489,14 +489,11 @@ func hex<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
   var out: [UInt8] = []
   out.reserveCapacity(max(bytes.underestimatedCount, 32) * 2)
   for byte in bytes {
-    out.append(hexDigit(byte >> 4))
-    out.append(hexDigit(byte & 0xF))
+    out.append(CanonicalJSON.hexDigit(byte >> 4))
+    out.append(CanonicalJSON.hexDigit(byte & 0xF))
   }
   return String(decoding: out, as: UTF8.self)
 }
-
-/// The lower-case hex digit of `nibble` (0...15), as UTF-8.
-@inline(__always) func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
 
 extension AuditStore {
   /// How many values one statement binds at most: under SQLite's limit (32,766) and PostgreSQL's (65,535).

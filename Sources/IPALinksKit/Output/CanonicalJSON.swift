@@ -1,24 +1,29 @@
 import Foundation
 
 /// A value's JSON byte for byte as `JSONEncoder` writes it with `.sortedKeys` and `.withoutEscapingSlashes`, at a
-/// fraction of its cost: what ``StoreObservations/canonical(_:)`` keys every app's observation by, made for each
-/// app a run records. `JSONEncoder` checks every value for the types it writes its own way (dates, data, URLs,
+/// fraction of its cost: each line ``JSONReporter`` writes as JSON Lines, and the canonical JSON the audit store
+/// keys every app's observation by. `JSONEncoder` checks every value for the types it writes its own way (dates, data, URLs,
 /// decimals) by casting it; this encoder compares types, and gives up on those and on floating-point numbers
 /// (``Unsupported``), which the caller then writes with `JSONEncoder`. The same rules otherwise: keys in the byte
 /// order of their UTF-8, a key written twice keeps its last value, a value that writes nothing is `{}`, and a
 /// string escapes `"`, `\` and the C0 controls (`\b`, `\f`, `\n`, `\r`, `\t`, else `\u00xx`), nothing else.
-enum CanonicalJSON {
+public enum CanonicalJSON {
   /// A value this encoder does not write: the caller uses `JSONEncoder`.
-  struct Unsupported: Error {}
+  public struct Unsupported: Error {}
 
   /// `value` as canonical JSON text.
-  static func encode<T: Encodable>(_ value: T) throws -> String {
+  public static func encode<T: Encodable>(_ value: T) throws -> String {
     let node = Node()
     try node.encode(value, at: [])
     var out: [UInt8] = []
     out.reserveCapacity(2048)
     node.write(into: &out)
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// The lower-case hex digit of `nibble` (0...15), as UTF-8: for the control escapes here, and the store's keys.
+  @inlinable @inline(__always) public static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? 0x30 + nibble : 0x57 + nibble
   }
 
   /// One JSON value, filled in by the containers an `encode(to:)` asks for.
@@ -92,8 +97,8 @@ enum CanonicalJSON {
         case 0x09: out.append(contentsOf: #"\t"#.utf8)
         case 0..<0x20:
           out.append(contentsOf: #"\u00"#.utf8)
-          out.append(hexDigit(byte >> 4))
-          out.append(hexDigit(byte & 0xF))
+          out.append(CanonicalJSON.hexDigit(byte >> 4))
+          out.append(CanonicalJSON.hexDigit(byte & 0xF))
         default: out.append(byte)
         }
       }
