@@ -3,6 +3,7 @@ import Foundation
 import IPALinksKit
 import Testing
 
+@testable import IPALinksKit
 @testable import IPALinksStore
 
 /// `CanonicalJSON` writes what `JSONEncoder` (sorted keys, slashes unescaped) writes, byte for byte: an
@@ -34,6 +35,39 @@ import Testing
       }
     }
     #expect(bundles >= 10)
+  }
+
+  /// Every line of `inspect --format jsonl` is written by it (``JSONReporter/render(_:pretty:)``): the samples'
+  /// whole reports, with their AASA results and the `generator` stamp, are the bytes `JSONEncoder` writes, and none
+  /// of them falls back to it.
+  @Test func theSamplesJSONLinesAreWrittenAsJSONEncoderWritesThem() throws {
+    let result = try CLI.run([
+      "inspect", CLI.samples.path, "--aasa-dir", CLI.samples.appendingPathComponent("aasa").path, "--format", "jsonl",
+      "--no-progress",
+    ])
+    let lines = result.stdout.split(separator: "\n")
+    #expect(lines.count >= 8, "\(result.stderr)")
+    var withFiles = 0
+    for line in lines {
+      let report = try JSONDecoder().decode(InspectionReport.self, from: Data(line.utf8))
+      withFiles += report.bundles.contains { $0.associatedDomains.contains { $0.aasa != nil } } ? 1 : 0
+      let stamped = Stamped(report: report)
+      #expect(try CanonicalJSON.encode(stamped) == Self.foundation(stamped), "\(report.input)")
+      #expect(JSONReporter.document(report, pretty: false) == JSONReporter.terminalSafe(try Self.foundation(stamped)))
+      #expect(String(line) == JSONReporter.document(report, pretty: false), "\(report.input)")
+    }
+    #expect(withFiles >= 3)
+  }
+
+  /// A report with the `generator` key beside its own, as `JSONReporter.document` stamps it.
+  struct Stamped: Encodable {
+    var report: InspectionReport
+    enum Key: String, CodingKey { case generator }
+    func encode(to encoder: any Encoder) throws {
+      try report.encode(to: encoder)
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(ToolVersion.generator, forKey: .generator)
+    }
   }
 
   /// Keys in the byte order of their UTF-8; escapes for the C0 controls, quotes and backslashes alone; nulls, empty
