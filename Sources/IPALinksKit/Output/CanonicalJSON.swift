@@ -2,10 +2,10 @@ import Foundation
 
 /// A value's JSON byte for byte as `JSONEncoder` writes it with `.sortedKeys` and `.withoutEscapingSlashes`, at a
 /// fraction of its cost: each line ``JSONReporter`` writes as JSON Lines, and the canonical JSON the audit store
-/// keys every app's observation by. `JSONEncoder` checks every value for the types it writes its own way (dates, data, URLs,
-/// decimals) by casting it; this encoder compares types, and gives up on those and on floating-point numbers
-/// (``Unsupported``), which the caller then writes with `JSONEncoder`. The same rules otherwise: keys in the byte
-/// order of their UTF-8, a key written twice keeps its last value, a value that writes nothing is `{}`, and a
+/// keys every app's observation by. `JSONEncoder` checks every value for the types it writes its own way (dates,
+/// data, URLs, decimals) by casting it; this encoder compares types, and gives up on those and on floating-point
+/// numbers (``Unsupported``), which the caller then writes with `JSONEncoder`. The same rules otherwise: keys in the
+/// byte order of their UTF-8, a key written twice keeps its last value, a value that writes nothing is `{}`, and a
 /// string escapes `"`, `\` and the C0 controls (`\b`, `\f`, `\n`, `\r`, `\t`, else `\u00xx`), nothing else.
 public enum CanonicalJSON {
   /// A value this encoder does not write: the caller uses `JSONEncoder`.
