@@ -13,8 +13,8 @@ bench-store.py, on its corpus (made when missing). Per run it prints the wall ti
 CPU (user + system, from wait4) and the server's (its processes' /proc times, read half a second
 after the run). At the end, per build: the medians, baseline/store of the wall medians (the
 benchmark's figure; with --backend none, the first build's over this one's), and in how many
-rounds the build was faster than the first build. Exits 1
-when a run fails. Standard library only.
+rounds the build was faster than the first build. Exits 1 when a run fails. Standard library
+only.
 """
 import argparse
 import collections
@@ -87,16 +87,7 @@ def main():
                         cmd += ["--store", store.location]
                     before = server.cpu_seconds() if server else None
                     cpu = []
-                    saved = {k: os.environ.get(k) for k in env}
-                    os.environ.update(env)
-                    try:
-                        wall, _, _, _ = bench.run(cmd, cpu=cpu)
-                    finally:
-                        for k, v in saved.items():
-                            if v is None:
-                                os.environ.pop(k, None)
-                            else:
-                                os.environ[k] = v
+                    wall, _, _, _ = bench.run(cmd, cpu=cpu, env=dict(os.environ, **env))
                     if server:
                         time.sleep(0.5)  # the run's backend exits after the command: let it be reaped
                     after = server.cpu_seconds() if server else None

@@ -110,16 +110,16 @@ class Failed(Exception):
         self.code, self.stderr = code, stderr
 
 
-def run(cmd, stdout_path=os.devnull, ok=(0,), cpu=None):
-    """One timed run of cmd, stdout to stdout_path; returns (seconds, peak MiB, exit code, stderr),
-    and appends the run's CPU seconds (user + system) to cpu if given. Raises Failed (with the
-    stderr tail) unless the exit code is in ok.
+def run(cmd, stdout_path=os.devnull, ok=(0,), cpu=None, env=None):
+    """One timed run of cmd, stdout to stdout_path, in env (this script's environment if None);
+    returns (seconds, peak MiB, exit code, stderr), and appends the run's CPU seconds (user +
+    system) to cpu if given. Raises Failed (with the stderr tail) unless the exit code is in ok.
 
     As in bench-batch.py: a child's ru_maxrss starts at this script's own peak, which is kept small
     (nothing is held whole; see the floor printed at the end)."""
     with open(stdout_path, "wb") as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env)
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         except BaseException:  # Ctrl-C, SIGTERM: the run goes too, before the server stops

@@ -93,7 +93,7 @@ public actor RunRecorder {
     struct App: Sendable {
       let key: String
       let bundle: BundleReport
-      /// The report's canonical JSON (``StoreObservations/canonical(_:)``), and the key of the observation it is.
+      /// The report's canonical JSON (``CanonicalJSON/text(_:)``), and the key of the observation it is.
       let report: String
       let observation: String
       let domains: [[any Encodable & Sendable]]
@@ -133,7 +133,7 @@ public actor RunRecorder {
       }
       let schemes: [[any Encodable & Sendable]] =
         bundle.urlSchemes.map { [$0, 0] } + bundle.queriedURLSchemes.map { [$0, 1] }
-      let report = StoreObservations.canonical(bundle)
+      let report = CanonicalJSON.text(bundle)
       return Prepared.App(
         key: bundle.appId ?? bundle.bundleId ?? bundle.path, bundle: bundle, report: report,
         observation: StoreObservations.appKey(report: report), domains: domains, schemes: schemes)
@@ -145,13 +145,13 @@ public actor RunRecorder {
       var result = retrieval.result
       let body = result.body
       result.body = nil
-      let (json, findings) = (StoreObservations.canonical(result), StoreObservations.canonical(retrieval.findings))
+      let (json, findings) = (CanonicalJSON.text(result), CanonicalJSON.text(retrieval.findings))
       let sha256 = body.map { hex(SHA256.hash(data: $0)) }
       return Prepared.Retrieval(
         request: request, result: result, sha256: sha256, body: body.map { Data($0) }, json: json,
         findings: findings, observation: StoreObservations.retrievalKey(result: json, findings: findings, file: sha256))
     }
-    let diagnostics = StoreObservations.canonical(report.diagnostics)
+    let diagnostics = CanonicalJSON.text(report.diagnostics)
     return Prepared(
       input: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
       status: report.status.rawValue, observed: AuditStore.timestamp(time), diagnostics: diagnostics,

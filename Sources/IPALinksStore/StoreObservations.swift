@@ -9,15 +9,9 @@ import UniversalLinks
 /// file's bytes. What changes from run to run (the run, the input's path, the time) is kept out of the content, in
 /// the run's own rows, which point to the observation.
 enum StoreObservations {
-  /// `value` as the JSON an observation is stored and keyed by: keys sorted, so that equal content is equal text
-  /// whatever order an encoder happens to write a dictionary's keys in. ``CanonicalJSON`` writes it, the same bytes
-  /// `JSONEncoder` writes (which keyed the observations of older builds) for less; `JSONEncoder` what it does not.
-  static func canonical<T: Encodable>(_ value: T) -> String {
-    if let json = try? CanonicalJSON.encode(value) { return json }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-  }
+  // An observation is stored and keyed by its `CanonicalJSON.text`: keys sorted, so that equal content is equal
+  // text whatever order an encoder happens to write a dictionary's keys in, and the bytes `JSONEncoder` wrote for
+  // the observations of older builds.
 
   /// The key of an app's observation: the SHA-256 of its report's canonical JSON, which holds its domains and
   /// schemes too.
@@ -60,7 +54,7 @@ extension StoreSchema {
     ) { row in
       let stored = try row.decode(column: "diagnostics", as: String.self)
       let diagnostics =
-        (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+        (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(CanonicalJSON.text)
         ?? stored
       let (path, size, sha256, kind, status) = (
         try row.decode(column: "path", as: String.self), try row.decode(column: "size", as: Int?.self),
@@ -83,7 +77,7 @@ extension StoreSchema {
     ) { row in
       let stored = try row.decode(column: "report", as: String.self)
       let report =
-        (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(StoreObservations.canonical)
+        (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(CanonicalJSON.text)
         ?? stored
       let key = StoreObservations.appKey(report: report)
       if let observation = apps[key] { return observation }
@@ -125,10 +119,10 @@ extension StoreSchema {
       )
       let result =
         (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map(
-          StoreObservations.canonical) ?? storedResult
+          CanonicalJSON.text) ?? storedResult
       let findings =
         (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map(
-          StoreObservations.canonical) ?? storedFindings
+          CanonicalJSON.text) ?? storedFindings
       let file = try row.decode(column: "file_sha256", as: String?.self)
       let key = StoreObservations.retrievalKey(result: result, findings: findings, file: file)
       if let observation = retrievals[key] { return observation }

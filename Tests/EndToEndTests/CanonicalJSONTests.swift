@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import IPALinksKit
 import Testing
 
 @testable import IPALinksKit
@@ -126,7 +125,8 @@ import Testing
     }
   }
 
-  /// What it does not write as `JSONEncoder` does, it refuses, and the store's canonical JSON is `JSONEncoder`'s.
+  /// What it does not write as `JSONEncoder` does, it refuses, and `text`, which the store and JSON Lines write, is
+  /// then `JSONEncoder`'s.
   @Test func datesDataAndFloatingPointAreLeftToJSONEncoder() throws {
     struct Mixed: Encodable {
       var when = Date(timeIntervalSince1970: 1_795_856_400.25)
@@ -136,6 +136,7 @@ import Testing
     }
     #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.encode(Mixed()) }
     #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.encode([1.5]) }
-    #expect(StoreObservations.canonical(Mixed()) == (try Self.foundation(Mixed())))
+    #expect(CanonicalJSON.text(Mixed()) == (try Self.foundation(Mixed())))
+    #expect(JSONReporter.render(Mixed(), pretty: false) == JSONReporter.terminalSafe(try Self.foundation(Mixed())))
   }
 }

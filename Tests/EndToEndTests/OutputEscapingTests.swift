@@ -155,9 +155,9 @@ struct OutputEscapingTests {
   // MARK: - Comments and plain lists
 
   /// JSON output escapes every character a terminal acts on, and U+FEFF, and nothing else, whether the text around
-  /// it is ASCII or not: the output is first scanned byte by byte for the bytes that can begin one, so each
-  /// character of the BMP's first and last planes' blocks those bytes begin, and a few beyond, goes through alone and
-  /// among others.
+  /// it is ASCII or not. The check first looks for the bytes that can begin such a character (C2, D8, E2, EF among
+  /// them), so every character from U+0000 to U+2FFF and from U+F000 to U+FFFF, and a few beyond, goes through it,
+  /// alone and among other text.
   @Test func jsonEscapesWhatATerminalActsOnAndNothingElse() throws {
     let values: [UInt32] = Array(0..<0x3000) + Array(0xF000...0xFFFF) + [0x1_0000, 0x1_F984, 0x10_FFFF]
     let scalars = values.compactMap { Unicode.Scalar($0) }

@@ -21,6 +21,15 @@ public enum CanonicalJSON {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// `value` as canonical JSON text, written here, or by `JSONEncoder` (sorted keys, slashes unescaped) when this
+  /// encoder does not write it: the same bytes either way; `{}` for a value neither can encode.
+  public static func text<T: Encodable>(_ value: T) -> String {
+    if let json = try? encode(value) { return json }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
   /// The lower-case hex digit of `nibble` (0...15), as UTF-8: for the control escapes here, and the store's keys.
   @inlinable @inline(__always) public static func hexDigit(_ nibble: UInt8) -> UInt8 {
     nibble < 10 ? 0x30 + nibble : 0x57 + nibble
