@@ -111,8 +111,45 @@ import Testing
       }
     }
     #expect(try CanonicalJSON.encode(Twice()) == #"{"a":2,"b":3,"c":"x"}"#)
+    // Written three times, among keys that sort apart from the order they were written in.
+    struct Thrice: Encodable {
+      enum Key: String, CodingKey { case z, a, m }
+      func encode(to encoder: any Encoder) throws {
+        var keyed = encoder.container(keyedBy: Key.self)
+        for (value, key) in [(1, Key.m), (2, .z), (3, .m), (4, .a), (5, .m), (6, .z)] {
+          try keyed.encode(value, forKey: key)
+        }
+      }
+    }
+    #expect(try CanonicalJSON.encode(Thrice()) == #"{"a":4,"m":5,"z":6}"#)
+    #expect(try CanonicalJSON.encode(Thrice()) == Self.foundation(Thrice()))
     #expect(try CanonicalJSON.encode(Twice()) == Self.foundation(Twice()))
     #expect(try CanonicalJSON.encode(Twice(nested: true)) == #"{"a":2,"b":3,"c":[4]}"#)
+  }
+
+  /// A string is scanned eight bytes at a time: each ASCII character, and a few beyond, alone and at every offset
+  /// of a longer text (in a word, at its edges, in the bytes after the last whole word), is escaped exactly as
+  /// `JSONEncoder` escapes it, and so is a text with one at every place at once.
+  @Test func everyCharacterIsWrittenAsJSONEncoderWritesItAtEveryOffset() throws {
+    let characters = (0..<0x80).map { String(UnicodeScalar(UInt8($0))) } + ["é", "\u{85}", "\u{2028}", "😀"]
+    var texts: [String] = []
+    for character in characters {
+      texts.append(character)
+      for length in [8, 9, 16, 23] {
+        for offset in 0..<length {
+          let plain = String(repeating: "a", count: length)
+          texts.append(plain.prefix(offset) + character + plain.dropFirst(offset + 1))
+        }
+      }
+      texts.append(String(repeating: character, count: 19))
+    }
+    let got = try CanonicalJSON.encode(texts)
+    #expect(got == (try Self.foundation(texts)))
+    // Each on its own as well, so that a failure names the character.
+    for character in characters
+    where (try CanonicalJSON.encode([character + "bcdefghij"])) != (try Self.foundation([character + "bcdefghij"])) {
+      Issue.record("\(Array(character.unicodeScalars)) is written apart from JSONEncoder")
+    }
   }
 
   /// An observation's key is the SHA-256 of its text's UTF-8, hashed in place: the same digest as of a copy, for
