@@ -87,6 +87,9 @@ public actor RunRecorder {
     let diagnostics: String
     /// The key of the input file this is (``StoreObservations/inputKey(path:size:sha256:kind:status:diagnostics:)``).
     let file: String
+    /// The digest to remember the input file's by, when it was read now and is not changing
+    /// (``InputDigests/facts(_:now:)``).
+    let digest: (machine: String, stamp: InputDigests.Stamp)?
     let apps: [App]
     let retrievals: [Retrieval]
 
@@ -114,11 +117,13 @@ public actor RunRecorder {
   }
 
   /// ``Prepared`` rows for `report`, with the `retrievals` of its domains this run has not recorded yet; nil for an
-  /// inventory read back from a file, whose apps keep the files' results they were saved with.
+  /// inventory read back from a file, whose apps keep the files' results they were saved with. The input file is
+  /// hashed unless `digests` know it as it is.
   public static func prepare(
-    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date,
+    digests: InputDigests = InputDigests()
   ) -> Prepared {
-    let file = fileFacts(report.input)
+    let file = digests.facts(report.input)
     let apps = report.bundles.map { original in
       var bundle = original
       // The files come back from the retrievals, this input's or those recorded with an input before it.
@@ -158,6 +163,7 @@ public actor RunRecorder {
       file: StoreObservations.inputKey(
         path: report.input, size: file?.size, sha256: file?.sha256, kind: report.inputKind.rawValue,
         status: report.status.rawValue, diagnostics: diagnostics),
+      digest: file.flatMap { facts in facts.known ? nil : facts.stamp.map { (digests.machine, $0) } },
       apps: apps, retrievals: prepared)
   }
 
@@ -277,6 +283,25 @@ public actor RunRecorder {
   /// The inputs' rows, in one statement, each pointing to its file as it was (stored once); their IDs, in the same
   /// order. An input's file tells its row apart.
   private static func insert(_ inputs: [Prepared], run: Int, in store: AuditStore) async throws -> [Int] {
+    // The digests of the files read now, one row per file (the last read), in the order of the key, as every
+    // writer takes the rows' locks (two writers that update the same rows in two orders could deadlock).
+    var digests: [String: [any Encodable & Sendable]] = [:]
+    for input in inputs {
+      guard let (machine, stamp) = input.digest, let sha256 = input.sha256 else { continue }
+      digests[machine + "\u{0}" + input.input] = [
+        machine, input.input, stamp.device, stamp.inode, stamp.size, stamp.modified, stamp.changed, sha256,
+      ]
+    }
+    try await store.insert(
+      into: "input_digests",
+      columns: ["machine", "path", "device", "inode", "size", "modified_ns", "changed_ns", "file_sha256"],
+      rows: digests.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map(\.value)
+    ) {
+      $0.onConflict(with: ["machine", "path"]) {
+        $0.set(excludedValueOf: "device").set(excludedValueOf: "inode").set(excludedValueOf: "size")
+          .set(excludedValueOf: "modified_ns").set(excludedValueOf: "changed_ns").set(excludedValueOf: "file_sha256")
+      }
+    }
     let files = try await store.observations(
       in: "input_files", columns: AuditStore.inputFileColumns,
       rows: Dictionary(inputs.map { ($0.file, $0) }, uniquingKeysWith: { a, _ in a }).values.map {
@@ -444,34 +469,6 @@ public actor RunRecorder {
                 + "latest_retrievals.retrieved_at AND excluded.retrieval > latest_retrievals.retrieval)"))
       }
     }
-  }
-
-  /// The size and SHA-256 of an input that is a regular file; nil for a folder, standard input or a missing file.
-  static func fileFacts(_ path: String) -> (size: Int, sha256: String)? {
-    guard path != "-" else { return nil }
-    // O_NONBLOCK: a named pipe given as an input must not hold the run until something writes to it.
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    guard descriptor >= 0 else { return nil }
-    defer { close(descriptor) }
-    var info = stat()
-    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    // One buffer for the whole file: a fresh megabyte per read costs the kernel more (mapping and zeroing it) than
-    // the copy does.
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-    defer { buffer.deallocate() }
-    var hasher = SHA256()
-    var size = 0
-    while true {
-      let count = read(descriptor, buffer.baseAddress, buffer.count)
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else {
-        if count < 0 { return nil }
-        break
-      }
-      hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
-      size += count
-    }
-    return (size, hex(hasher.finalize()))
   }
 }
 

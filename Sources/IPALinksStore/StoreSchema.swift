@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 9
+  static let version = 10
 
   /// Brings `store` up to ``version`` (or to `target`, for a test that makes a store as an older build did): each
   /// migration it lacks, in one transaction, under a lock so that several processes opening a new store at once
@@ -282,6 +282,17 @@ enum StoreSchema {
             WHERE contype = 'f' AND conrelid IN (\(tables))
           LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP;
         END $$
+        """
+      ]
+    },
+    // Each input file's digest with the file as it was when hashed, so that a run hashes only the files that
+    // changed (issue 46; ``InputDigests``).
+    { _ in
+      [
+        """
+        CREATE TABLE input_digests (machine TEXT NOT NULL, path TEXT NOT NULL, device BIGINT NOT NULL,
+          inode BIGINT NOT NULL, size BIGINT NOT NULL, modified_ns BIGINT NOT NULL, changed_ns BIGINT NOT NULL,
+          file_sha256 TEXT NOT NULL, PRIMARY KEY (machine, path))
         """
       ]
     },

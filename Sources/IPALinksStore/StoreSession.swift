@@ -96,6 +96,8 @@ extension AuditStore {
 /// queues it (the one task that writes the output, in order) must not wait for a thread to run them.
 public final class RecordingRun: Sendable {
   private let recorder: RunRecorder?
+  /// The digests of the input files the store knows as they are, which are not read again.
+  private let digests: InputDigests
   private let warn: @Sendable (String) -> Void
   private let state: NIOLockedValueBox<State>
 
@@ -134,8 +136,12 @@ public final class RecordingRun: Sendable {
 
   private let location: StoreLocation
 
-  private init(_ recorder: RunRecorder?, location: StoreLocation, warn: @escaping @Sendable (String) -> Void) {
+  private init(
+    _ recorder: RunRecorder?, digests: InputDigests = InputDigests(), location: StoreLocation,
+    warn: @escaping @Sendable (String) -> Void
+  ) {
     self.recorder = recorder
+    self.digests = digests
     self.location = location
     self.warn = warn
     let state = NIOLockedValueBox(State(stored: recorder != nil))
@@ -178,7 +184,10 @@ public final class RecordingRun: Sendable {
     do {
       let recorder = try await RunRecorder.begin(
         store, command: command, arguments: arguments, label: label, shard: shard)
-      return RecordingRun(recorder, location: location, warn: warn)
+      // Without them every input is read and hashed, which is what they save and no more: a store that cannot
+      // answer fails the run's first transaction, which says so.
+      let digests = (try? await InputDigests.load(store)) ?? InputDigests()
+      return RecordingRun(recorder, digests: digests, location: location, warn: warn)
     } catch {
       warn(error.description)
       try? await store.close()
@@ -198,9 +207,9 @@ public final class RecordingRun: Sendable {
     // Each retrieval goes with the first input that used it: the others neither prepare nor write it. It is
     // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
     let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
-    let prepared = Task.detached {
+    let prepared = Task.detached { [digests] in
       let retrievals = await fetches?.retrievals(for: requests)
-      return await recorder.store.threads.prepare(report, retrievals: retrievals, at: time)
+      return await recorder.store.threads.prepare(report, retrievals: retrievals, at: time, digests: digests)
     }
     var full = state.withLockedValue { state -> Task<Void, Never>? in
       guard state.stored else { return nil }

@@ -46,12 +46,12 @@ struct StoreThreads: Sendable {
     #endif
   }
 
-  /// ``RunRecorder/prepare(_:retrievals:at:)`` on ``pool``.
+  /// ``RunRecorder/prepare(_:retrievals:at:digests:)`` on ``pool``.
   func prepare(
-    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date, digests: InputDigests
   ) async -> RunRecorder.Prepared {
     // A pool already shut down (never, for these) prepares on the caller's thread rather than lose the input.
-    (try? await pool.runIfActive { RunRecorder.prepare(report, retrievals: retrievals, at: time) })
-      ?? RunRecorder.prepare(report, retrievals: retrievals, at: time)
+    (try? await pool.runIfActive { RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests) })
+      ?? RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests)
   }
 }

@@ -91,14 +91,81 @@ import Testing
     try Data(repeating: UInt8(ascii: "a"), count: 1_000_000).write(to: large)
     let pipe = folder.appendingPathComponent("pipe.ipa")
     #expect(mkfifo(pipe.path, 0o600) == 0)
-    #expect(
-      RunRecorder.fileFacts(small.path)! == (3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
-    #expect(
-      RunRecorder.fileFacts(large.path)!
-        == (1_000_000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"))
+    let digests = InputDigests()
+    let facts = { (path: String) in digests.facts(path).map { ($0.size, $0.sha256) } }
+    #expect(facts(small.path)! == (3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
+    #expect(facts(large.path)! == (1_000_000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"))
     for path in [folder.path, pipe.path, folder.appendingPathComponent("missing.ipa").path, "-"] {
-      #expect(RunRecorder.fileFacts(path) == nil, "\(path)")
+      #expect(digests.facts(path) == nil, "\(path)")
     }
+  }
+
+  /// A file the store hashed is not read again while it is as it was (the digest given back here is one no file
+  /// has, so only the store can have said it); written again, even with the same bytes, it is read and hashed. A
+  /// file that changed within the settling time is hashed but not remembered.
+  @Test func aFileAsItWasIsNotReadAgain() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-digest-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("abc.ipa")
+    try Data("abc".utf8).write(to: file)
+    let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    let fresh = try #require(InputDigests().facts(file.path))
+    #expect(fresh.sha256 == abc && !fresh.known)
+    #expect(fresh.stamp == nil, "a file written a moment ago is not remembered")
+    let later = InputDigests.now() + InputDigests.settling
+    let settled = try #require(InputDigests().facts(file.path, now: later))
+    let stamp = try #require(settled.stamp)
+    #expect(settled.sha256 == abc && stamp.size == 3)
+    let known = InputDigests(machine: "here", known: [file.path: (stamp, String(repeating: "f", count: 64))])
+    let again = try #require(known.facts(file.path, now: later))
+    #expect(again.known && again.sha256 == String(repeating: "f", count: 64) && again.stamp == stamp)
+    #expect(known.facts(folder.appendingPathComponent("other.ipa").path) == nil)
+    // The same bytes written again: the change time moves on, so the file is read.
+    try Data("abc".utf8).write(to: file)
+    let rewritten = try #require(known.facts(file.path, now: later + InputDigests.settling))
+    #expect(!rewritten.known && rewritten.sha256 == abc && rewritten.stamp != stamp)
+  }
+
+  /// A run remembers each input file's digest once the file has settled, and the next run takes it from the store
+  /// instead of reading the file (told here by a digest changed in the store, which the next run records); a file
+  /// written again is read again.
+  @Test(arguments: Backend.usable) func aRunReadsOnlyTheInputFilesThatChanged(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let ipa = stores.folder.appendingPathComponent("Store.ipa")
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    let real = try #require(InputDigests().facts(ipa.path)).sha256
+    let planted = String(repeating: "f", count: 64)
+    // Settled, so that the first run remembers it.
+    try await Task.sleep(for: .nanoseconds(InputDigests.settling + 200_000_000))
+    func inspect(_ label: String) throws {
+      let run = try CLI.run(["inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", label, "-q"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    func recorded(_ label: String) async throws -> [String] {
+      try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+        try await store.sqlRows(
+          """
+          SELECT f.file_sha256 FROM inputs i JOIN runs r ON r.id = i.run_id JOIN input_files f ON f.id = i.file
+          WHERE r.label = '\(label)'
+          """)
+      }
+    }
+    try inspect("first")
+    #expect(try await recorded("first") == [real])
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      #expect(try await store.sqlRows("SELECT file_sha256 FROM input_digests") == [real])
+      #expect(try await store.sqlRows("SELECT path FROM input_digests") == [ipa.path])
+      _ = try await store.sqlRows("UPDATE input_digests SET file_sha256 = '\(planted)'")
+    }
+    try inspect("second")
+    #expect(try await recorded("second") == [planted], "the file was read again")
+    try FileManager.default.removeItem(at: ipa)
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    try inspect("third")
+    #expect(try await recorded("third") == [real], "a file written again was not read")
   }
 
   /// An IPA rebuilt without a change to what it says (here only its zip comment differs) is a new input file, but
@@ -745,6 +812,16 @@ import Testing
         #expect(perRun.count == 4 && Set(perRun).count == 1 && perRun[0] != "0", "\(sightings): \(perRun)")
         #expect(stored == [perRun.first ?? ""], "\(observations): \(stored) for \(perRun) \(sightings) a run")
       }
+      // The samples' digests, remembered by four writers at once: one row a file, each the digest its inputs have.
+      let digests = try await store.sqlRows("SELECT COUNT(*) FROM input_digests")
+      let files = try await store.sqlRows("SELECT COUNT(DISTINCT path) FROM input_files WHERE file_sha256 IS NOT NULL")
+      #expect(Int(digests.first ?? "") ?? 0 <= Int(files.first ?? "") ?? 0, "\(digests) digests of \(files) files")
+      let astray = try await store.sqlRows(
+        """
+        SELECT d.path FROM input_digests d WHERE NOT EXISTS
+          (SELECT 1 FROM input_files f WHERE f.path = d.path AND f.file_sha256 = d.file_sha256)
+        """)
+      #expect(astray.isEmpty, "\(astray)")
       try await StoreMigrationTests.expectNoMissingObservation(store)
     }
   }
