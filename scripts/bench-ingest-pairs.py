@@ -3,7 +3,8 @@
 benchmark cannot tell (on a shared VM the same build's ratio moves by +-0.03 even over ten runs).
 
 Usage: scripts/bench-ingest-pairs.py [--runs 10] [--count 10000] [--seed 1] [--backend postgres|sqlite|none]
-                                     [--rerun] [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
+                                     [--rerun] [--corpus DIR] [--out bench-out/store]
+                                     NAME=BINARY[,VAR=VALUE...] ...
 
 Each round runs, in turn, the baseline (the first build's binary without a store) and every
 build with a store (a new SQLite file, or a new database on a private PostgreSQL server started
@@ -15,7 +16,8 @@ after the run). At the end, per build: the medians, baseline/store of the wall m
 benchmark's figure; with --backend none, the first build's over this one's), and in how many
 rounds the build was faster than the first build. With --rerun, each build's store first takes
 the same ingest once, untimed, and the run timed is the second: a weekly run in which nothing
-changed. Exits 1 when a run fails. Standard library only.
+changed. --corpus takes another folder of the same shape (ipas/ and aasa/), such as one of large
+IPAs. Exits 1 when a run fails. Standard library only.
 """
 import argparse
 import collections
@@ -61,6 +63,7 @@ def main():
                     help="the store each build writes (none: no store, and no baseline)")
     ap.add_argument("--rerun", action="store_true",
                     help="time each store's second ingest of the corpus, not its first")
+    ap.add_argument("--corpus", help="a folder with ipas/ and aasa/ to ingest instead of the generated corpus")
     ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
                     help="where the corpus goes (and, meanwhile, SQLite's stores)")
     args = ap.parse_args()
@@ -73,8 +76,14 @@ def main():
         ap.error("each build needs a name of its own, other than baseline")
     out = os.path.abspath(args.out)
     os.makedirs(out, exist_ok=True)
-    folder, _, line = bench.corpus(out, args.count, args.seed, quiet=True)
-    bench.log(line)
+    if args.corpus:
+        folder = os.path.abspath(args.corpus)
+        if not all(os.path.isdir(os.path.join(folder, d)) for d in ("ipas", "aasa")):
+            ap.error("%s has no ipas/ and aasa/ folders" % folder)
+        bench.log("%s: %d inputs" % (folder, len(os.listdir(os.path.join(folder, "ipas")))))
+    else:
+        folder, _, line = bench.corpus(out, args.count, args.seed, quiet=True)
+        bench.log(line)
     ingest = [None, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
               os.path.join(folder, "aasa"), "--format", "jsonl", "--no-progress"]
     server = bench.PostgresServer().start() if args.backend == "postgres" else None
