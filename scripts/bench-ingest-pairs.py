@@ -3,7 +3,7 @@
 benchmark cannot tell (on a shared VM the same build's ratio moves by +-0.03 even over ten runs).
 
 Usage: scripts/bench-ingest-pairs.py [--runs 10] [--count 10000] [--seed 1] [--backend postgres|sqlite|none]
-                                     [--rerun] [--corpus DIR] [--out bench-out/store]
+                                     [--rerun] [--corpus DIR] [--format jsonl|json] [--out bench-out/store]
                                      NAME=BINARY[,VAR=VALUE...] ...
 
 Each round runs, in turn, the baseline (the first build's binary without a store) and every
@@ -17,7 +17,7 @@ benchmark's figure; with --backend none, the first build's over this one's), and
 rounds the build was faster than the first build. With --rerun, each build's store first takes
 the same ingest once, untimed, and the run timed is the second: a weekly run in which nothing
 changed. --corpus takes another folder of the same shape (ipas/ and aasa/), such as one of large
-IPAs. Exits 1 when a run fails. Standard library only.
+IPAs. --format json writes the indented document instead of JSON Lines. Exits 1 when a run fails. Standard library only.
 """
 import argparse
 import collections
@@ -64,6 +64,7 @@ def main():
     ap.add_argument("--rerun", action="store_true",
                     help="time each store's second ingest of the corpus, not its first")
     ap.add_argument("--corpus", help="a folder with ipas/ and aasa/ to ingest instead of the generated corpus")
+    ap.add_argument("--format", choices=["jsonl", "json"], default="jsonl", help="inspect's --format")
     ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
                     help="where the corpus goes (and, meanwhile, SQLite's stores)")
     args = ap.parse_args()
@@ -85,7 +86,7 @@ def main():
         folder, _, line = bench.corpus(out, args.count, args.seed, quiet=True)
         bench.log(line)
     ingest = [None, "inspect", os.path.join(folder, "ipas"), "--aasa-dir",
-              os.path.join(folder, "aasa"), "--format", "jsonl", "--no-progress"]
+              os.path.join(folder, "aasa"), "--format", args.format, "--no-progress"]
     server = bench.PostgresServer().start() if args.backend == "postgres" else None
     stored = args.backend != "none"
     reference = "baseline" if stored else names[0]

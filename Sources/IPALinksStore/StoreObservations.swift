@@ -54,7 +54,7 @@ extension StoreSchema {
     ) { row in
       let stored = try row.decode(column: "diagnostics", as: String.self)
       let diagnostics =
-        (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map(CanonicalJSON.text)
+        (try? JSONDecoder().decode([Diagnostic].self, from: Data(stored.utf8))).map { CanonicalJSON.text($0) }
         ?? stored
       let (path, size, sha256, kind, status) = (
         try row.decode(column: "path", as: String.self), try row.decode(column: "size", as: Int?.self),
@@ -77,7 +77,7 @@ extension StoreSchema {
     ) { row in
       let stored = try row.decode(column: "report", as: String.self)
       let report =
-        (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map(CanonicalJSON.text)
+        (try? JSONDecoder().decode(BundleReport.self, from: Data(stored.utf8))).map { CanonicalJSON.text($0) }
         ?? stored
       let key = StoreObservations.appKey(report: report)
       if let observation = apps[key] { return observation }
@@ -118,11 +118,13 @@ extension StoreSchema {
         try row.decode(column: "result", as: String.self), try row.decode(column: "findings", as: String.self)
       )
       let result =
-        (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map(
-          CanonicalJSON.text) ?? storedResult
+        (try? JSONDecoder().decode(AASAFetchResult.self, from: Data(storedResult.utf8))).map {
+          CanonicalJSON.text($0)
+        } ?? storedResult
       let findings =
-        (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map(
-          CanonicalJSON.text) ?? storedFindings
+        (try? JSONDecoder().decode([AASADiagnostic].self, from: Data(storedFindings.utf8))).map {
+          CanonicalJSON.text($0)
+        } ?? storedFindings
       let file = try row.decode(column: "file_sha256", as: String?.self)
       let key = StoreObservations.retrievalKey(result: result, findings: findings, file: file)
       if let observation = retrievals[key] { return observation }

@@ -9,9 +9,10 @@ import Testing
 /// observation's key is the SHA-256 of that text, and the keys older builds stored were made by `JSONEncoder`, so a
 /// byte apart would store an unchanged app again.
 @Suite struct CanonicalJSONTests {
-  static func foundation<T: Encodable>(_ value: T) throws -> String {
+  static func foundation<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
     return String(decoding: try encoder.encode(value), as: UTF8.self)
   }
 
@@ -29,6 +30,9 @@ import Testing
         for d in stored.associatedDomains.indices { stored.associatedDomains[d].aasa = nil }
         for value in [bundle, stored] {
           #expect(try CanonicalJSON.encode(value) == Self.foundation(value), "\(input): \(bundle.path)")
+          #expect(
+            try CanonicalJSON.encode(value, pretty: true) == Self.foundation(value, pretty: true),
+            "\(input): \(bundle.path)")
         }
         bundles += 1
       }
@@ -54,6 +58,9 @@ import Testing
       #expect(try CanonicalJSON.encode(stamped) == Self.foundation(stamped), "\(report.input)")
       #expect(JSONReporter.document(report, pretty: false) == JSONReporter.terminalSafe(try Self.foundation(stamped)))
       #expect(String(line) == JSONReporter.document(report, pretty: false), "\(report.input)")
+      // And indented, as `--format json` writes it.
+      #expect(try CanonicalJSON.encode(stamped, pretty: true) == Self.foundation(stamped, pretty: true))
+      #expect(JSONReporter.document(report) == JSONReporter.terminalSafe(try Self.foundation(stamped, pretty: true)))
     }
     #expect(withFiles >= 3)
   }
@@ -91,8 +98,20 @@ import Testing
       var g: [Int: String] = [10: "ten", 9: "nine"]
       var h: Int? = 0
     }
-    #expect(try CanonicalJSON.encode([Empty()]) == Self.foundation([Empty()]))
-    #expect(try CanonicalJSON.encode(Optionals()) == Self.foundation(Optionals()))
+    for pretty in [false, true] {
+      #expect(try CanonicalJSON.encode(keys, pretty: pretty) == Self.foundation(keys, pretty: pretty))
+      #expect(try CanonicalJSON.encode([hostile], pretty: pretty) == Self.foundation([hostile], pretty: pretty))
+      for value in [[Empty()], [Empty(), Empty()]] {
+        #expect(try CanonicalJSON.encode(value, pretty: pretty) == Self.foundation(value, pretty: pretty))
+      }
+      #expect(
+        try CanonicalJSON.encode(["k": Empty()], pretty: pretty) == Self.foundation(["k": Empty()], pretty: pretty))
+      #expect(try CanonicalJSON.encode(Optionals(), pretty: pretty) == Self.foundation(Optionals(), pretty: pretty))
+      #expect(try CanonicalJSON.encode([[String]](), pretty: pretty) == Self.foundation([[String]](), pretty: pretty))
+      #expect(try CanonicalJSON.encode(7, pretty: pretty) == Self.foundation(7, pretty: pretty))
+    }
+    // A value that writes nothing, which JSONEncoder refuses at the top: `{}` either way.
+    #expect(try CanonicalJSON.encode(Empty(), pretty: true) == "{}")
     // A key written twice keeps its last value, written once; and so when the second is a nested container, which
     // JSONEncoder does not allow (it stops the process).
     struct Twice: Encodable {
@@ -175,5 +194,7 @@ import Testing
     #expect(throws: CanonicalJSON.Unsupported.self) { try CanonicalJSON.encode([1.5]) }
     #expect(CanonicalJSON.text(Mixed()) == (try Self.foundation(Mixed())))
     #expect(JSONReporter.render(Mixed(), pretty: false) == JSONReporter.terminalSafe(try Self.foundation(Mixed())))
+    #expect(CanonicalJSON.text(Mixed(), pretty: true) == (try Self.foundation(Mixed(), pretty: true)))
+    #expect(JSONReporter.render(Mixed()) == JSONReporter.terminalSafe(try Self.foundation(Mixed(), pretty: true)))
   }
 }

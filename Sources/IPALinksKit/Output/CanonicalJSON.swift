@@ -11,22 +11,26 @@ public enum CanonicalJSON {
   /// A value this encoder does not write: the caller uses `JSONEncoder`.
   public struct Unsupported: Error {}
 
-  /// `value` as canonical JSON text.
-  public static func encode<T: Encodable>(_ value: T) throws -> String {
+  /// `value` as canonical JSON text; `pretty`, indented as `JSONEncoder`'s `.prettyPrinted` indents it (two spaces
+  /// a level, `"key" : value`, an empty container's brackets a blank line apart).
+  public static func encode<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
     let node = Node()
     try node.encode(value, at: [])
     var out: [UInt8] = []
     out.reserveCapacity(2048)
-    node.write(into: &out)
+    // A value that writes nothing is `{}` however it is asked for: JSONEncoder refuses it, and the callers' answer
+    // for a value it refuses is `{}`.
+    node.write(into: &out, indent: pretty && node.kind != .unset ? 0 : nil)
     return String(decoding: out, as: UTF8.self)
   }
 
-  /// `value` as canonical JSON text, written here, or by `JSONEncoder` (sorted keys, slashes unescaped) when this
-  /// encoder does not write it: the same bytes either way; `{}` for a value neither can encode.
-  public static func text<T: Encodable>(_ value: T) -> String {
-    if let json = try? encode(value) { return json }
+  /// `value` as canonical JSON text (indented when `pretty`), written here, or by `JSONEncoder` (sorted keys, slashes
+  /// unescaped) when this encoder does not write it: the same bytes either way; `{}` for a value neither can encode.
+  public static func text<T: Encodable>(_ value: T, pretty: Bool = false) -> String {
+    if let json = try? encode(value, pretty: pretty) { return json }
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    encoder.outputFormatting =
+      pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
     return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 
@@ -68,11 +72,10 @@ public enum CanonicalJSON {
       try value.encode(to: NodeEncoder(self, path))
     }
 
-    func write(into out: inout [UInt8]) {
+    /// Writes the value on one line, or indented `indent` levels of two spaces deep (its first line is already
+    /// where it begins).
+    func write(into out: inout [UInt8], indent: Int? = nil) {
       switch kind {
-      case .unset:
-        out.append(UInt8(ascii: "{"))
-        out.append(UInt8(ascii: "}"))
       case .null: out.append(contentsOf: "null".utf8)
       case .literal: out.append(contentsOf: text.utf8)
       case .string: Self.write(text, into: &out)
@@ -80,10 +83,11 @@ public enum CanonicalJSON {
         out.append(UInt8(ascii: "["))
         for (i, item) in items.enumerated() {
           if i > 0 { out.append(UInt8(ascii: ",")) }
-          item.write(into: &out)
+          Self.newLine(into: &out, indent: indent.map { $0 + 1 })
+          item.write(into: &out, indent: indent.map { $0 + 1 })
         }
-        out.append(UInt8(ascii: "]"))
-      case .object:
+        Self.close(UInt8(ascii: "]"), empty: items.isEmpty, into: &out, indent: indent)
+      case .unset, .object:
         out.append(UInt8(ascii: "{"))
         // By key, then in the order written, so that of a key written twice the last comes last and is kept.
         let order = members.indices.sorted { a, b in
@@ -94,12 +98,32 @@ public enum CanonicalJSON {
         for (n, i) in order.enumerated() where n + 1 == order.count || members[order[n + 1]].key != members[i].key {
           if !first { out.append(UInt8(ascii: ",")) }
           first = false
+          Self.newLine(into: &out, indent: indent.map { $0 + 1 })
           Self.write(members[i].key, into: &out)
-          out.append(UInt8(ascii: ":"))
-          members[i].node.write(into: &out)
+          if indent == nil {
+            out.append(UInt8(ascii: ":"))
+          } else {
+            out.append(contentsOf: " : ".utf8)
+          }
+          members[i].node.write(into: &out, indent: indent.map { $0 + 1 })
         }
-        out.append(UInt8(ascii: "}"))
+        Self.close(UInt8(ascii: "}"), empty: order.isEmpty, into: &out, indent: indent)
       }
+    }
+
+    /// When indenting, a line break and `indent` levels of two spaces; nothing on one line.
+    private static func newLine(into out: inout [UInt8], indent: Int?) {
+      guard let indent else { return }
+      out.append(UInt8(ascii: "\n"))
+      out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * indent))
+    }
+
+    /// A container's closing `bracket`: when indenting, on a line of its own, a blank line after an empty
+    /// container's opening one, as `JSONEncoder` writes it.
+    private static func close(_ bracket: UInt8, empty: Bool, into out: inout [UInt8], indent: Int?) {
+      if empty, indent != nil { out.append(UInt8(ascii: "\n")) }
+      newLine(into: &out, indent: indent)
+      out.append(bracket)
     }
 
     static func write(_ string: String, into out: inout [UInt8]) {
