@@ -51,11 +51,13 @@ public struct InputDigests: Sendable {
 
   /// The machine whose files these are: a path names another file elsewhere.
   public let machine: String
+  /// This machine's name, as a run records it: asked once, as Foundation may ask the resolver for it.
+  public static let thisMachine = ProcessInfo.processInfo.hostName
   /// Each path's stamp and digest.
   let known: [String: (stamp: Stamp, sha256: String)]
 
   /// None known: every file is hashed.
-  public init(machine: String = ProcessInfo.processInfo.hostName) {
+  public init(machine: String = thisMachine) {
     self.machine = machine
     known = [:]
   }
@@ -67,7 +69,7 @@ public struct InputDigests: Sendable {
 
   /// The digests `store` holds of `machine`'s files.
   public static func load(
-    _ store: AuditStore, machine: String = ProcessInfo.processInfo.hostName
+    _ store: AuditStore, machine: String = thisMachine
   ) async throws -> InputDigests {
     let rows = try await store.sql.raw(
       """

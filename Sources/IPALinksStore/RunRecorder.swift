@@ -46,7 +46,7 @@ public actor RunRecorder {
         """
         INSERT INTO runs (label, command, started_at, tool_version, machine, shard, arguments)
         VALUES (\(bind: label), \(bind: command), \(bind: AuditStore.timestamp(time)), \(bind: ToolVersion.current),
-          \(bind: ProcessInfo.processInfo.hostName), \(bind: shard), \(bind: argumentsJSON)) RETURNING id
+          \(bind: InputDigests.thisMachine), \(bind: shard), \(bind: argumentsJSON)) RETURNING id
         """
       ).first(decodingColumn: "id", as: Int.self)
     }
