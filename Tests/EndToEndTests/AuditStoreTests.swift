@@ -127,6 +127,20 @@ import Testing
     #expect(!rewritten.known && rewritten.sha256 == abc && rewritten.stamp != stamp)
   }
 
+  /// A copy of the Store sample in `stores`' folder, written afresh: a new file, whatever was there.
+  static func copyOfStoreSample(in stores: Stores) throws -> URL {
+    let ipa = stores.folder.appendingPathComponent("Store.ipa")
+    try? FileManager.default.removeItem(at: ipa)
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    return ipa
+  }
+
+  /// `ipa` inspected offline into the store at `location`, as a run labelled `label`, which must succeed.
+  static func record(_ ipa: URL, into location: String, label: String) throws {
+    let run = try CLI.run(["inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", label, "-q"])
+    #expect(run.status == 0, "\(run.stderr)")
+  }
+
   /// A run remembers each input file's digest once the file has settled, and the next run takes it from the store
   /// instead of reading the file (told here by a digest changed in the store, which the next run records); a file
   /// written again is read again.
@@ -134,16 +148,12 @@ import Testing
     let stores = try Stores(backend)
     defer { stores.close() }
     let location = try stores.make()
-    let ipa = stores.folder.appendingPathComponent("Store.ipa")
-    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    let ipa = try Self.copyOfStoreSample(in: stores)
     let real = try #require(InputDigests().facts(ipa.path)).sha256
     let planted = String(repeating: "f", count: 64)
     // Settled, so that the first run remembers it.
     try await Task.sleep(for: .nanoseconds(InputDigests.settling + 200_000_000))
-    func inspect(_ label: String) throws {
-      let run = try CLI.run(["inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", label, "-q"])
-      #expect(run.status == 0, "\(run.stderr)")
-    }
+    let inspect = { (label: String) in try Self.record(ipa, into: location, label: label) }
     func recorded(_ label: String) async throws -> [String] {
       try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
         try await store.sqlRows(
@@ -162,8 +172,7 @@ import Testing
     }
     try inspect("second")
     #expect(try await recorded("second") == [planted], "the file was read again")
-    try FileManager.default.removeItem(at: ipa)
-    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    _ = try Self.copyOfStoreSample(in: stores)
     try inspect("third")
     #expect(try await recorded("third") == [real], "a file written again was not read")
   }
@@ -175,12 +184,8 @@ import Testing
     let stores = try Stores(backend)
     defer { stores.close() }
     let location = try stores.make()
-    let ipa = stores.folder.appendingPathComponent("Store.ipa")
-    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
-    func inspect(_ label: String) throws {
-      let run = try CLI.run(["inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", label, "-q"])
-      #expect(run.status == 0, "\(run.stderr)")
-    }
+    let ipa = try Self.copyOfStoreSample(in: stores)
+    let inspect = { (label: String) in try Self.record(ipa, into: location, label: label) }
     try inspect("first")
     let comment = Process()
     comment.executableURL = URL(fileURLWithPath: "/usr/bin/env")
