@@ -126,6 +126,14 @@ public struct InputDigests: Sendable {
     return Facts(size: size, sha256: hex(hasher.finalize()), stamp: settled ? before : nil, known: false)
   }
 
+  /// The size of the regular file at `path`, without opening it; nil for anything else (standard input, a folder, a
+  /// named pipe, a missing file).
+  static func size(ofRegularFile path: String) -> Int64? {
+    var info = stat()
+    guard path != "-", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Int64(info.st_size)
+  }
+
   /// The stamp of an open regular file; nil for anything else.
   static func stamp(_ descriptor: Int32) -> Stamp? {
     var info = stat()

@@ -123,7 +123,15 @@ public actor RunRecorder {
     _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date,
     digests: InputDigests = InputDigests()
   ) -> Prepared {
-    let file = digests.facts(report.input)
+    prepare(report, retrievals: retrievals, at: time, digests: digests, file: digests.facts(report.input))
+  }
+
+  /// ``prepare(_:retrievals:at:digests:)`` of an input whose `file` facts were found already (on
+  /// ``StoreThreads/hashing``, for a large one).
+  static func prepare(
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date, digests: InputDigests,
+    file: InputDigests.Facts?
+  ) -> Prepared {
     let apps = report.bundles.map { original in
       var bundle = original
       // The files come back from the retrievals, this input's or those recorded with an input before it.

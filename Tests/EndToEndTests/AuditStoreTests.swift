@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import IPALinksKit
 import SQLKit
@@ -175,6 +176,41 @@ import Testing
     _ = try Self.copyOfStoreSample(in: stores)
     try inspect("third")
     #expect(try await recorded("third") == [real], "a file written again was not read")
+  }
+
+  /// Large inputs are hashed several at once, off the store's one preparing thread (``StoreThreads/hashing``): in a
+  /// batch of three large IPAs and a small one, each input file is recorded with its own SHA-256, computed here by
+  /// another implementation (swift-crypto's one-shot hash of the bytes as read by Foundation).
+  @Test func largeInputsHashedAtOnceKeepTheirOwnDigests() async throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    let batch = stores.folder.appendingPathComponent("batch")
+    try FileManager.default.createDirectory(at: batch, withIntermediateDirectories: true)
+    var expected: [String: String] = [:]
+    for n in 0..<4 {
+      let ipa = batch.appendingPathComponent("Store\(n).ipa")
+      try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+      if n > 0 {
+        // A stored entry of bytes that differ from one IPA to the next, which makes it large.
+        let filler = stores.folder.appendingPathComponent("Assets.car")
+        try Data(repeating: UInt8(n), count: Int(StoreThreads.largeInput) + n).write(to: filler)
+        let zip = Process()
+        zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        zip.arguments = ["zip", "-q", "-0", "-j", ipa.path, filler.path]
+        try zip.run()
+        zip.waitUntilExit()
+        #expect(zip.terminationStatus == 0)
+        #expect(try #require(InputDigests.size(ofRegularFile: ipa.path)) >= StoreThreads.largeInput)
+      }
+      expected[ipa.path] = hex(SHA256.hash(data: try Data(contentsOf: ipa)))
+    }
+    let run = try CLI.run(["inspect", batch.path, "--no-fetch", "--jobs", "2", "--store", location, "-q"])
+    #expect(run.status == 0, "\(run.stderr)")
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      let rows = try await store.sqlRows("SELECT path || ' ' || file_sha256 FROM input_files ORDER BY path")
+      #expect(rows == expected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
+    }
   }
 
   /// An IPA rebuilt without a change to what it says (here only its zip comment differs) is a new input file, but
