@@ -104,8 +104,10 @@ public final class RecordingRun: Sendable {
   private struct State {
     /// Whether everything so far reached the store.
     var stored: Bool
-    /// How many inputs were given to ``record(_:_:)``, and how many of them the store holds.
+    /// How many inputs were given to ``record(_:_:)``, how many of them are prepared (hashed, made into rows), and
+    /// how many the store holds.
     var given = 0
+    var ready = 0
     var written = 0
     /// Why the store stopped taking inputs, once it did, and how many inputs the transaction it failed in held.
     var failure: AuditStore.Failure?
@@ -207,9 +209,11 @@ public final class RecordingRun: Sendable {
     // Each retrieval goes with the first input that used it: the others neither prepare nor write it. It is
     // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
     let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
-    let prepared = Task.detached { [digests] in
+    let prepared = Task.detached { [digests, state] in
       let retrievals = await fetches?.retrievals(for: requests)
-      return await recorder.store.threads.prepare(report, retrievals: retrievals, at: time, digests: digests)
+      let input = await recorder.store.threads.prepare(report, retrievals: retrievals, at: time, digests: digests)
+      state.withLockedValue { $0.ready += 1 }
+      return input
     }
     var full = state.withLockedValue { state -> Task<Void, Never>? in
       guard state.stored else { return nil }
@@ -284,6 +288,30 @@ public final class RecordingRun: Sendable {
       if state.failure == nil { (state.failure, state.lost) = (error, inputs) }
       state.stored = false
     }
+  }
+
+  /// Waits for the inputs still queued once a batch's inspection is over, as ``finish()`` does first, while
+  /// `console` shows them being made ready and written (``BatchConsole/waiting(for:done:total:)``: a bar on a
+  /// terminal, and Ctrl-C saying what the store holds). The first run of large IPAs spends most of its time here: hashing 128 of
+  /// 200 MB takes seconds, from a slow disk minutes, after inspecting them took a fraction of one.
+  public func settle(showing console: BatchConsole) async {
+    guard recorder != nil else { return }
+    var writing = state.withLockedValue { state in
+      state.ending = true
+      writeNext(&state)
+      return state.writing
+    }
+    guard writing != nil else { return }
+    while let under = writing {
+      // The bar counts the inputs the store holds, which move a transaction at a time; its label, those made ready
+      // for it (hashed, turned into rows), which move an input at a time.
+      let (ready, written, given) = state.withLockedValue { ($0.ready, $0.written, $0.given) }
+      console.waiting(for: "storing (\(ready) ready)", done: written, total: given)
+      // Only a bar needs to hear of each input made ready; without one, the wait costs no wake-up.
+      if console.showsProgress { try? await Task.sleep(for: .milliseconds(100)) } else { await under.value }
+      writing = state.withLockedValue { $0.writing }
+    }
+    console.endWaiting()
   }
 
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says

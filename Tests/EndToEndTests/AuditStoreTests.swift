@@ -213,6 +213,98 @@ import Testing
     }
   }
 
+  #if os(Linux)
+    /// Once a batch's inspection is over, the store may still be writing what it queued (the first run of large
+    /// IPAs: their digests). A lock the test holds on `inputs` keeps the run's transaction waiting, so the command is
+    /// surely there: on a terminal a bar labelled `storing` shows it, and the summary line comes after it; Ctrl-C
+    /// there says what the store holds, as it does during the inspection, rather than die without a word.
+    @Test(.enabled(if: PostgreSQL.available)) func theStoresTailIsShownAndCtrlCThereSaysWhatItHolds() async throws {
+      let stores = try Stores(.postgres)
+      defer { stores.close() }
+      let location = try stores.make()
+      try Self.record(URL(fileURLWithPath: CLI.sample("Store.ipa")), into: location, label: "tables")
+      let holder = try await Self.open(location)
+      for interrupted in [false, true] {
+        _ = try await holder.sqlRows("BEGIN")
+        _ = try await holder.sqlRows("LOCK TABLE inputs IN SHARE MODE")
+        let terminal = try TerminalRun(
+          ["inspect", CLI.samples.path, "--format", "jsonl", "--jobs", "1", "--no-fetch", "--store", location])
+        let deadline = Date().addingTimeInterval(300)
+        // Until the bar shows the store's wait, or the summary comes without it.
+        while !terminal.text.contains("storing") && !terminal.text.contains("ipalinks: 8 inputs in ")
+          && Date() < deadline
+        {
+          try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(terminal.text.contains("] 0/8 0% ") && terminal.text.contains("  storing ("), "\(terminal.text)")
+        if interrupted { terminal.process.interrupt() }
+        _ = try await holder.sqlRows("ROLLBACK")
+        let (status, text) = try await terminal.finished()
+        // The lines as words: a line longer than the terminal is wrapped, its continuation indented.
+        let words = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        if interrupted {
+          #expect(status == 130, "\(text)")
+          #expect(words.contains("ipalinks: interrupted: 8 of 8 inputs finished"), "\(text)")
+          #expect(words.contains("the store holds 0 of the 8 inputs finished, in run "), "\(text)")
+          #expect(!text.contains("ipalinks: 8 inputs in "), "no summary: the run did not end")
+        } else {
+          #expect(status == 0, "\(text)")
+          let summary = try #require(text.range(of: "ipalinks: 8 inputs in "), "\(text)")
+          let bar = try #require(text.range(of: "storing", options: .backwards))
+          #expect(bar.upperBound < summary.lowerBound, "the summary after the store's bar: \(text)")
+        }
+      }
+      try await StoreMigrationTests.using(holder) { (store: AuditStore) async throws in
+        #expect(
+          try await store.sqlRows("SELECT COUNT(*) FROM inputs") == ["9"], "the first two runs' inputs, not the last")
+      }
+    }
+
+    /// `ipalinks` run with standard error on a pseudo-terminal 80 columns wide and standard output discarded, what
+    /// it writes there read as it comes.
+    final class TerminalRun: @unchecked Sendable {
+      let process = Process()
+      private let lock = NSLock()
+      private var captured: [UInt8] = []
+      private let done = DispatchSemaphore(value: 0)
+
+      init(_ arguments: [String]) throws {
+        let (primary, secondary) = try AuditCommandTests().openPTY()
+        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+        let TIOCSWINSZ: UInt = 0x5414
+        guard ioctl(primary, TIOCSWINSZ, &size) == 0 else { throw POSIXError(.ENOTTY) }
+        process.executableURL = CLI.binary
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+        try process.run()
+        close(secondary)
+        Thread { [self] in
+          var buffer = [UInt8](repeating: 0, count: 4096)
+          while true {
+            let n = read(primary, &buffer, buffer.count)
+            if n <= 0 { break }  // EIO once the child has closed the terminal
+            lock.withLock { captured += buffer[0..<n] }
+          }
+          close(primary)
+          done.signal()
+        }.start()
+      }
+
+      /// What it wrote so far.
+      var text: String { lock.withLock { String(decoding: captured, as: UTF8.self) } }
+
+      /// Its exit status and all it wrote, once it has ended.
+      func finished() async throws -> (status: Int32, text: String) {
+        try await CLI.offPool {
+          self.done.wait()
+          self.process.waitUntilExit()
+          return (self.process.terminationStatus, self.text)
+        }
+      }
+    }
+  #endif
+
   /// An IPA rebuilt without a change to what it says (here only its zip comment differs) is a new input file, but
   /// the app it holds is the observation it was: the second run's app points to the first run's, and a run that
   /// changes nothing adds no observation at all.

@@ -21,6 +21,8 @@ public final class BatchConsole: @unchecked Sendable {
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
   private let startedAt = Date()
+  /// How many were done when ``waiting(for:done:total:)`` began: its bar counts from there.
+  private var waitedFrom = 0
 
   /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
   /// `quiet`, every failing host when `verbose`; it counts `unit`s.
@@ -38,6 +40,12 @@ public final class BatchConsole: @unchecked Sendable {
       self.total = total
       if showProgress { bar = BatchProgress(total: total, startedAt: startedAt) }
     }
+    watchInterrupts()
+  }
+
+  /// Ctrl-C clears the bar, says how many inputs finished and the notes (``InterruptWatch/note(_:)``: what the store
+  /// holds), then exits 130.
+  private func watchInterrupts() {
     interrupt = InterruptWatch { [self] in
       locked {
         clearBar()
@@ -45,6 +53,40 @@ public final class BatchConsole: @unchecked Sendable {
         Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, unit)) finished")
         InterruptWatch.notes.forEach(Terminal.warn)
       }
+    }
+  }
+
+  /// Whether a bar is drawn (a terminal, no `--no-progress`, no `--quiet`): whether ``waiting(for:done:total:)`` is
+  /// worth calling as the work moves, rather than once.
+  public var showsProgress: Bool { showProgress }
+
+  /// The batch is over, and the command waits for `what` (the audit store writing the inputs still queued): a bar
+  /// of its own, labelled `what`, counts what was left when the wait began (`total` less the first `done`), and
+  /// Ctrl-C again ends with a summary. Called again as `done` grows, `what` saying how it goes; ``endWaiting()``
+  /// ends it.
+  public func waiting(for what: String, done count: Int, total: Int) {
+    let arm = locked { () -> Bool in
+      if showProgress {
+        if bar == nil {
+          waitedFrom = count
+          bar = BatchProgress(total: total - count, startedAt: Date())
+        }
+        bar?.label(what)
+        bar?.advance(to: count - waitedFrom)
+        drawBar()
+      }
+      return interrupt == nil
+    }
+    if arm { watchInterrupts() }
+  }
+
+  /// What ``waiting(for:done:total:)`` waited for is over: its bar goes, and Ctrl-C gets its default meaning back.
+  public func endWaiting() {
+    locked {
+      interrupt?.stop()
+      interrupt = nil
+      clearBar()
+      bar = nil
     }
   }
 

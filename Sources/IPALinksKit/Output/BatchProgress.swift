@@ -36,6 +36,15 @@ public struct BatchProgress: Sendable {
     if let index = running.firstIndex(of: input) { running.remove(at: index) }
   }
 
+  /// The bar's label is `text` rather than the inputs under way: what a wait after the batch is doing.
+  public mutating func label(_ text: String) { running = [text] }
+
+  /// `count` inputs are finished by `now` (a count that only grows, such as the inputs a store has made ready): the
+  /// bar moves on by as many completions as it gained.
+  public mutating func advance(to count: Int, at now: Date = Date()) {
+    while done < count { finished("", at: now) }
+  }
+
   /// What redraws the bar in place on a terminal `width` columns wide; nil when it was drawn less than a tenth of
   /// a second ago and `force` is not set, so a fast batch is not slowed by its own progress.
   public mutating func redraw(width: Int, force: Bool = false, now: Date = Date()) -> String? {
@@ -51,15 +60,16 @@ public struct BatchProgress: Sendable {
     return "\r\u{1B}[2K"
   }
 
-  /// Completions per second over the last ones (from the start while there are few).
+  /// Completions per second over the last ones (from the start while there are few, or while they all came at
+  /// once, as a store's transaction adds many).
   public func rate(_ now: Date) -> Double {
     guard let first = recent.first else { return 0 }
-    if recent.count < 4 {
+    let span = now.timeIntervalSince(first)
+    if recent.count < 4 || span <= 0 {
       let elapsed = now.timeIntervalSince(startedAt)
       return elapsed > 0 ? Double(done) / elapsed : 0
     }
-    let span = now.timeIntervalSince(first)
-    return span > 0 ? Double(recent.count - 1) / span : 0
+    return Double(recent.count - 1) / span
   }
 
   /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`.

@@ -174,12 +174,13 @@ extension InspectReporter {
   }
 
   /// `inspect` of a batch: the `shard` of what `arguments` name inspected `jobs` at a time under `console`, each
-  /// report handed to `record` and written as soon as it is done, then the summary line unless the console is
-  /// quiet. Returns the exit code: 2 when the arguments named no input; else the batch's status, at least partial
-  /// when an argument named nothing.
+  /// report handed to `record` and written as soon as it is done; then `settle` (the store writing what it still
+  /// holds queued), and the summary line, whose time includes it, unless the console is quiet. Returns the exit
+  /// code: 2 when the arguments named no input; else the batch's status, at least partial when an argument named
+  /// nothing.
   public func inspect(
     _ arguments: [String], shard: Shard?, jobs: Int, fetches: SharedAASAFetches?, console: BatchConsole,
-    record: (InspectionReport) async -> Void
+    record: (InspectionReport) async -> Void, settle: (BatchConsole) async -> Void = { _ in }
   ) async -> Int32 {
     let started = Date()
     var reporter = self
@@ -194,6 +195,7 @@ extension InspectReporter {
       return 2
     }
     Terminal.write(reporter.end())
+    await settle(console)
     if !console.quiet {
       Terminal.warn(
         Self.summaryLine(

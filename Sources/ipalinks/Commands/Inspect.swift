@@ -101,6 +101,10 @@ struct Inspect: StatusCommand {
     reporter.sortedBy = sort
     return await reporter.inspect(
       inputs, shard: shard.flatMap(Shard.init(parsing:)), jobs: batch.jobs, fetches: fetches, console: batch.console
-    ) { await recorder?.record($0, fetches) }
+    ) {
+      await recorder?.record($0, fetches)
+    } settle: {
+      await recorder?.settle(showing: $0)
+    }
   }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+@testable import IPALinksKit
+
+/// The progress bar's line: inputs done and total, the rate, the time left and what is under way.
+struct BatchProgressTests {
+  static let start = Date(timeIntervalSince1970: 1_000_000)
+
+  @Test func theLineCountsTheRateAndNamesTheFileUnderWay() {
+    var bar = BatchProgress(total: 8, startedAt: Self.start)
+    bar.started("/corpus/a/One.ipa")
+    bar.started("/corpus/b/Two.ipa")
+    bar.finished("/corpus/a/One.ipa", at: Self.start.addingTimeInterval(1))
+    bar.finished("/corpus/b/Two.ipa", at: Self.start.addingTimeInterval(2))
+    #expect(
+      bar.line(width: 80, now: Self.start.addingTimeInterval(2))
+        == "[#####...............] 2/8 25% 1.0/s ETA 0:06")
+    bar.started("/corpus/c/Three\u{1B}[2J.ipa")
+    #expect(
+      bar.line(width: 80, now: Self.start.addingTimeInterval(2))
+        == "[#####...............] 2/8 25% 1.0/s ETA 0:06  Three\\u{1b}[2J.ipa")
+    #expect(bar.line(width: 20, now: Self.start).count == 19, "cut to the width, less one column")
+  }
+
+  /// What a wait after the batch shows (the store writing what it queued): a count that only grows, and a label
+  /// of its own in place of the files.
+  @Test func aWaitAdvancesToACountUnderALabel() {
+    var bar = BatchProgress(total: 64, startedAt: Self.start)
+    bar.started("/corpus/Last.ipa")
+    bar.label("storing (40 ready)")
+    bar.advance(to: 16, at: Self.start.addingTimeInterval(2))
+    #expect(bar.done == 16)
+    #expect(
+      bar.line(width: 80, now: Self.start.addingTimeInterval(2))
+        == "[#####...............] 16/64 25% 8.0/s ETA 0:06  storing (40 ready)")
+    bar.advance(to: 10)
+    #expect(bar.done == 16, "a count never goes back")
+  }
+}
