@@ -292,8 +292,8 @@ public final class RecordingRun: Sendable {
 
   /// Waits for the inputs still queued once a batch's inspection is over, as ``finish()`` does first, while
   /// `console` shows them being made ready and written (``BatchConsole/waiting(for:done:total:)``: a bar on a
-  /// terminal, and Ctrl-C saying what the store holds). The first run of large IPAs spends most of its time here: hashing 128 of
-  /// 200 MB takes seconds, from a slow disk minutes, after inspecting them took a fraction of one.
+  /// terminal, and Ctrl-C saying what the store holds). The first run of large IPAs spends most of its time here:
+  /// hashing 128 of 200 MB takes seconds, from a slow disk minutes, after inspecting them took a fraction of one.
   public func settle(showing console: BatchConsole) async {
     guard recorder != nil else { return }
     var writing = state.withLockedValue { state in

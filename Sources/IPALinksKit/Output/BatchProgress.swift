@@ -39,8 +39,8 @@ public struct BatchProgress: Sendable {
   /// The bar's label is `text` rather than the inputs under way: what a wait after the batch is doing.
   public mutating func label(_ text: String) { running = [text] }
 
-  /// `count` inputs are finished by `now` (a count that only grows, such as the inputs a store has made ready): the
-  /// bar moves on by as many completions as it gained.
+  /// `count` inputs are finished by `now` (a count that only grows, such as the inputs a store holds): the bar moves
+  /// on by as many completions as it gained.
   public mutating func advance(to count: Int, at now: Date = Date()) {
     while done < count { finished("", at: now) }
   }
