@@ -290,28 +290,29 @@ public final class RecordingRun: Sendable {
     }
   }
 
-  /// Waits for the inputs still queued once a batch's inspection is over, as ``finish()`` does first, while
+  /// Waits for the inputs still queued (``finish()`` begins with it), once a batch's inspection is over while
   /// `console` shows them being made ready and written (``BatchConsole/waiting(for:done:total:)``: a bar on a
   /// terminal, and Ctrl-C saying what the store holds). The first run of large IPAs spends most of its time here:
   /// hashing 128 of 200 MB takes seconds, from a slow disk minutes, after inspecting them took a fraction of one.
-  public func settle(showing console: BatchConsole) async {
+  public func settle(showing console: BatchConsole? = nil) async {
     guard recorder != nil else { return }
     var writing = state.withLockedValue { state in
       state.ending = true
       writeNext(&state)
       return state.writing
     }
-    guard writing != nil else { return }
     while let under = writing {
-      // The bar counts the inputs the store holds, which move a transaction at a time; its label, those made ready
-      // for it (hashed, turned into rows), which move an input at a time.
-      let (ready, written, given) = state.withLockedValue { ($0.ready, $0.written, $0.given) }
-      console.waiting(for: "storing (\(ready) ready)", done: written, total: given)
+      if let console {
+        // The bar counts the inputs made ready (hashed, turned into rows), which move one at a time and are most of
+        // the wait; its label, those the store holds, which move a transaction at a time.
+        let (ready, written, given) = state.withLockedValue { ($0.ready, $0.written, $0.given) }
+        console.waiting(for: "storing (\(written) written)", done: ready, total: given)
+      }
       // Only a bar needs to hear of each input made ready; without one, the wait costs no wake-up.
-      if console.showsProgress { try? await Task.sleep(for: .milliseconds(100)) } else { await under.value }
+      if console?.showsProgress == true { try? await Task.sleep(for: .milliseconds(100)) } else { await under.value }
       writing = state.withLockedValue { $0.writing }
     }
-    console.endWaiting()
+    console?.endWaiting()
   }
 
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
@@ -319,15 +320,7 @@ public final class RecordingRun: Sendable {
   public func finish() async -> Bool {
     // A store that could not be opened was told as the run began: its line says nothing is stored.
     guard let recorder else { return false }
-    var writing = state.withLockedValue { state in
-      state.ending = true
-      writeNext(&state)
-      return state.writing
-    }
-    while let under = writing {
-      await under.value
-      writing = state.withLockedValue { $0.writing }
-    }
+    await settle()
     var stored = self.stored
     if stored {
       do { try await recorder.finish() } catch {

@@ -65,24 +65,22 @@ struct StoreThreads: Sendable {
   func prepare(
     _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date, digests: InputDigests
   ) async -> RunRecorder.Prepared {
-    guard let size = InputDigests.size(ofRegularFile: report.input), size >= Self.largeInput else {
-      // A pool already shut down (never, for these) prepares on the caller's thread rather than lose the input.
-      return
-        (try? await pool.runIfActive { RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests) })
-        ?? RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests)
-    }
-    let file: InputDigests.Facts?
-    do {
-      file = try await Self.hashing.runIfActive {
+    // nil for a small input, hashed with the rest on `pool`; a large one's facts, nil too when it could not be read.
+    let hashed: InputDigests.Facts?? =
+      (InputDigests.size(ofRegularFile: report.input) ?? 0) >= Self.largeInput
+      ? await Self.run(on: Self.hashing) {
         Self.lowerThisThread()
         return digests.facts(report.input)
-      }
-    } catch {
-      file = digests.facts(report.input)
+      } : nil
+    return await Self.run(on: pool) {
+      RunRecorder.prepare(
+        report, retrievals: retrievals, at: time, digests: digests, file: hashed ?? digests.facts(report.input))
     }
-    return
-      (try? await pool.runIfActive {
-        RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests, file: file)
-      }) ?? RunRecorder.prepare(report, retrievals: retrievals, at: time, digests: digests, file: file)
+  }
+
+  /// `body` on `pool`, or on the caller's thread when the pool was shut down (never, for these), rather than lose
+  /// the input.
+  private static func run<T: Sendable>(on pool: NIOThreadPool, _ body: @escaping @Sendable () -> T) async -> T {
+    do { return try await pool.runIfActive(body) } catch { return body() }
   }
 }

@@ -78,28 +78,63 @@ struct AuditCommandTests {
   func runWithTerminalStderr(
     _ arguments: [String], stdout: FileHandle, columns: UInt16 = 0, environment: [String: String]? = nil
   ) throws -> (status: Int32, stderr: String) {
-    let (primary, secondary) = try openPTY()
-    defer { close(primary) }
-    var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
-    let TIOCSWINSZ: UInt = 0x5414
-    guard ioctl(primary, TIOCSWINSZ, &size) == 0 else { throw POSIXError(.ENOTTY) }
+    try TerminalRun(arguments, stdout: stdout, columns: columns, environment: environment).wait()
+  }
+
+  /// `ipalinks` started with standard error on a pseudo-terminal `columns` wide (0: a size the terminal does not
+  /// know), what it writes there read as it comes, so a test can act while it runs.
+  final class TerminalRun: @unchecked Sendable {
     let process = Process()
-    process.executableURL = CLI.binary
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    process.standardOutput = stdout
-    process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
-    try process.run()
-    close(secondary)
-    var captured: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let n = read(primary, &buffer, buffer.count)
-      if n <= 0 { break }  // EIO once the child has closed the terminal
-      captured += buffer[0..<n]
+    private let lock = NSLock()
+    private var captured: [UInt8] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(
+      _ arguments: [String], stdout: FileHandle, columns: UInt16 = 0, environment: [String: String]? = nil
+    ) throws {
+      let (primary, secondary) = try AuditCommandTests().openPTY()
+      var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
+      let TIOCSWINSZ: UInt = 0x5414
+      guard ioctl(primary, TIOCSWINSZ, &size) == 0 else {
+        close(primary)
+        close(secondary)
+        throw POSIXError(.ENOTTY)
+      }
+      process.executableURL = CLI.binary
+      process.arguments = arguments
+      if let environment { process.environment = environment }
+      process.standardOutput = stdout
+      process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
+      do { try process.run() } catch {
+        close(primary)
+        close(secondary)
+        throw error
+      }
+      close(secondary)
+      Thread { [self] in
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+          let n = read(primary, &buffer, buffer.count)
+          if n <= 0 { break }  // EIO once the child has closed the terminal
+          lock.withLock { captured += buffer[0..<n] }
+        }
+        close(primary)
+        done.signal()
+      }.start()
     }
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: captured, as: UTF8.self))
+
+    /// What it wrote so far.
+    var text: String { lock.withLock { String(decoding: captured, as: UTF8.self) } }
+
+    /// Its exit status and all it wrote, once it has ended.
+    func wait() -> (status: Int32, stderr: String) {
+      done.wait()
+      process.waitUntilExit()
+      return (process.terminationStatus, text)
+    }
+
+    /// ``wait()`` off the test's thread.
+    func finished() async throws -> (status: Int32, stderr: String) { try await CLI.offPool { self.wait() } }
   }
 
   #if os(Linux)

@@ -227,8 +227,9 @@ import Testing
       for interrupted in [false, true] {
         _ = try await holder.sqlRows("BEGIN")
         _ = try await holder.sqlRows("LOCK TABLE inputs IN SHARE MODE")
-        let terminal = try TerminalRun(
-          ["inspect", CLI.samples.path, "--format", "jsonl", "--jobs", "1", "--no-fetch", "--store", location])
+        let terminal = try AuditCommandTests.TerminalRun(
+          ["inspect", CLI.samples.path, "--format", "jsonl", "--jobs", "1", "--no-fetch", "--store", location],
+          stdout: FileHandle.nullDevice, columns: 80)
         let deadline = Date().addingTimeInterval(300)
         // Until the bar shows the store's wait, or the summary comes without it.
         while !terminal.text.contains("storing") && !terminal.text.contains("ipalinks: 8 inputs in ")
@@ -236,7 +237,7 @@ import Testing
         {
           try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(terminal.text.contains("] 0/8 0% ") && terminal.text.contains("  storing ("), "\(terminal.text)")
+        #expect(terminal.text.contains("/8 ") && terminal.text.contains("  storing (0 written)"), "\(terminal.text)")
         if interrupted { terminal.process.interrupt() }
         _ = try await holder.sqlRows("ROLLBACK")
         let (status, text) = try await terminal.finished()
@@ -257,50 +258,6 @@ import Testing
       try await StoreMigrationTests.using(holder) { (store: AuditStore) async throws in
         #expect(
           try await store.sqlRows("SELECT COUNT(*) FROM inputs") == ["9"], "the first two runs' inputs, not the last")
-      }
-    }
-
-    /// `ipalinks` run with standard error on a pseudo-terminal 80 columns wide and standard output discarded, what
-    /// it writes there read as it comes.
-    final class TerminalRun: @unchecked Sendable {
-      let process = Process()
-      private let lock = NSLock()
-      private var captured: [UInt8] = []
-      private let done = DispatchSemaphore(value: 0)
-
-      init(_ arguments: [String]) throws {
-        let (primary, secondary) = try AuditCommandTests().openPTY()
-        var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
-        let TIOCSWINSZ: UInt = 0x5414
-        guard ioctl(primary, TIOCSWINSZ, &size) == 0 else { throw POSIXError(.ENOTTY) }
-        process.executableURL = CLI.binary
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
-        try process.run()
-        close(secondary)
-        Thread { [self] in
-          var buffer = [UInt8](repeating: 0, count: 4096)
-          while true {
-            let n = read(primary, &buffer, buffer.count)
-            if n <= 0 { break }  // EIO once the child has closed the terminal
-            lock.withLock { captured += buffer[0..<n] }
-          }
-          close(primary)
-          done.signal()
-        }.start()
-      }
-
-      /// What it wrote so far.
-      var text: String { lock.withLock { String(decoding: captured, as: UTF8.self) } }
-
-      /// Its exit status and all it wrote, once it has ended.
-      func finished() async throws -> (status: Int32, text: String) {
-        try await CLI.offPool {
-          self.done.wait()
-          self.process.waitUntilExit()
-          return (self.process.terminationStatus, self.text)
-        }
       }
     }
   #endif

@@ -21,8 +21,6 @@ public final class BatchConsole: @unchecked Sendable {
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
   private let startedAt = Date()
-  /// How many were done when ``waiting(for:done:total:)`` began: its bar counts from there.
-  private var waitedFrom = 0
 
   /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
   /// `quiet`, every failing host when `verbose`; it counts `unit`s.
@@ -61,18 +59,15 @@ public final class BatchConsole: @unchecked Sendable {
   public var showsProgress: Bool { showProgress }
 
   /// The batch is over, and the command waits for `what` (the audit store writing the inputs still queued): a bar
-  /// of its own, labelled `what`, counts what was left when the wait began (`total` less the first `done`), and
+  /// of its own, labelled `what`, shows `done` of `total` (its rate counts only what is done from now on), and
   /// Ctrl-C again ends with a summary. Called again as `done` grows, `what` saying how it goes; ``endWaiting()``
   /// ends it.
   public func waiting(for what: String, done count: Int, total: Int) {
     let arm = locked { () -> Bool in
       if showProgress {
-        if bar == nil {
-          waitedFrom = count
-          bar = BatchProgress(total: total - count, startedAt: Date())
-        }
+        if bar == nil { bar = BatchProgress(total: total, startedAt: Date(), done: count) }
         bar?.label(what)
-        bar?.advance(to: count - waitedFrom)
+        bar?.advance(to: count)
         drawBar()
       }
       return interrupt == nil

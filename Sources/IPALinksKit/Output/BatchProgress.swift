@@ -11,6 +11,8 @@ public struct BatchProgress: Sendable {
   public let startedAt: Date
   /// Inputs finished.
   public private(set) var done = 0
+  /// Those finished before the bar began.
+  private let initial: Int
   private var running: [String] = []
   /// When the last completions happened, for the rate.
   private var recent: [Date] = []
@@ -19,10 +21,12 @@ public struct BatchProgress: Sendable {
   private var drawn = Date.distantPast
   private var shown = false
 
-  /// A batch of `total` inputs that began at `startedAt`.
-  public init(total: Int, startedAt: Date) {
+  /// A batch of `total` inputs that began at `startedAt`, `done` of them finished already (not counted in the rate).
+  public init(total: Int, startedAt: Date, done: Int = 0) {
     self.total = total
     self.startedAt = startedAt
+    self.done = done
+    initial = done
   }
 
   /// An input started.
@@ -39,8 +43,8 @@ public struct BatchProgress: Sendable {
   /// The bar's label is `text` rather than the inputs under way: what a wait after the batch is doing.
   public mutating func label(_ text: String) { running = [text] }
 
-  /// `count` inputs are finished by `now` (a count that only grows, such as the inputs a store holds): the bar moves
-  /// on by as many completions as it gained.
+  /// `count` inputs are finished by `now` (a count that only grows, such as the inputs made ready for a store): the
+  /// bar moves on by as many completions as it gained.
   public mutating func advance(to count: Int, at now: Date = Date()) {
     while done < count { finished("", at: now) }
   }
@@ -61,13 +65,13 @@ public struct BatchProgress: Sendable {
   }
 
   /// Completions per second over the last ones (from the start while there are few, or while they all came at
-  /// once, as a store's transaction adds many).
+  /// once).
   public func rate(_ now: Date) -> Double {
     guard let first = recent.first else { return 0 }
     let span = now.timeIntervalSince(first)
     if recent.count < 4 || span <= 0 {
       let elapsed = now.timeIntervalSince(startedAt)
-      return elapsed > 0 ? Double(done) / elapsed : 0
+      return elapsed > 0 ? Double(done - initial) / elapsed : 0
     }
     return Double(recent.count - 1) / span
   }
