@@ -179,8 +179,9 @@ import Testing
   }
 
   /// Large inputs are hashed several at once, off the store's one preparing thread (``StoreThreads/hashing``): in a
-  /// batch of three large IPAs and a small one, each input file is recorded with its own SHA-256, computed here by
-  /// another implementation (swift-crypto's one-shot hash of the bytes as read by Foundation).
+  /// batch of three large IPAs, a small one and a large file that is not a zip, each input file is recorded with its
+  /// own SHA-256, computed here by another implementation (swift-crypto's one-shot hash of the bytes as read by
+  /// Foundation); the broken one is told by name, recorded as unreadable, and costs the others nothing.
   @Test func largeInputsHashedAtOnceKeepTheirOwnDigests() async throws {
     let stores = try Stores(.sqlite)
     defer { stores.close() }
@@ -205,11 +206,17 @@ import Testing
       }
       expected[ipa.path] = hex(SHA256.hash(data: try Data(contentsOf: ipa)))
     }
+    let broken = batch.appendingPathComponent("Broken.ipa")
+    try Data(repeating: 0x78, count: Int(StoreThreads.largeInput)).write(to: broken)
+    expected[broken.path] = hex(SHA256.hash(data: try Data(contentsOf: broken)))
     let run = try CLI.run(["inspect", batch.path, "--no-fetch", "--jobs", "2", "--store", location, "-q"])
-    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.status == 1, "one input unreadable: \(run.stderr)")
+    #expect(run.stderr == "ipalinks: unreadable: \(broken.path): not a zip archive\n")
     try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
       let rows = try await store.sqlRows("SELECT path || ' ' || file_sha256 FROM input_files ORDER BY path")
       #expect(rows == expected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" })
+      #expect(try await store.sqlRows("SELECT status FROM input_files WHERE path = '\(broken.path)'") == ["unreadable"])
+      #expect(try await store.sqlRows("SELECT finished_at IS NOT NULL FROM runs") == ["1"], "the run finished")
     }
   }
 
