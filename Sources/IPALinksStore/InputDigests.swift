@@ -67,30 +67,41 @@ public struct InputDigests: Sendable {
     self.known = known
   }
 
-  /// The digests `store` holds of `machine`'s files.
+  /// The digests `store` holds of `machine`'s files at `paths`: only theirs, whatever else the store holds.
   public static func load(
-    _ store: AuditStore, machine: String = thisMachine
+    _ store: AuditStore, machine: String = thisMachine, paths: [String]
   ) async throws -> InputDigests {
-    let rows = try await store.sql.raw(
-      """
-      SELECT path, device, inode, size, modified_ns, changed_ns, file_sha256 FROM input_digests
-      WHERE machine = \(bind: machine)
-      """
-    ).all()
     var known: [String: (stamp: Stamp, sha256: String)] = [:]
-    known.reserveCapacity(rows.count)
-    for row in rows {
-      let stamp = Stamp(
-        device: try row.decode(column: "device", as: Int64.self),
-        inode: try row.decode(column: "inode", as: Int64.self),
-        size: try row.decode(column: "size", as: Int64.self),
-        modified: try row.decode(column: "modified_ns", as: Int64.self),
-        changed: try row.decode(column: "changed_ns", as: Int64.self))
-      known[try row.decode(column: "path", as: String.self)] = (
-        stamp, try row.decode(column: "file_sha256", as: String.self)
-      )
+    let select = "SELECT path, device, inode, size, modified_ns, changed_ns, file_sha256 FROM input_digests"
+    let distinct = Array(Set(paths))
+    if store.dialect == .postgres {
+      // One array, as the rows are written (``AuditStore/insert(into:columns:rows:returning:_:)``): 10,000 paths
+      // bound one by one cost the command more encoding them than the server answering.
+      try await store.sql.raw(
+        "\(unsafeRaw: select) WHERE machine = \(bind: machine) AND path = ANY(\(bind: distinct))"
+      ).all().forEach { try add($0, to: &known) }
+    } else {
+      // The machine's bind with a chunk's stays within one statement's limit.
+      for chunk in AuditStore.bindable(distinct) {
+        try await store.sql.raw(
+          "\(unsafeRaw: select) WHERE machine = \(bind: machine) AND path IN (\(binds: chunk))"
+        ).all().forEach { try add($0, to: &known) }
+      }
     }
     return InputDigests(machine: machine, known: known)
+  }
+
+  /// One row of `input_digests` added to `known`.
+  private static func add(_ row: any SQLRow, to known: inout [String: (stamp: Stamp, sha256: String)]) throws {
+    let stamp = Stamp(
+      device: try row.decode(column: "device", as: Int64.self),
+      inode: try row.decode(column: "inode", as: Int64.self),
+      size: try row.decode(column: "size", as: Int64.self),
+      modified: try row.decode(column: "modified_ns", as: Int64.self),
+      changed: try row.decode(column: "changed_ns", as: Int64.self))
+    known[try row.decode(column: "path", as: String.self)] = (
+      stamp, try row.decode(column: "file_sha256", as: String.self)
+    )
   }
 
   /// The size and SHA-256 of the input at `path` when it is a regular file, read only when the store does not know

@@ -96,8 +96,9 @@ extension AuditStore {
 /// queues it (the one task that writes the output, in order) must not wait for a thread to run them.
 public final class RecordingRun: Sendable {
   private let recorder: RunRecorder?
-  /// The digests of the input files the store knows as they are, which are not read again.
-  private let digests: InputDigests
+  /// The digests the store holds of the inputs the run expects (``expect(_:)``), being looked up: those of the
+  /// files still as they were are not read again. Nil until the inputs are known, when every input is hashed.
+  private let digests = NIOLockedValueBox<Task<InputDigests, Never>?>(nil)
   private let warn: @Sendable (String) -> Void
   private let state: NIOLockedValueBox<State>
 
@@ -139,11 +140,9 @@ public final class RecordingRun: Sendable {
   private let location: StoreLocation
 
   private init(
-    _ recorder: RunRecorder?, digests: InputDigests = InputDigests(), location: StoreLocation,
-    warn: @escaping @Sendable (String) -> Void
+    _ recorder: RunRecorder?, location: StoreLocation, warn: @escaping @Sendable (String) -> Void
   ) {
     self.recorder = recorder
-    self.digests = digests
     self.location = location
     self.warn = warn
     let state = NIOLockedValueBox(State(stored: recorder != nil))
@@ -186,14 +185,24 @@ public final class RecordingRun: Sendable {
     do {
       let recorder = try await RunRecorder.begin(
         store, command: command, arguments: arguments, label: label, shard: shard)
-      // Without them every input is read and hashed, which is what they save and no more: a store that cannot
-      // answer fails the run's first transaction, which says so.
-      let digests = (try? await InputDigests.load(store)) ?? InputDigests()
-      return RecordingRun(recorder, digests: digests, location: location, warn: warn)
+      return RecordingRun(recorder, location: location, warn: warn)
     } catch {
       warn(error.description)
       try? await store.close()
       return RecordingRun(nil, location: location, warn: warn)
+    }
+  }
+
+  /// The run is about to inspect the inputs at `paths` (a batch's, once its folders are walked): the digests the
+  /// store holds of them are looked up, in the background, before the first is prepared. Only theirs: a store of a
+  /// year of weekly runs whose IPAs sit in a folder per week holds a row per file ever inspected, which a run of a
+  /// few inputs must not read (or hold in memory).
+  public func expect(_ paths: [String]) {
+    guard let store = recorder?.store else { return }
+    digests.withLockedValue { digests in
+      // Without them every input is read and hashed, which is what they save and no more: a store that cannot
+      // answer fails the run's first transaction, which says so.
+      digests = Task { (try? await InputDigests.load(store, paths: paths)) ?? InputDigests() }
     }
   }
 
@@ -209,8 +218,11 @@ public final class RecordingRun: Sendable {
     // Each retrieval goes with the first input that used it: the others neither prepare nor write it. It is
     // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
     let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
-    let prepared = Task.detached { [digests, state] in
+    let known = digests.withLockedValue { $0 }
+    let prepared = Task.detached { [state] in
       let retrievals = await fetches?.retrievals(for: requests)
+      // Looked up before any input is written, so on the store's one connection the lookup never meets a transaction.
+      let digests = await known?.value ?? InputDigests()
       let input = await recorder.store.threads.prepare(report, retrievals: retrievals, at: time, digests: digests)
       state.withLockedValue { $0.ready += 1 }
       return input
@@ -296,6 +308,8 @@ public final class RecordingRun: Sendable {
   /// hashing 128 of 200 MB takes seconds, from a slow disk minutes, after inspecting them took a fraction of one.
   public func settle(showing console: BatchConsole? = nil) async {
     guard recorder != nil else { return }
+    // A run that expected inputs and recorded none (Ctrl-C aside, all named nothing) has its lookup end first.
+    _ = await digests.withLockedValue({ $0 })?.value
     var writing = state.withLockedValue { state in
       state.ending = true
       writeNext(&state)

@@ -173,9 +173,39 @@ import Testing
     }
     try inspect("second")
     #expect(try await recorded("second") == [planted], "the file was read again")
+    // A batch (JSON Lines make one of a single input) looks its inputs up too.
+    let batch = try CLI.run([
+      "inspect", ipa.path, "--no-fetch", "--store", location, "--run-label", "batch", "--format", "jsonl", "-q",
+    ])
+    #expect(batch.status == 0, "\(batch.stderr)")
+    #expect(try await recorded("batch") == [planted], "the batch read the file again")
     _ = try Self.copyOfStoreSample(in: stores)
     try inspect("third")
     #expect(try await recorded("third") == [real], "a file written again was not read")
+  }
+
+  /// A run looks up the digests of its own inputs only, however many other files the store remembers (a folder of
+  /// IPAs per week leaves a row per file ever inspected): here 30,001 named paths, more than one statement binds,
+  /// among 30,003 rows of this machine and one of another's, give back exactly the 30,000 named ones it has.
+  @Test(arguments: Backend.usable) func digestsAreLookedUpForTheRunsInputsOnly(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let count = AuditStore.bindLimit
+    let loaded = try await StoreMigrationTests.using(try await Self.open(location)) { store in
+      let columns = ["machine", "path", "device", "inode", "size", "modified_ns", "changed_ns", "file_sha256"]
+      var rows: [[any Encodable & Sendable]] = (0..<count + 3).map { n in
+        ["here", "/ipas/\(n).ipa", 1, n, n, n, n, String(repeating: "a", count: 64)]
+      }
+      rows.append(["elsewhere", "/ipas/0.ipa", 1, 0, 0, 0, 0, String(repeating: "b", count: 64)])
+      try await store.insert(into: "input_digests", columns: columns, rows: rows)
+      let named = (0..<count).map { "/ipas/\($0).ipa" } + ["/ipas/missing.ipa"]
+      return try await InputDigests.load(store, machine: "here", paths: named).known
+    }
+    #expect(loaded.count == count)
+    #expect(loaded["/ipas/0.ipa"]?.sha256 == String(repeating: "a", count: 64))
+    #expect(loaded["/ipas/\(count - 1).ipa"]?.stamp.inode == Int64(count - 1))
+    #expect(loaded["/ipas/\(count).ipa"] == nil, "a path the run does not name")
   }
 
   /// Large inputs are hashed several at once, off the store's one preparing thread (``StoreThreads/hashing``): in a

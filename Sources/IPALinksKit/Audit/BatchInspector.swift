@@ -58,12 +58,12 @@ public struct BatchInspector: Sendable {
   /// The one batch pipeline every command shares: `arguments` collected (folders walked, sorted, see
   /// ``BatchInputs``), the `shard` picked, each input inspected `jobs` at a time with one fetch per AASA host through
   /// `fetches` (none without), and each report handed to `finished` as soon as it is done. An argument that names
-  /// nothing goes to `problem`, and what a folder's walk skipped to `note`; `willInspect` gets the number of inputs in the shard before the first starts, when the
-  /// arguments named any.
+  /// nothing goes to `problem`, and what a folder's walk skipped to `note`; `willInspect` gets the inputs in the shard
+  /// (files and app folders, in order) before the first starts, when the arguments named any.
   public static func run(
     _ arguments: [String], shard: Shard? = nil, jobs: Int, fetches: SharedAASAFetches?, problem: (String) -> Void,
-    note: (String) -> Void = { _ in }, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
-    finished: (InspectionReport) async -> Void
+    note: (String) -> Void = { _ in }, willInspect: ([String]) -> Void = { _ in },
+    started: (String) -> Void = { _ in }, finished: (InspectionReport) async -> Void
   ) async -> Outcome {
     var outcome = Outcome()
     let collected = BatchInputs.collect(arguments)
@@ -73,7 +73,7 @@ public struct BatchInspector: Sendable {
     outcome.named = collected.inputs.count
     let selected = shard?.select(collected.inputs) ?? collected.inputs
     guard !collected.inputs.isEmpty else { return outcome }
-    willInspect(selected.count)
+    willInspect(selected)
     await BatchInspector(jobs: jobs, fetches: fetches).run(selected, started: started) { report in
       outcome.summary.add(report)
       await finished(report)

@@ -69,7 +69,7 @@ public struct LoadedInventory: Sendable {
         problem(line)
         loaded.partial = true
         loaded.unreadable += 1
-      }, note: problem, willInspect: willInspect, started: started
+      }, note: problem, willInspect: { willInspect($0.count) }, started: started
     ) { report in
       inspected(report)
       if report.status != .complete { loaded.partial = true }

@@ -174,18 +174,23 @@ extension InspectReporter {
   }
 
   /// `inspect` of a batch: the `shard` of what `arguments` name inspected `jobs` at a time under `console`, each
-  /// report handed to `record` and written as soon as it is done; then `settle` (the store writing what it still
-  /// holds queued), and the summary line, whose time includes it, unless the console is quiet. Returns the exit
-  /// code: 2 when the arguments named no input; else the batch's status, at least partial when an argument named
-  /// nothing.
+  /// report handed to `record` and written as soon as it is done, `expect` having heard the inputs first (the store
+  /// looks up what it knows of them); then `settle` (the store writing what it still holds queued), and the summary
+  /// line, whose time includes it, unless the console is quiet. Returns the exit code: 2 when the arguments named no
+  /// input; else the batch's status, at least partial when an argument named nothing.
   public func inspect(
     _ arguments: [String], shard: Shard?, jobs: Int, fetches: SharedAASAFetches?, console: BatchConsole,
-    record: (InspectionReport) async -> Void, settle: (BatchConsole) async -> Void = { _ in }
+    expect: ([String]) -> Void = { _ in }, record: (InspectionReport) async -> Void,
+    settle: (BatchConsole) async -> Void = { _ in }
   ) async -> Int32 {
     let started = Date()
     var reporter = self
     let outcome = await BatchInspector.run(
-      arguments, shard: shard, jobs: jobs, fetches: fetches, console: console, willInspect: { _ in reporter.begin() }
+      arguments, shard: shard, jobs: jobs, fetches: fetches, console: console,
+      willInspect: {
+        expect($0)
+        return reporter.begin()
+      }
     ) { report in
       await record(report)
       return reporter.next(report)
@@ -213,13 +218,13 @@ extension BatchInspector {
   /// `willInspect` and `finished` return goes to standard output, with the bar out of the way.
   public static func run(
     _ arguments: [String], shard: Shard?, jobs: Int, fetches: SharedAASAFetches?, console: BatchConsole,
-    willInspect: (Int) -> String, finished: (InspectionReport) async -> String
+    willInspect: ([String]) -> String, finished: (InspectionReport) async -> String
   ) async -> Outcome {
     let outcome = await run(
       arguments, shard: shard, jobs: jobs, fetches: fetches, problem: console.problem, note: console.problem,
       willInspect: {
         console.output(willInspect($0))
-        console.begin(total: $0)
+        console.begin(total: $0.count)
       }, started: console.started
     ) { report in
       console.output(await finished(report))

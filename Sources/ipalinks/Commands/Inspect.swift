@@ -90,6 +90,7 @@ struct Inspect: StatusCommand {
 
   func runSingle(_ input: String, _ recorder: RecordingRun?) async throws -> Int32 {
     let fetches = try batch.fetches(fetch, keepingRetrievals: recorder != nil)
+    recorder?.expect([input])
     return await InspectReporter(format: format, style: Terminal.style).inspect(input, fetches: fetches) {
       await recorder?.record($0, fetches)
     }
@@ -100,7 +101,8 @@ struct Inspect: StatusCommand {
     var reporter = InspectReporter(format: format, style: Terminal.style)
     reporter.sortedBy = sort
     return await reporter.inspect(
-      inputs, shard: shard.flatMap(Shard.init(parsing:)), jobs: batch.jobs, fetches: fetches, console: batch.console
+      inputs, shard: shard.flatMap(Shard.init(parsing:)), jobs: batch.jobs, fetches: fetches, console: batch.console,
+      expect: { recorder?.expect($0) }
     ) {
       await recorder?.record($0, fetches)
     } settle: {
