@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import IPALinksKit
+import NIOConcurrencyHelpers
 import SQLKit
 import UniversalLinks
 
@@ -159,17 +160,32 @@ extension AuditStore {
       run: recorder.run, startedAt: AuditStore.timestamp(started), appCount: reports.flatMap(\.bundles).count,
       hosts: [])
     refresh.watched = assumed.count
+    // Ctrl-C ends the command where it is: what the store holds is said with how many hosts were done.
+    let recorded = NIOLockedValueBox(0)
+    InterruptWatch.note { [location, run = recorder.run, total = requests.count] in
+      let held = recorded.withLockedValue { $0 }
+      return "\(location): the store holds \(held) of the \(TerminalText.count(total, "host")) in run \(run), left "
+        + "unfinished; the others keep their last answer"
+    }
     // Each result is compared and recorded as it arrives, while the others are fetched.
-    let (results, sink) = AsyncStream<(AASARequest, AASAFetchResult)>.makeStream()
+    let (arrivals, sink) = AsyncStream<Arrival>.makeStream()
     let wanted = requests
     willFetch?(requests.count)
     let fetching = Task {
-      await fetcher.fetchEach(wanted) { sink.yield(($0, $1)) }
+      await fetcher.fetchEach(wanted) { sink.yield(.answer($0, $1)) }
       sink.finish()
+    }
+    // A batch is written once it is half a second old even when no answer follows it: hosts that stall until their
+    // timeout must not hold back the recording (and the progress) of those that answered.
+    let ticking = Task {
+      while !Task.isCancelled {
+        try? await Task.sleep(for: Self.refreshBatchAge / 2)
+        sink.yield(.tick)
+      }
     }
     var done: [AASARequest: Refresh.Host] = [:]
     // Recorded in batches, one transaction each: a transaction per host would hold the fetches back at a few
-    // hundred answers a second. A batch is at most `refreshBatchSize` answers or half a second of them, what a
+    // hundred answers a second. A batch is at most `refreshBatchSize` answers or `refreshBatchAge` of them, what a
     // refresh killed midway can lose; the hosts of every batch before it are recorded whole.
     var batch: [(AASARequest, AASAFetchResult)] = []
     var opened = ContinuousClock.now
@@ -179,7 +195,10 @@ extension AuditStore {
       let time = AuditStore.now
       let retrievals = Dictionary(batch.map { ($0.0, AASARetrieval($0.1)) }, uniquingKeysWith: { a, _ in a })
       if refresh.problem == nil {
-        do throws(Failure) { try await recorder.record(retrievals: retrievals, at: time) } catch {
+        do throws(Failure) {
+          try await recorder.record(retrievals: retrievals, at: time)
+          recorded.withLockedValue { $0 += retrievals.count }
+        } catch {
           refresh.problem = error.description
           refresh.uncertain = error.commitUnknown ? retrievals.count : 0
         }
@@ -214,13 +233,16 @@ extension AuditStore {
       }
       batch = []
     }
-    for await answer in results {
-      if batch.isEmpty { opened = .now }
-      batch.append(answer)
-      if batch.count >= Self.refreshBatchSize || ContinuousClock.now - opened > .milliseconds(500) {
+    for await arrival in arrivals {
+      if case .answer(let request, let result) = arrival {
+        if batch.isEmpty { opened = .now }
+        batch.append((request, result))
+      }
+      if !batch.isEmpty, batch.count >= Self.refreshBatchSize || ContinuousClock.now - opened >= Self.refreshBatchAge {
         await flush()
       }
     }
+    ticking.cancel()
     await flush()
     await fetching.value
     if refresh.problem == nil {
@@ -241,6 +263,15 @@ extension AuditStore {
 
   /// The most answers a refresh records in one transaction.
   static let refreshBatchSize = 256
+  /// How long the first answer of a batch waits for others before the batch is recorded.
+  static let refreshBatchAge = Duration.milliseconds(500)
+
+  /// What the refresh's loop hears: an answer, or the time passing (so that a batch is recorded on time without a
+  /// next answer).
+  private enum Arrival: Sendable {
+    case answer(AASARequest, AASAFetchResult)
+    case tick
+  }
 
   /// A definite retrieval the store held: what a new answer is compared with.
   struct HeldRetrieval: Sendable {

@@ -149,6 +149,67 @@ import Testing
     #expect((history.json?["versions"] as? [[String: Any]])?.count == 2)
   }
 
+  /// A host that stalls until its timeout holds no other back: the answers that came are recorded within a second,
+  /// while the command still waits for it (they waited for a next answer before), and Ctrl-C then says how many hosts
+  /// were done and what the store holds; the stalled host keeps its last good answer.
+  @Test func hostsThatAnsweredAreRecordedWhileAnotherStalls() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    try await AuditStoreTests.record(["Store.ipa"], into: store, at: Date(timeIntervalSince1970: 1_790_000_000))
+    let server = try await HTTPSTestServer.start(dnsNames: ["shop.example.com", "example.com"])
+    defer { Task { await server.stop() } }
+    let pem = stores.folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    let path = "/.well-known/apple-app-site-association"
+    server.respond(
+      host: "example.com", path: path,
+      with: .json(try String(contentsOf: CLI.samples.appendingPathComponent("aasa/example.com.json"), encoding: .utf8)))
+    server.respond(
+      host: "shop.example.com", path: path,
+      with: TestResponse(body: .stall(prefix: Array("{".utf8), declaredLength: 4096)))
+    let hosts = try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
+      try await store.sqlRows("SELECT COUNT(*) FROM latest_retrievals WHERE definite = 0")
+    }
+    let total = try #require(Int(hosts.first ?? ""))
+    let before = try Self.verdict("https://shop.example.com/help/", store: store)
+    #expect(total >= 3, "shop.example.com, example.com and at least one other host")
+    let started = try CLI.start([
+      "refresh", "--store", store, "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
+      server.connectToEverything, "--no-cache", "--timeout", "120",
+    ])
+    func recorded() async throws -> Int {
+      try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
+        Int(try await store.sqlRows("SELECT COUNT(*) FROM retrievals WHERE run_id = 2").first ?? "") ?? 0
+      }
+    }
+    let deadline = Date().addingTimeInterval(60)
+    while try await recorded() < total - 1, Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+    #expect(try await recorded() == total - 1, "every host but the stalled one, recorded while it stalls")
+    #expect(started.process.isRunning, "still waiting for shop.example.com")
+    started.process.interrupt()
+    let run = try await CLI.offPool { try started.wait() }
+    #expect(run.status == 130, "\(run.stderr)")
+    #expect(run.stderr.contains("ipalinks: interrupted: \(total - 1) of \(total) hosts finished\n"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains(
+        "ipalinks: \(store): the store holds \(total - 1) of the \(total) hosts in run 2, left unfinished; the others "
+          + "keep their last answer\n"), "\(run.stderr)")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == before)
+    let (unfinished, shop) = try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
+      (
+        try await store.sqlRows("SELECT COUNT(*) FROM runs WHERE id = 2 AND finished_at IS NULL"),
+        try await store.sqlRows(
+          """
+          SELECT r.run_id FROM latest_retrievals l JOIN retrievals r ON r.id = l.retrieval
+          WHERE l.host = 'shop.example.com' AND l.developer_mode = 0 ORDER BY l.definite
+          """)
+      )
+    }
+    #expect(unfinished == ["1"], "the refresh's run is left unfinished")
+    #expect(shop == ["1", "1"], "shop.example.com's answers are still the first run's")
+  }
+
   /// `report --store` says what the latest run changed: nothing to compare after the first run; after a refresh
   /// that found a new file, a line per change linking to the host and the app, with the example URL; after an
   /// inspection, the apps whose domains or schemes changed.
