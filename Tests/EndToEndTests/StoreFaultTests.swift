@@ -136,12 +136,15 @@ import Testing
     let db = try await Server.start()
     let corpus = try Self.corpus(Self.inputs)
     defer { try? FileManager.default.removeItem(at: corpus) }
+    // The proxy holds every byte once the run has sent 64 KiB (its run, the lookup of its inputs' digests, part of
+    // its first transactions; 300 inputs send several times that): the run cannot finish before the trouble, which
+    // so comes mid-run however fast this machine is, and however slowly this test is scheduled (waiting for the
+    // report to begin, as this test did, a loaded machine let the run finish first).
+    db.proxy.hold(afterSending: 64 << 10)
     let run = try CLI.start([
       "inspect", corpus.path, "--no-fetch", "--store", db.url, "--store-timeout", "\(trouble.timeout)", "--format",
       "jsonl", "--jobs", "1",
     ])
-    // Once the report has begun, the proxy holds every byte: the run cannot finish meanwhile, so the trouble comes
-    // mid-run however fast this machine is, and however slowly this test is scheduled.
     try await Self.until("the report") { !run.stdoutSoFar.isEmpty }
     let (result, took) = try await db.inflict(trouble, on: run)
     print("inspect through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")

@@ -16,6 +16,8 @@ public final class TCPTestProxy: Sendable {
 
   private struct State {
     var held = false
+    /// While set, how many more bytes clients may send before the proxy holds (``hold(afterSending:)``).
+    var budget: Int?
     /// While held, the bytes each link has not passed on, in order, with where they go.
     var waiting: [(to: any Channel, bytes: ByteBuffer)] = []
   }
@@ -31,11 +33,11 @@ public final class TCPTestProxy: Sendable {
         inbound.setOption(.autoRead, value: false).flatMap {
           ClientBootstrap(group: inbound.eventLoop)
             .channelInitializer { outbound in
-              outbound.pipeline.addHandler(Forward(to: inbound, state: state))
+              outbound.pipeline.addHandler(Forward(to: inbound, state: state, upstream: false))
             }
             .connect(host: "127.0.0.1", port: target)
         }.flatMap { outbound in
-          inbound.pipeline.addHandler(Forward(to: outbound, state: state)).flatMap {
+          inbound.pipeline.addHandler(Forward(to: outbound, state: state, upstream: true)).flatMap {
             inbound.setOption(.autoRead, value: true)
           }
         }.flatMapError { _ in inbound.close() }
@@ -51,7 +53,13 @@ public final class TCPTestProxy: Sendable {
   }
 
   /// From now on, nothing goes through, and nothing is closed.
-  public func hold() { state.withLockedValue { $0.held = true } }
+  public func hold() {
+    state.withLockedValue { state in (state.held, state.budget) = (true, nil) }
+  }
+
+  /// Holds (``hold()``) once clients have sent `bytes` more to the server, in the middle of what crosses the count:
+  /// a partition that comes at a point of a client's work, however fast or slowly the client and the test run.
+  public func hold(afterSending bytes: Int) { state.withLockedValue { $0.budget = bytes } }
 
   /// What was held goes through, and the proxy forwards again.
   public func resume() {
@@ -70,15 +78,29 @@ public final class TCPTestProxy: Sendable {
     typealias InboundIn = ByteBuffer
     let peer: any Channel
     let state: NIOLockedValueBox<State>
+    /// Whether this direction goes from the client to the server.
+    let upstream: Bool
 
-    init(to peer: any Channel, state: NIOLockedValueBox<State>) {
+    init(to peer: any Channel, state: NIOLockedValueBox<State>, upstream: Bool) {
       self.peer = peer
       self.state = state
+      self.upstream = upstream
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-      let bytes = unwrapInboundIn(data)
+      var bytes = unwrapInboundIn(data)
       state.withLockedValue { state in
+        if !state.held, upstream, let budget = state.budget {
+          guard bytes.readableBytes > budget else {
+            state.budget = budget - bytes.readableBytes
+            peer.writeAndFlush(bytes, promise: nil)
+            return
+          }
+          if let head = bytes.readSlice(length: budget), head.readableBytes > 0 {
+            peer.writeAndFlush(head, promise: nil)
+          }
+          (state.held, state.budget) = (true, nil)
+        }
         if state.held { state.waiting.append((peer, bytes)) } else { peer.writeAndFlush(bytes, promise: nil) }
       }
     }
