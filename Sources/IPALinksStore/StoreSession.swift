@@ -47,11 +47,15 @@ extension AuditStore {
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
         current.run = run
-        // Prepared on every core, and written as many per transaction as a run that falls behind writes.
+        // Prepared on every core, and written as many per transaction as a run that falls behind writes. An
+        // inventory does not say what its input files were, and the file at such a path now may be another (a later
+        // week's IPA): it is neither read nor taken for the input, whose size and SHA-256 stay unknown.
         for start in stride(from: 0, to: reports.count, by: RecordingRun.queueLimit) {
           let chunk = Array(reports[start..<min(reports.count, start + RecordingRun.queueLimit)])
           try await run.record(
-            AuditStore.concurrentMap(chunk, chunk: 4) { RunRecorder.prepare($0, retrievals: nil, at: time) })
+            AuditStore.concurrentMap(chunk, chunk: 4) {
+              RunRecorder.prepare($0, retrievals: nil, at: time, digests: InputDigests(), file: nil)
+            })
         }
         try await run.finish(at: time)
         imported += 1

@@ -184,6 +184,31 @@ import Testing
     #expect(try await recorded("third") == [real], "a file written again was not read")
   }
 
+  /// `store import` records what an inventory says, and an inventory does not say what its input files were: the
+  /// file at such a path now may be another (here, a later week's bytes), so the import neither reads it nor records
+  /// a size or SHA-256 for the input, nor remembers a digest.
+  @Test func anImportDoesNotTakeTheFileNowAtTheInventorysPath() async throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    let ipa = try Self.copyOfStoreSample(in: stores)
+    let saved = try CLI.run(["inspect", ipa.path, "--no-fetch", "--format", "jsonl", "-q"])
+    #expect(saved.status == 0 && saved.stdout.contains(ipa.path), "\(saved.stderr)")
+    let inventory = stores.folder.appendingPathComponent("week-1.jsonl")
+    try Data(saved.stdout.utf8).write(to: inventory)
+    try Data("a later week's IPA, not the one the inventory describes".utf8).write(to: ipa)
+    let run = try CLI.run(["store", "import", "--store", location, inventory.path])
+    #expect(run.status == 0, "\(run.stderr)")
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      let files = try await store.sqlRows(
+        "SELECT path || ' ' || COALESCE(CAST(size AS TEXT), 'null') || ' ' || COALESCE(file_sha256, 'null') "
+          + "FROM input_files")
+      #expect(files == ["\(ipa.path) null null"])
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM input_digests") == ["0"])
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM apps") == ["1"], "the inventory's app is imported")
+    }
+  }
+
   /// A run looks up the digests of its own inputs only, however many other files the store remembers (a folder of
   /// IPAs per week leaves a row per file ever inspected): here 30,001 named paths, more than one statement binds,
   /// among 30,003 rows of this machine and one of another's, give back exactly the 30,000 named ones it has.
