@@ -75,8 +75,8 @@ public struct InputDigests: Sendable {
     let select = "SELECT path, device, inode, size, modified_ns, changed_ns, file_sha256 FROM input_digests"
     let distinct = Array(Set(paths))
     if store.dialect == .postgres {
-      // One array, as the rows are written (``AuditStore/insert(into:columns:rows:returning:_:)``): 10,000 paths
-      // bound one by one cost the command more encoding them than the server answering.
+      // One array, as the rows are written (``AuditStore/insert(into:columns:rows:returning:_:)``): one value to
+      // encode and send rather than one per path.
       try await store.sql.raw(
         "\(unsafeRaw: select) WHERE machine = \(bind: machine) AND path = ANY(\(bind: distinct))"
       ).all().forEach { try add($0, to: &known) }
