@@ -122,13 +122,14 @@ extension AuditStore {
   /// retrieval in a run of its own labelled `label`, and compares each answer with the one the store held.
   /// The retrievals are recorded as they arrive, a batch per transaction, so a refresh killed midway leaves the
   /// hosts of every finished batch recorded and the others as they were. `willFetch` hears how many hosts there
-  /// are, and `progress` of each host as it is done.
+  /// are, `fetching` of each host as its fetch begins, and `progress` of each host as it is done.
   ///
   /// `watching` adds hosts to watch without an app (`refresh --host`), kept in the store: from then on every refresh
   /// retrieves them too, and the readers take every app their files list to claim them.
   public func refresh(
     with fetcher: AASAFetcher, label: String?, arguments: [String], watching: [String] = [],
-    willFetch: ((Int) -> Void)? = nil, progress: (@Sendable (Refresh.Host) -> Void)? = nil
+    willFetch: ((Int) -> Void)? = nil, fetching: (@Sendable (String) -> Void)? = nil,
+    progress: (@Sendable (Refresh.Host) -> Void)? = nil
   ) async throws(Failure) -> Refresh {
     let started = AuditStore.now
     let reports = try await latestReports(files: false)
@@ -172,7 +173,7 @@ extension AuditStore {
     let wanted = requests
     willFetch?(requests.count)
     let fetching = Task {
-      await fetcher.fetchEach(wanted) { sink.yield(.answer($0, $1)) }
+      await fetcher.fetchEach(wanted, started: { fetching?($0.host) }) { sink.yield(.answer($0, $1)) }
       sink.finish()
     }
     // A batch is written once it is half a second old even when no answer follows it: hosts that stall until their
@@ -492,7 +493,7 @@ extension AuditStore {
     let refresh = await reading(location, creating: !watching.isEmpty, warn: warn) { store in
       try await store.refresh(
         with: fetcher, label: label, arguments: arguments, watching: watching, willFetch: console.begin(total:),
-        progress: { console.advanced($0.host) })
+        fetching: console.started, progress: { console.advanced($0.host) })
     }
     console.end()
     guard let refresh else { return (nil, 2) }

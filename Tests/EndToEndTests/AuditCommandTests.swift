@@ -178,6 +178,42 @@ struct AuditCommandTests {
         lines.joined(separator: " ").split(separator: " ").dropFirst(7)
           == pipedLines[0].split(separator: " ").dropFirst(7))
     }
+
+    /// A quiet spell still moves the bar: while Store.ipa waits on a host that stalls, the bar is redrawn with the
+    /// input that finished before it counted, and names Store.ipa with its time so far once it has run five seconds.
+    @Test func theBarNamesAnInputThatStallsWithItsTimeSoFar() async throws {
+      let server = try await HTTPSTestServer.start(
+        authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com", "shop.example.com"])
+      defer { Task { await server.stop() } }
+      let folder = try scratch()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let pem = folder.appendingPathComponent("ca.pem")
+      try Data(server.caPEM.utf8).write(to: pem)
+      server.respond(
+        host: "shop.example.com", path: "/.well-known/apple-app-site-association",
+        with: .json(NetworkCommandTests.json, delay: .seconds(1800)))
+      server.respond(path: "/.well-known/apple-app-site-association", with: .json(NetworkCommandTests.json))
+      let run = try TerminalRun(
+        [
+          "inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--format", "jsonl", "--jobs", "1",
+          "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
+          server.connectToEverything, "--no-cache", "--timeout", "3600",
+        ], stdout: FileHandle.nullDevice, columns: 80)
+      let deadline = Date().addingTimeInterval(120)
+      while !run.text.contains("Store.ipa for 0:06"), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      #expect(run.process.isRunning, "still waiting on shop.example.com")
+      run.process.interrupt()
+      let (status, stderr) = try await run.finished()
+      #expect(status == 130, "\(stderr)")
+      let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
+        .map { $0.trimmingCharacters(in: .newlines) }
+      #expect(
+        bars.contains { $0.hasPrefix("[##########..........] 1/2 50% ") && $0.hasSuffix("  Store.ipa for 0:06") },
+        "\(bars)")
+      #expect(stderr.contains("ipalinks: interrupted: 1 of 2 inputs finished"), "\(stderr)")
+    }
   #endif
 
   /// Ctrl-C while a later input waits on a stalled server: what was written before is whole.

@@ -149,16 +149,14 @@ import Testing
     #expect((history.json?["versions"] as? [[String: Any]])?.count == 2)
   }
 
-  /// A host that stalls until its timeout holds no other back: the answers that came are recorded within a second,
-  /// while the command still waits for it (they waited for a next answer before), and Ctrl-C then says how many hosts
-  /// were done and what the store holds; the stalled host keeps its last good answer.
-  @Test func hostsThatAnsweredAreRecordedWhileAnotherStalls() async throws {
-    let stores = try AuditStoreTests.Stores(.sqlite)
-    defer { stores.close() }
+  /// A store of Store.ipa and a loopback HTTPS server that answers every host it claims but `shop.example.com`,
+  /// which stalls; with the `refresh` arguments that reach it, and how many hosts the store claims.
+  static func stallingShop(_ stores: AuditStoreTests.Stores) async throws -> (
+    store: String, server: HTTPSTestServer, arguments: [String], total: Int
+  ) {
     let store = try stores.make()
     try await AuditStoreTests.record(["Store.ipa"], into: store, at: Date(timeIntervalSince1970: 1_790_000_000))
     let server = try await HTTPSTestServer.start(dnsNames: ["shop.example.com", "example.com"])
-    defer { Task { await server.stop() } }
     let pem = stores.folder.appendingPathComponent("ca.pem")
     try Data(server.caPEM.utf8).write(to: pem)
     let path = "/.well-known/apple-app-site-association"
@@ -172,12 +170,26 @@ import Testing
       try await store.sqlRows("SELECT COUNT(*) FROM latest_retrievals WHERE definite = 0")
     }
     let total = try #require(Int(hosts.first ?? ""))
+    return (
+      store, server,
+      [
+        "refresh", "--store", store, "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
+        server.connectToEverything, "--no-cache", "--timeout", "120",
+      ], total
+    )
+  }
+
+  /// A host that stalls until its timeout holds no other back: the answers that came are recorded within a second,
+  /// while the command still waits for it (they waited for a next answer before), and Ctrl-C then says how many hosts
+  /// were done and what the store holds; the stalled host keeps its last good answer.
+  @Test func hostsThatAnsweredAreRecordedWhileAnotherStalls() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let (store, server, arguments, total) = try await Self.stallingShop(stores)
+    defer { Task { await server.stop() } }
     let before = try Self.verdict("https://shop.example.com/help/", store: store)
     #expect(total >= 3, "shop.example.com, example.com and at least one other host")
-    let started = try CLI.start([
-      "refresh", "--store", store, "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
-      server.connectToEverything, "--no-cache", "--timeout", "120",
-    ])
+    let started = try CLI.start(arguments)
     func recorded() async throws -> Int {
       try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
         Int(try await store.sqlRows("SELECT COUNT(*) FROM retrievals WHERE run_id = 2").first ?? "") ?? 0
@@ -209,6 +221,32 @@ import Testing
     #expect(unfinished == ["1"], "the refresh's run is left unfinished")
     #expect(shop == ["1", "1"], "shop.example.com's answers are still the first run's")
   }
+
+  #if os(Linux)
+    /// On a terminal, the bar keeps moving through a stall: it is redrawn while nothing finishes, shows every host
+    /// but the stalled one done, and names that host with its time so far once it has run five seconds.
+    @Test func theBarNamesTheHostThatStalls() async throws {
+      let stores = try AuditStoreTests.Stores(.sqlite)
+      defer { stores.close() }
+      let (_, server, arguments, total) = try await Self.stallingShop(stores)
+      defer { Task { await server.stop() } }
+      let run = try AuditCommandTests.TerminalRun(arguments, stdout: FileHandle.nullDevice, columns: 80)
+      let deadline = Date().addingTimeInterval(120)
+      while !run.text.contains("shop.example.com for 0:06"), Date() < deadline {
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      #expect(run.process.isRunning, "still waiting for shop.example.com")
+      run.process.interrupt()
+      let (status, stderr) = try await run.finished()
+      #expect(status == 130, "\(stderr)")
+      let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
+        .map { $0.trimmingCharacters(in: .newlines) }
+      #expect(
+        bars.contains { $0.contains(" \(total - 1)/\(total) ") && $0.hasSuffix("  shop.example.com for 0:06") },
+        "\(bars)")
+      #expect(bars.allSatisfy { $0.count < 80 }, "\(bars)")
+    }
+  #endif
 
   /// `report --store` says what the latest run changed: nothing to compare after the first run; after a refresh
   /// that found a new file, a line per change linking to the host and the app, with the example URL; after an

@@ -21,6 +21,11 @@ public final class BatchConsole: @unchecked Sendable {
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
   private let startedAt = Date()
+  /// Redraws the bar while nothing happens, so a quiet spell (a host that stalls) shows the last completions, a
+  /// rate that falls and how long the slow input has run, not the screen of its start.
+  private var ticker: Ticker?
+  /// How often the ticker redraws.
+  static let tick: TimeInterval = 0.5
 
   /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
   /// `quiet`, every failing host when `verbose`; it counts `unit`s.
@@ -36,7 +41,10 @@ public final class BatchConsole: @unchecked Sendable {
   public func begin(total: Int) {
     locked {
       self.total = total
-      if showProgress { bar = BatchProgress(total: total, startedAt: startedAt) }
+      if showProgress {
+        bar = BatchProgress(total: total, startedAt: startedAt)
+        startTicking()
+      }
     }
     watchInterrupts()
   }
@@ -46,8 +54,7 @@ public final class BatchConsole: @unchecked Sendable {
   private func watchInterrupts() {
     interrupt = InterruptWatch { [self] in
       locked {
-        clearBar()
-        bar = nil
+        removeBar()
         Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, unit)) finished")
         InterruptWatch.notes.forEach(Terminal.warn)
       }
@@ -65,7 +72,10 @@ public final class BatchConsole: @unchecked Sendable {
   public func waiting(for what: String, done count: Int, total: Int) {
     let arm = locked { () -> Bool in
       if showProgress {
-        if bar == nil { bar = BatchProgress(total: total, startedAt: Date(), done: count) }
+        if bar == nil {
+          bar = BatchProgress(total: total, startedAt: Date(), done: count)
+          startTicking()
+        }
         bar?.label(what)
         bar?.advance(to: count)
         drawBar()
@@ -80,8 +90,7 @@ public final class BatchConsole: @unchecked Sendable {
     locked {
       interrupt?.stop()
       interrupt = nil
-      clearBar()
-      bar = nil
+      removeBar()
     }
   }
 
@@ -136,8 +145,7 @@ public final class BatchConsole: @unchecked Sendable {
     locked {
       interrupt?.stop()
       interrupt = nil
-      clearBar()
-      bar = nil
+      removeBar()
       if !failures.isEmpty {
         Terminal.warn("AASA lookups that failed, once per host:")
         failures.lines(perStatus: verbose ? .max : 5).forEach { Terminal.warn("  " + $0) }
@@ -149,6 +157,20 @@ public final class BatchConsole: @unchecked Sendable {
     clearBar()
     Terminal.warn(line)
     drawBar(force: true)
+  }
+
+  /// Starts the ticker, under the lock, for a bar just made.
+  private func startTicking() {
+    ticker?.stop()
+    ticker = Ticker(every: Self.tick) { [weak self] in self?.locked { self?.drawBar() } }
+  }
+
+  /// The bar goes from the screen and for good, its ticker with it; under the lock.
+  private func removeBar() {
+    ticker?.stop()
+    ticker = nil
+    clearBar()
+    bar = nil
   }
 
   private func clearBar() { if let erase = bar?.erase() { Terminal.write(Data(erase.utf8), to: STDERR_FILENO) } }
@@ -164,6 +186,22 @@ public final class BatchConsole: @unchecked Sendable {
     defer { lock.unlock() }
     return body()
   }
+}
+
+/// Runs `body` every `interval` seconds on a thread of its own until ``stop()``: a thread, not a timer on a
+/// dispatch queue, for the reason ``InterruptWatch`` gives (inspections busy on every core hold a global queue up).
+final class Ticker: Sendable {
+  private let stopped = DispatchSemaphore(value: 0)
+
+  init(every interval: TimeInterval, _ body: @escaping @Sendable () -> Void) {
+    Thread { [stopped] in
+      while stopped.wait(timeout: .now() + interval) == .timedOut { body() }
+    }.start()
+  }
+
+  /// The thread ends at its next wake: a `body` already woken may still run once, so it must cope with what
+  /// stopping it changed (the console's looks for its bar under the lock, and finds none).
+  func stop() { stopped.signal() }
 }
 
 /// Runs `onInterrupt` on a thread of its own when SIGINT arrives, then exits with 130, until `stop()`: the one

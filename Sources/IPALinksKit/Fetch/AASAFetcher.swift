@@ -69,8 +69,10 @@ public final class AASAFetcher: Sendable {
 
   /// Fetches every distinct request, `concurrency` at a time, handing each result to `handle` as it arrives and
   /// keeping none: memory stays that of the requests in flight however many there are (`refresh` of 10,000 hosts).
+  /// `started` hears of each request as its fetch begins, for a progress bar that names what is under way.
   public func fetchEach(
-    _ requests: [AASARequest], _ handle: (AASARequest, AASAFetchResult) -> Void
+    _ requests: [AASARequest], started: (AASARequest) -> Void = { _ in },
+    _ handle: (AASARequest, AASAFetchResult) -> Void
   ) async {
     var seen = Set<AASARequest>()
     let unique = requests.filter { seen.insert($0).inserted }
@@ -80,11 +82,13 @@ public final class AASAFetcher: Sendable {
       var pending = unique.makeIterator()
       for _ in 0..<options.concurrency {
         guard let request = pending.next() else { break }
+        started(request)
         group.addTask { (request, await self.fetchOne(request, session: session)) }
       }
       while let (request, result) = await group.next() {
         handle(request, result)
         if let request = pending.next() {
+          started(request)
           group.addTask { (request, await self.fetchOne(request, session: session)) }
         }
       }

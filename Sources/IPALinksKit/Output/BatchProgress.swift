@@ -13,7 +13,13 @@ public struct BatchProgress: Sendable {
   public private(set) var done = 0
   /// Those finished before the bar began.
   private let initial: Int
-  private var running: [String] = []
+  /// The inputs under way, oldest first, with when each started.
+  private var running: [(name: String, since: Date)] = []
+  /// What a wait after the batch is doing, shown in place of the inputs (``label(_:)``).
+  private var labelText: String?
+  /// How long an input runs before the bar names it, with its time so far, in place of the newest: what holds a
+  /// batch back (a host that stalls until its timeout) is then on the screen, not the inputs that come and go.
+  static let slowAfter: TimeInterval = 5
   /// When the last completions happened, for the rate.
   private var recent: [Date] = []
   private static let window = 32
@@ -29,19 +35,19 @@ public struct BatchProgress: Sendable {
     initial = done
   }
 
-  /// An input started.
-  public mutating func started(_ input: String) { running.append(input) }
+  /// An input started at `now`.
+  public mutating func started(_ input: String, at now: Date = Date()) { running.append((input, now)) }
 
   /// An input finished at `now`.
   public mutating func finished(_ input: String, at now: Date = Date()) {
     done += 1
     recent.append(now)
     if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
-    if let index = running.firstIndex(of: input) { running.remove(at: index) }
+    if let index = running.firstIndex(where: { $0.name == input }) { running.remove(at: index) }
   }
 
   /// The bar's label is `text` rather than the inputs under way: what a wait after the batch is doing.
-  public mutating func label(_ text: String) { running = [text] }
+  public mutating func label(_ text: String) { labelText = text }
 
   /// `count` inputs are finished by `now` (a count that only grows, such as the inputs made ready for a store): the
   /// bar moves on by as many completions as it gained.
@@ -76,20 +82,47 @@ public struct BatchProgress: Sendable {
     return Double(recent.count - 1) / span
   }
 
-  /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`.
+  /// The usual time between completions, as they came: over the last ones, or from the start while there are few.
+  var gap: TimeInterval {
+    guard let last = recent.last else { return 0 }
+    if recent.count < 4 { return last.timeIntervalSince(startedAt) / Double(max(1, recent.count)) }
+    return last.timeIntervalSince(recent[0]) / Double(recent.count - 1)
+  }
+
+  /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`; `slow.ipa for 0:42` when an input
+  /// has run longer than ``slowAfter``, its name cut first so its time stays; `ETA -:--` when nothing has finished
+  /// for that long and three times the usual gap.
   public func line(width: Int, now: Date = Date()) -> String {
     let fraction = total == 0 ? 1 : Double(done) / Double(total)
     let barWidth = 20
     let filled = Int((fraction * Double(barWidth)).rounded(.down))
     let rate = rate(now)
-    let eta = rate > 0 ? Int((Double(total - done) / rate).rounded()) : nil
+    // Nothing finished for three of the usual gaps, and five seconds at least: a stall, whose end no rate tells.
+    let stalled = recent.last.map { now.timeIntervalSince($0) >= max(Self.slowAfter, 3 * gap) } ?? false
+    let eta = rate > 0 && !stalled ? Int((Double(total - done) / rate).rounded()) : nil
     var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
     text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
-    text += " ETA " + (eta.map { String(format: "%d:%02d", $0 / 60, $0 % 60) } ?? "-:--")
-    if let current = running.last {
+    text += " ETA " + (eta.map(Self.clock) ?? "-:--")
+    var name: String?
+    var suffix = ""
+    if let labelText {
+      name = labelText
+    } else if let oldest = running.first, now.timeIntervalSince(oldest.since) >= Self.slowAfter {
+      name = oldest.name
+      suffix = " for " + Self.clock(Int(now.timeIntervalSince(oldest.since)))
+    } else {
+      name = running.last?.name
+    }
+    if let name {
       // Terminal control characters in a file name must not reach the terminal.
-      text += "  " + TerminalText.escape(current.split(separator: "/").last.map(String.init) ?? current)
+      var shown = TerminalText.escape(name.split(separator: "/").last.map(String.init) ?? name)
+      let room = width - 1 - text.count - 2 - suffix.count
+      if shown.count > room && room >= 8 { shown = String(shown.prefix(room - 1)) + "…" }
+      text += "  " + shown + suffix
     }
     return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
   }
+
+  /// Seconds as `m:ss`.
+  static func clock(_ seconds: Int) -> String { String(format: "%d:%02d", seconds / 60, seconds % 60) }
 }

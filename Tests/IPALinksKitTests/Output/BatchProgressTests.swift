@@ -37,4 +37,28 @@ struct BatchProgressTests {
     bar.advance(to: 50)
     #expect(bar.done == 56, "a count never goes back")
   }
+
+  /// An input that has run longer than ``BatchProgress/slowAfter`` takes the newest one's place, with its time so
+  /// far, and a name too long for the line is cut before that time is; the rate falls while nothing finishes, and
+  /// after five seconds of that the time left is not known.
+  @Test func aSlowInputIsNamedWithItsTimeSoFar() {
+    var bar = BatchProgress(total: 14, startedAt: Self.start)
+    bar.started("shop.example.com", at: Self.start)
+    for index in 1...12 {
+      let at = Self.start.addingTimeInterval(Double(index) / 10)
+      bar.started("host\(index).example.com", at: at)
+      bar.finished("host\(index).example.com", at: at)
+    }
+    bar.started("last.example.com", at: Self.start.addingTimeInterval(1.3))
+    let (soon, later) = (Self.start.addingTimeInterval(2), Self.start.addingTimeInterval(65))
+    #expect(bar.line(width: 80, now: soon) == "[#################...] 12/14 85% 5.8/s ETA 0:00  last.example.com")
+    #expect(
+      bar.line(width: 80, now: later) == "[#################...] 12/14 85% 0.2/s ETA -:--  shop.example.com for 1:05")
+    #expect(bar.rate(later) < bar.rate(soon))
+    #expect(bar.line(width: 80, now: Self.start.addingTimeInterval(6.1)).contains(" ETA 0:01 "), "4.9 s: an estimate")
+    #expect(bar.line(width: 70, now: later) == "[#################...] 12/14 85% 0.2/s ETA -:--  shop.examp… for 1:05")
+    // Once it is done, the next that has run too long is named.
+    bar.finished("shop.example.com", at: later)
+    #expect(bar.line(width: 80, now: later).hasSuffix("  last.example.com for 1:03"))
+  }
 }
