@@ -110,8 +110,11 @@ final class PostgresLink: SQLDatabase, Sendable {
     guard let connection = current.withLockedValue({ $0 }) else { throw StoreFault.lost }
     let database = connection.sql(queryLogLevel: nil, logger: AuditStore.quietLogger)
     let heard = NIOLockedValueBox(ContinuousClock.now)
+    // A statement sent on a connection already closed (the server went while the run had nothing to write) is never
+    // answered: the driver's write fails with no one to tell (postgres-nio 1.33), and the statement would wait out
+    // the whole timeout. Its closing ends the wait instead, at once, as a lost connection, which is made again.
     try await Self.within(
-      timeout, on: eventLoop, lastHeard: { heard.withLockedValue { $0 } },
+      timeout, on: eventLoop, closed: connection.closeFuture, lastHeard: { heard.withLockedValue { $0 } },
       onExpiry: { [current] in
         // Closed, so that the statement, if it ever ends, ends in an error; and forgotten, so nothing else waits.
         current.withLockedValue { if $0 === connection { $0 = nil } }
@@ -126,9 +129,10 @@ final class PostgresLink: SQLDatabase, Sendable {
   }
 
   /// `body`'s result, or ``StoreFault/noAnswer(_:)`` once `timeout` has passed since `lastHeard` (by default, the
-  /// start) and `onExpiry` has run; `body` is then left to end on its own.
+  /// start) and `onExpiry` has run, or ``StoreFault/lost`` once `closed` completes first; `body` is then left to end
+  /// on its own.
   private static func within<T: Sendable>(
-    _ timeout: Duration, on loop: any EventLoop,
+    _ timeout: Duration, on loop: any EventLoop, closed: EventLoopFuture<Void>? = nil,
     lastHeard: @escaping @Sendable () -> ContinuousClock.Instant = { [start = ContinuousClock.now] in start },
     onExpiry: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
@@ -151,6 +155,7 @@ final class PostgresLink: SQLDatabase, Sendable {
         }
       }
       loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { watch() }
+      closed?.whenComplete { _ in _ = resume(.failure(StoreFault.lost)) }
       Task {
         do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
       }
@@ -184,7 +189,7 @@ final class PostgresLink: SQLDatabase, Sendable {
 enum StoreFault: Error, Sendable, CustomStringConvertible {
   /// The server said nothing for this long.
   case noAnswer(Duration)
-  /// The connection was lost earlier, and has not been made again.
+  /// The connection was lost (earlier, or while a statement waited), and has not been made again.
   case lost
   /// The connection was lost and could not be made again within the timeout; the last attempt's error, and whether
   /// it was lost as a transaction committed.

@@ -236,6 +236,49 @@ import Testing
     await db.stop()
   }
 
+  /// A run whose lookup of its inputs' digests fails (the connection cut as it asks) reads every input whole, as a
+  /// store that knew none would have it: a digest the run could not look up is never taken on trust (a planted one
+  /// tells: a run that took it would record it). And the connection it then finds closed is made again at once, not
+  /// after the store's timeout: postgres-nio never answers a statement sent on a closed connection.
+  @Test(.enabled(if: PostgreSQL.available)) func aLookupCutOffReadsEveryInputWhole() async throws {
+    let db = try await Server.start()
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-lookup-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let ipa = folder.appendingPathComponent("Store.ipa")
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("Store.ipa"), to: ipa)
+    let real = try #require(InputDigests().facts(ipa.path)).sha256
+    let planted = String(repeating: "f", count: 64)
+    // Settled, so that the first run remembers it.
+    try await Task.sleep(for: .nanoseconds(InputDigests.settling + 200_000_000))
+    func inspect(_ label: String) throws -> Duration {
+      let start = ContinuousClock.now
+      let run = try CLI.run([
+        "inspect", ipa.path, "--no-fetch", "--store", db.url, "--run-label", label, "-q", "--store-timeout", "60",
+      ])
+      #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+      return ContinuousClock.now - start
+    }
+    func recorded(_ label: String) throws -> String {
+      try db.server.superuserSQL(
+        """
+        SELECT f.file_sha256 FROM inputs i JOIN runs r ON r.id = i.run_id JOIN input_files f ON f.id = i.file
+        WHERE r.label = '\(label)' AND r.finished_at IS NOT NULL
+        """, database: "faults"
+      ).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    _ = try inspect("first")
+    _ = try db.server.superuserSQL("UPDATE input_digests SET file_sha256 = '\(planted)'", database: "faults")
+    _ = try inspect("planted")
+    #expect(try recorded("planted") == planted, "the planted digest is taken when the lookup answers")
+    db.proxy.sever(whenClientSends: "FROM input_digests")
+    let took = try inspect("cut")
+    #expect(db.proxy.severed == 1, "the lookup's connection was cut")
+    #expect(try recorded("cut") == real, "the file was read whole")
+    #expect(took < TestTiming.seconds(20), "made again at once, not after the 60 s timeout: \(took)")
+    await db.stop()
+  }
+
   /// `store import` when the server is killed mid-file: exit 2, and one line that says how many files were not
   /// imported and what the file's run holds, which `store runs` agrees with.
   @Test(.enabled(if: PostgreSQL.available)) func anImportThroughAKilledServerSaysWhatIsMissing() async throws {

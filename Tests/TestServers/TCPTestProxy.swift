@@ -20,6 +20,10 @@ public final class TCPTestProxy: Sendable {
     var budget: Int?
     /// While held, the bytes each link has not passed on, in order, with where they go.
     var waiting: [(to: any Channel, bytes: ByteBuffer)] = []
+    /// While set, what a client sends that closes its link instead of going through (``sever(whenClientSends:)``).
+    var severing: [UInt8]?
+    /// How many links were closed so.
+    var severed = 0
   }
 
   /// Starts a proxy to 127.0.0.1:`target`.
@@ -61,6 +65,14 @@ public final class TCPTestProxy: Sendable {
   /// a partition that comes at a point of a client's work, however fast or slowly the client and the test run.
   public func hold(afterSending bytes: Int) { state.withLockedValue { $0.budget = bytes } }
 
+  /// The next time a client sends `text` (within one read: a PostgreSQL statement is one message, written at once),
+  /// that read is dropped and its link closed both ways, as a server that died as the statement came would leave
+  /// it: a fault at one statement of a client's work, whatever else it sends before.
+  public func sever(whenClientSends text: String) { state.withLockedValue { $0.severing = Array(text.utf8) } }
+
+  /// How many links ``sever(whenClientSends:)`` closed.
+  public var severed: Int { state.withLockedValue { $0.severed } }
+
   /// What was held goes through, and the proxy forwards again.
   public func resume() {
     // Under the lock, so that bytes read meanwhile are written after those held.
@@ -89,6 +101,18 @@ public final class TCPTestProxy: Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
       var bytes = unwrapInboundIn(data)
+      let sever = state.withLockedValue { state -> Bool in
+        guard upstream, let pattern = state.severing,
+          bytes.readableBytesView.firstRange(of: pattern) != nil
+        else { return false }
+        (state.severing, state.severed) = (nil, state.severed + 1)
+        return true
+      }
+      if sever {
+        peer.close(promise: nil)
+        context.close(promise: nil)
+        return
+      }
       state.withLockedValue { state in
         if !state.held, upstream, let budget = state.budget {
           guard bytes.readableBytes > budget else {
