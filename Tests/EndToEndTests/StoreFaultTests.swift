@@ -236,6 +236,58 @@ import Testing
     await db.stop()
   }
 
+  /// A restart while a writer has nothing to send (`inspect` waiting on a slow AASA host after its first input was
+  /// stored; `refresh` after the others' answers were recorded) costs it nothing: its next transaction finds the
+  /// connection closed and makes it again at once, the run is stored whole, and it ends as soon as the slow host has
+  /// answered, not the store's timeout (60 s here) later.
+  @Test(.enabled(if: PostgreSQL.available), arguments: ["inspect", "refresh"])
+  func aRestartWhileAWriterWaitsCostsItNothing(_ command: String) async throws {
+    let db = try await Server.start()
+    let web = try await HTTPSTestServer.start(
+      dnsNames: HTTPSTestServer.defaultDNSNames + [
+        "example.com", "dev.example.com", "fat.example.com", "shop.example.com", "slow.example.test",
+      ])
+    defer { Task { await web.stop() } }
+    let pem = FileManager.default.temporaryDirectory.appendingPathComponent("faults-ca-\(UUID().uuidString).pem")
+    try Data(web.caPEM.utf8).write(to: pem)
+    defer { try? FileManager.default.removeItem(at: pem) }
+    let path = "/.well-known/apple-app-site-association"
+    let slowHost = command == "inspect" ? "shop.example.com" : "slow.example.test"
+    let file = #"{"applinks":{"details":[{"appIDs":["FAULTS1234.com.example.app"],"components":[{"/":"/x/*"}]}]}}"#
+    web.respond(host: slowHost, path: path, with: .json(file, delay: .seconds(6)))
+    web.respond(path: path, with: .json(file))
+    let fetching = [
+      "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to", web.connectToEverything,
+      "--no-cache", "--timeout", "30", "--store", db.url, "--store-timeout", "60",
+    ]
+    let stored: String
+    let run: CLI.Started
+    if command == "inspect" {
+      // Sorted, Fat.ipa comes first and is stored; Store.ipa then waits on shop.example.com.
+      run = try CLI.start(
+        ["inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--format", "jsonl", "--jobs", "1"] + fetching)
+      stored = "SELECT COUNT(*) FROM inputs"
+    } else {
+      let hosts = (0..<8).map { "f\($0).example.test" } + [slowHost]
+      try await RefreshTests.seed(
+        db.server.url(database: "faults"), appId: "FAULTS1234.com.example.app", hosts: hosts, file: file)
+      run = try CLI.start(["refresh", "-f", "json"] + fetching)
+      stored = "SELECT COUNT(*) FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'"
+    }
+    let before = command == "inspect" ? 1 : 8
+    try await Self.until("what answered first, stored") { (try? db.number(stored)) == before }
+    #expect(web.requests(host: slowHost).count == 1, "the slow host is being asked")
+    let start = ContinuousClock.now
+    try await CLI.offPool { [server = db.server] in try server.inflict(.immediateRestart) }
+    let result = try await run.exited()
+    let took = ContinuousClock.now - start
+    #expect(result.status == 0, "complete, and for refresh no file changed: \(result.stderr)")
+    #expect(try db.number(stored) == before + 1, "the slow host's input or answer stored too")
+    #expect(try db.number("SELECT COUNT(*) FROM runs WHERE finished_at IS NULL") == 0, "every run finished")
+    #expect(took < TestTiming.seconds(30), "ended \(took) after the restart, with the slow host's answer")
+    await db.stop()
+  }
+
   /// A run whose lookup of its inputs' digests fails (the connection cut as it asks) reads every input whole, as a
   /// store that knew none would have it: a digest the run could not look up is never taken on trust (a planted one
   /// tells: a run that took it would record it). And the connection it then finds closed is made again at once, not
