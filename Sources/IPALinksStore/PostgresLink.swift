@@ -23,12 +23,36 @@ final class PostgresLink: SQLDatabase, Sendable {
   var queryLogLevel: Logger.Level? { nil }
   /// The connection in use; nil once it is lost, until a reconnection.
   private let current: NIOLockedValueBox<PostgresConnection?>
+  /// The statements waiting for an answer, each with its connection and what ends its wait, so that a connection
+  /// that closes ends its statements' waits at once (``execute(sql:_:)`` says why): one watcher per connection rather
+  /// than one per statement, which a long run's thousands of statements would leave behind.
+  private let waits = NIOLockedValueBox(Waits())
+
+  private struct Waits {
+    var next = 0
+    var ends: [Int: (connection: ObjectIdentifier, end: @Sendable () -> Void)] = [:]
+  }
 
   private init(server: StoreLocation.Postgres, timeout: Duration, connection: PostgresConnection) {
     self.server = server
     self.timeout = timeout
     eventLoop = connection.eventLoop
     current = NIOLockedValueBox(connection)
+    watch(connection)
+  }
+
+  /// Once `connection` closes, the statements still waiting on it end as lost. (A connection is closed before it
+  /// is freed, so its identifier is not yet another's when this runs.)
+  private func watch(_ connection: PostgresConnection) {
+    let id = ObjectIdentifier(connection)
+    connection.closeFuture.whenComplete { [waits] _ in
+      let ends = waits.withLockedValue { waits in
+        let theirs = waits.ends.filter { $0.value.connection == id }
+        for key in theirs.keys { waits.ends[key] = nil }
+        return theirs.values.map(\.end)
+      }
+      ends.forEach { $0() }
+    }
   }
 
   /// Connects to `server`, within `timeout`, answering on `loop` (and so does every connection made again).
@@ -77,6 +101,7 @@ final class PostgresLink: SQLDatabase, Sendable {
         let connection = try await Self.open(
           server, timeout: min(timeout, max(left, .milliseconds(100))), on: eventLoop)
         current.withLockedValue { $0 = connection }
+        watch(connection)
         return
       } catch {
         guard ContinuousClock.now + pause < deadline, Self.isLost(error) else { throw error }
@@ -113,8 +138,18 @@ final class PostgresLink: SQLDatabase, Sendable {
     // A statement sent on a connection already closed (the server went while the run had nothing to write) is never
     // answered: the driver's write fails with no one to tell (postgres-nio 1.33), and the statement would wait out
     // the whole timeout. Its closing ends the wait instead, at once, as a lost connection, which is made again.
+    let key = waits.withLockedValue { waits in
+      defer { waits.next += 1 }
+      return waits.next
+    }
+    defer { waits.withLockedValue { _ = $0.ends.removeValue(forKey: key) } }
     try await Self.within(
-      timeout, on: eventLoop, closed: connection.closeFuture, lastHeard: { heard.withLockedValue { $0 } },
+      timeout, on: eventLoop,
+      ending: { [waits] end in
+        waits.withLockedValue { $0.ends[key] = (ObjectIdentifier(connection), end) }
+        // Closed before that: its watcher has run already.
+        if connection.isClosed { end() }
+      }, lastHeard: { heard.withLockedValue { $0 } },
       onExpiry: { [current] in
         // Closed, so that the statement, if it ever ends, ends in an error; and forgotten, so nothing else waits.
         current.withLockedValue { if $0 === connection { $0 = nil } }
@@ -129,10 +164,10 @@ final class PostgresLink: SQLDatabase, Sendable {
   }
 
   /// `body`'s result, or ``StoreFault/noAnswer(_:)`` once `timeout` has passed since `lastHeard` (by default, the
-  /// start) and `onExpiry` has run, or ``StoreFault/lost`` once `closed` completes first; `body` is then left to end
-  /// on its own.
+  /// start) and `onExpiry` has run, or ``StoreFault/lost`` once the function handed to `ending` is called first;
+  /// `body` is then left to end on its own.
   private static func within<T: Sendable>(
-    _ timeout: Duration, on loop: any EventLoop, closed: EventLoopFuture<Void>? = nil,
+    _ timeout: Duration, on loop: any EventLoop, ending: ((@escaping @Sendable () -> Void) -> Void)? = nil,
     lastHeard: @escaping @Sendable () -> ContinuousClock.Instant = { [start = ContinuousClock.now] in start },
     onExpiry: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
@@ -155,7 +190,7 @@ final class PostgresLink: SQLDatabase, Sendable {
         }
       }
       loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout))) { watch() }
-      closed?.whenComplete { _ in _ = resume(.failure(StoreFault.lost)) }
+      ending?({ _ = resume(.failure(StoreFault.lost)) })
       Task {
         do { _ = resume(.success(try await body())) } catch { _ = resume(.failure(error)) }
       }
