@@ -135,6 +135,33 @@ struct AuditCommandTests {
 
     /// ``wait()`` off the test's thread.
     func finished() async throws -> (status: Int32, stderr: String) { try await CLI.offPool { self.wait() } }
+
+    /// Waits (two minutes at most) until it has written `text`, then sends it Ctrl-C: whether it still ran then,
+    /// its exit status, all it wrote, and each drawing of the progress bar in that.
+    func interrupt(once text: String) async throws -> (running: Bool, status: Int32, stderr: String, bars: [String]) {
+      let deadline = Date().addingTimeInterval(120)
+      while !self.text.contains(text), Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
+      let running = process.isRunning
+      process.interrupt()
+      let (status, stderr) = try await finished()
+      let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
+        .map { $0.trimmingCharacters(in: .newlines) }
+      return (running, status, stderr, bars)
+    }
+  }
+
+  /// A loopback HTTPS server that answers every AASA request but `shop.example.com`'s, which it holds for half an
+  /// hour, and its CA's certificate in `folder`: Store.ipa then waits on it, after Fat.ipa (sorted first) is done.
+  func stallingShop(in folder: URL) async throws -> (server: HTTPSTestServer, pem: URL) {
+    let server = try await HTTPSTestServer.start(
+      authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com", "shop.example.com"])
+    let pem = folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    server.respond(
+      host: "shop.example.com", path: "/.well-known/apple-app-site-association",
+      with: .json(NetworkCommandTests.json, delay: .seconds(1800)))
+    server.respond(path: "/.well-known/apple-app-site-association", with: .json(NetworkCommandTests.json))
+    return (server, pem)
   }
 
   #if os(Linux)
@@ -182,33 +209,19 @@ struct AuditCommandTests {
     /// A quiet spell still moves the bar: while Store.ipa waits on a host that stalls, the bar is redrawn with the
     /// input that finished before it counted, and names Store.ipa with its time so far once it has run five seconds.
     @Test func theBarNamesAnInputThatStallsWithItsTimeSoFar() async throws {
-      let server = try await HTTPSTestServer.start(
-        authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com", "shop.example.com"])
-      defer { Task { await server.stop() } }
       let folder = try scratch()
       defer { try? FileManager.default.removeItem(at: folder) }
-      let pem = folder.appendingPathComponent("ca.pem")
-      try Data(server.caPEM.utf8).write(to: pem)
-      server.respond(
-        host: "shop.example.com", path: "/.well-known/apple-app-site-association",
-        with: .json(NetworkCommandTests.json, delay: .seconds(1800)))
-      server.respond(path: "/.well-known/apple-app-site-association", with: .json(NetworkCommandTests.json))
+      let (server, pem) = try await stallingShop(in: folder)
+      defer { Task { await server.stop() } }
       let run = try TerminalRun(
         [
           "inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--format", "jsonl", "--jobs", "1",
           "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
           server.connectToEverything, "--no-cache", "--timeout", "3600",
         ], stdout: FileHandle.nullDevice, columns: 80)
-      let deadline = Date().addingTimeInterval(120)
-      while !run.text.contains("Store.ipa for 0:06"), Date() < deadline {
-        try await Task.sleep(for: .milliseconds(100))
-      }
-      #expect(run.process.isRunning, "still waiting on shop.example.com")
-      run.process.interrupt()
-      let (status, stderr) = try await run.finished()
+      let (running, status, stderr, bars) = try await run.interrupt(once: "Store.ipa for 0:06")
+      #expect(running, "still waiting on shop.example.com")
       #expect(status == 130, "\(stderr)")
-      let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
-        .map { $0.trimmingCharacters(in: .newlines) }
       #expect(
         bars.contains { $0.hasPrefix("[##########..........] 1/2 50% ") && $0.hasSuffix("  Store.ipa for 0:06") },
         "\(bars)")
@@ -218,16 +231,9 @@ struct AuditCommandTests {
 
   /// Ctrl-C while a later input waits on a stalled server: what was written before is whole.
   @Test func interruptKeepsTheLinesAlreadyWritten() async throws {
-    let server = try await HTTPSTestServer.start(
-      authority: nil, dnsNames: HTTPSTestServer.defaultDNSNames + ["fat.example.com", "shop.example.com"])
     let folder = try scratch()
     defer { try? FileManager.default.removeItem(at: folder) }
-    let pem = folder.appendingPathComponent("ca.pem")
-    try Data(server.caPEM.utf8).write(to: pem)
-    server.respond(
-      host: "shop.example.com", path: "/.well-known/apple-app-site-association",
-      with: .json(NetworkCommandTests.json, delay: .seconds(1800)))
-    server.respond(path: "/.well-known/apple-app-site-association", with: .json(NetworkCommandTests.json))
+    let (server, pem) = try await stallingShop(in: folder)
     let out = folder.appendingPathComponent("out.jsonl")
     _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     let process = Process()

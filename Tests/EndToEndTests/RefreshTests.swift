@@ -231,16 +231,9 @@ import Testing
       let (_, server, arguments, total) = try await Self.stallingShop(stores)
       defer { Task { await server.stop() } }
       let run = try AuditCommandTests.TerminalRun(arguments, stdout: FileHandle.nullDevice, columns: 80)
-      let deadline = Date().addingTimeInterval(120)
-      while !run.text.contains("shop.example.com for 0:06"), Date() < deadline {
-        try await Task.sleep(for: .milliseconds(100))
-      }
-      #expect(run.process.isRunning, "still waiting for shop.example.com")
-      run.process.interrupt()
-      let (status, stderr) = try await run.finished()
+      let (running, status, stderr, bars) = try await run.interrupt(once: "shop.example.com for 0:06")
+      #expect(running, "still waiting for shop.example.com")
       #expect(status == 130, "\(stderr)")
-      let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
-        .map { $0.trimmingCharacters(in: .newlines) }
       #expect(
         bars.contains { $0.contains(" \(total - 1)/\(total) ") && $0.hasSuffix("  shop.example.com for 0:06") },
         "\(bars)")
