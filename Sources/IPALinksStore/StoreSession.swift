@@ -24,11 +24,14 @@ extension AuditStore {
   /// `store import`: each saved inventory (`.json`, `.jsonl`, `-`) as a run of its own, labelled `label` or the
   /// file's name and observed when the file was saved (its modification time; now for standard input).
   ///
+  /// `console` shows each file's inputs as they are stored (a bar on a terminal, naming the file), and Ctrl-C then
+  /// says what the store holds.
+  ///
   /// Returns the exit code: 0 all imported; 1 some file could not be read (the others are imported); 2 none could
   /// be, or the store cannot be written.
   public static func importInventories(
     _ files: [String], into location: StoreLocation, label: String?, arguments: [String],
-    warn: (String) -> Void
+    console: BatchConsole? = nil, warn: (String) -> Void
   ) async -> Int32 {
     let store: AuditStore
     do { store = try await open(location) } catch {
@@ -38,6 +41,17 @@ extension AuditStore {
     var (imported, failed) = (0, 0)
     // The file being imported: its run, once begun, and how many inputs it has.
     var current: (run: RunRecorder?, inputs: Int) = (nil, 0)
+    // What Ctrl-C says the store holds: the file under way, its run and inputs, those written, the files done.
+    let held = NIOLockedValueBox((file: "", run: Int?.none, inputs: 0, written: 0, imported: 0))
+    if console != nil {
+      InterruptWatch.note { [count = files.count] in
+        let now = held.withLockedValue { $0 }
+        guard let run = now.run else { return nil }
+        return "\(location): the store holds \(now.written) of the \(TerminalText.count(now.inputs, "input")) of "
+          + "\(TerminalText.escape(now.file)) in run \(run), left unfinished"
+          + (count > 1 ? "; \(now.imported) of the \(count) files imported before it" : "")
+      }
+    }
     for file in files {
       current = (nil, 0)
       do {
@@ -47,6 +61,9 @@ extension AuditStore {
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
         current.run = run
+        held.withLockedValue { $0 = (file, run.run, reports.count, 0, imported) }
+        console?.begin(total: reports.count)
+        console?.started(file)
         // Prepared on every core, and written as many per transaction as a run that falls behind writes. An
         // inventory does not say what its input files were, and the file at such a path now may be another (a later
         // week's IPA): it is neither read nor taken for the input, whose size and SHA-256 stay unknown.
@@ -56,10 +73,17 @@ extension AuditStore {
             AuditStore.concurrentMap(chunk, chunk: 4) {
               RunRecorder.prepare($0, retrievals: nil, at: time, digests: InputDigests(), file: nil)
             })
+          let written = held.withLockedValue { held in
+            held.written += chunk.count
+            return held.written
+          }
+          console?.moved(to: written)
         }
         try await run.finish(at: time)
+        console?.end()
         imported += 1
       } catch let failure as Failure {
+        console?.end()
         // The store stopped taking runs: said once, with what is missing, and nothing more is tried.
         var line =
           failure.description + "; \(files.count - imported) of \(TerminalText.count(files.count, "file")) not imported"
@@ -72,10 +96,12 @@ extension AuditStore {
         (imported, failed) = (0, failed + 1)
         break
       } catch {
+        console?.end()
         warn("\(error)")
         failed += 1
       }
     }
+    held.withLockedValue { $0.run = nil }
     try? await store.close()
     return imported == 0 ? 2 : failed > 0 ? 1 : 0
   }

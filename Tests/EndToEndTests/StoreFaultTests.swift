@@ -360,6 +360,42 @@ import Testing
     await db.stop()
   }
 
+  #if os(Linux)
+    /// `store import` on a terminal draws a bar of the file's inputs as they are stored, and Ctrl-C (here while a
+    /// partition holds a transaction) says, as `inspect` does, how many finished and what the store holds.
+    @Test(.enabled(if: PostgreSQL.available)) func anImportShowsItsProgressAndCtrlCSaysWhatIsHeld() async throws {
+      let db = try await Server.start()
+      let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])
+      let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "ipalinks-import-\(UUID().uuidString).jsonl")
+      defer { try? FileManager.default.removeItem(at: file) }
+      try Data(String(repeating: saved.stdout, count: 400).utf8).write(to: file)
+      // A few transactions go through, and the next is held.
+      db.proxy.hold(afterSending: 1 << 20)
+      let run = try AuditCommandTests.TerminalRun(
+        ["store", "import", file.path, "--store", db.url, "--store-timeout", "600"], stdout: FileHandle.nullDevice,
+        columns: 400, environment: ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" })
+      try await Self.until("some inputs stored") { (try? db.number("SELECT COUNT(*) FROM inputs")) ?? 0 > 0 }
+      let (running, status, stderr, bars) = try await run.interrupt(once: "/3200 ")
+      let stored = try db.number("SELECT COUNT(*) FROM inputs")
+      #expect(running && status == 130, "\(stderr)")
+      #expect(stored > 0 && stored < 3200 && stored % RecordingRun.queueLimit == 0, "\(stored)")
+      #expect(
+        bars.contains { $0.contains(" \(stored)/3200 ") && $0.hasSuffix("  \(file.lastPathComponent)") }, "\(bars)")
+      let lines = stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+        .map { $0.replacingOccurrences(of: "\r\u{1B}[2K", with: "") }
+      #expect(lines.contains("ipalinks: interrupted: \(stored) of 3200 inputs finished"), "\(lines)")
+      #expect(
+        lines.contains {
+          $0.hasPrefix("ipalinks: postgres://")
+            && $0.hasSuffix(
+              ": the store holds \(stored) of the 3200 inputs of \(file.path) in run 1, left unfinished")
+        }, "\(lines)")
+      db.proxy.resume()
+      await db.stop()
+    }
+  #endif
+
   /// A reader against a server that stops answering, or is down, exits 2 with one line, within the timeout.
   @Test(.enabled(if: PostgreSQL.available)) func readersEndWithinTheTimeout() async throws {
     let db = try await Server.start()

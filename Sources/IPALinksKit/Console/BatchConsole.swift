@@ -122,6 +122,16 @@ public final class BatchConsole: @unchecked Sendable {
     }
   }
 
+  /// `count` of the batch's items are done (a count that only grows: the inputs of an inventory stored so far),
+  /// and the bar moves on to it without naming them.
+  public func moved(to count: Int) {
+    locked {
+      done = max(done, count)
+      bar?.advance(to: count)
+      drawBar(force: done == total)
+    }
+  }
+
   /// Writes text on stdout with the bar out of the way.
   public func output(_ text: String) {
     locked {

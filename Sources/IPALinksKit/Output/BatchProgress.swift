@@ -20,8 +20,9 @@ public struct BatchProgress: Sendable {
   /// How long an input runs before the bar names it, with its time so far, in place of the newest: what holds a
   /// batch back (a host that stalls until its timeout) is then on the screen, not the inputs that come and go.
   static let slowAfter: TimeInterval = 5
-  /// When the last completions happened, for the rate.
-  private var recent: [Date] = []
+  /// When the last completions happened, and the count each brought the batch to, for the rate: one per completion,
+  /// or per step of ``advance(to:at:)``, which may count many at once (an inventory's inputs stored 128 at a time).
+  private var recent: [(at: Date, done: Int)] = []
   private static let window = 32
   /// When the bar was last drawn, and whether it is on the screen now.
   private var drawn = Date.distantPast
@@ -41,18 +42,24 @@ public struct BatchProgress: Sendable {
   /// An input finished at `now`.
   public mutating func finished(_ input: String, at now: Date = Date()) {
     done += 1
-    recent.append(now)
-    if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
+    remember(now)
     if let index = running.firstIndex(where: { $0.name == input }) { running.remove(at: index) }
+  }
+
+  private mutating func remember(_ now: Date) {
+    recent.append((now, done))
+    if recent.count > Self.window { recent.removeFirst(recent.count - Self.window) }
   }
 
   /// The bar's label is `text` rather than the inputs under way: what a wait after the batch is doing.
   public mutating func label(_ text: String) { labelText = text }
 
   /// `count` inputs are finished by `now` (a count that only grows, such as the inputs made ready for a store): the
-  /// bar moves on by as many completions as it gained.
+  /// bar moves on by as many completions as it gained, in one step.
   public mutating func advance(to count: Int, at now: Date = Date()) {
-    while done < count { finished("", at: now) }
+    guard count > done else { return }
+    done = count
+    remember(now)
   }
 
   /// What redraws the bar in place on a terminal `width` columns wide; nil when it was drawn less than a tenth of
@@ -74,19 +81,20 @@ public struct BatchProgress: Sendable {
   /// once).
   public func rate(_ now: Date) -> Double {
     guard let first = recent.first else { return 0 }
-    let span = now.timeIntervalSince(first)
+    let span = now.timeIntervalSince(first.at)
     if recent.count < 4 || span <= 0 {
       let elapsed = now.timeIntervalSince(startedAt)
       return elapsed > 0 ? Double(done - initial) / elapsed : 0
     }
-    return Double(recent.count - 1) / span
+    return Double(done - first.done) / span
   }
 
-  /// The usual time between completions, as they came: over the last ones, or from the start while there are few.
+  /// The usual time between completions (or steps of them), as they came: over the last ones, or from the start
+  /// while there are few.
   var gap: TimeInterval {
     guard let last = recent.last else { return 0 }
-    if recent.count < 4 { return last.timeIntervalSince(startedAt) / Double(max(1, recent.count)) }
-    return last.timeIntervalSince(recent[0]) / Double(recent.count - 1)
+    if recent.count < 4 { return last.at.timeIntervalSince(startedAt) / Double(max(1, recent.count)) }
+    return last.at.timeIntervalSince(recent[0].at) / Double(recent.count - 1)
   }
 
   /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`; `slow.ipa for 0:42` when an input
@@ -98,7 +106,7 @@ public struct BatchProgress: Sendable {
     let filled = Int((fraction * Double(barWidth)).rounded(.down))
     let rate = rate(now)
     // Nothing finished for three of the usual gaps, and five seconds at least: a stall, whose end no rate tells.
-    let stalled = recent.last.map { now.timeIntervalSince($0) >= max(Self.slowAfter, 3 * gap) } ?? false
+    let stalled = recent.last.map { now.timeIntervalSince($0.at) >= max(Self.slowAfter, 3 * gap) } ?? false
     let eta = rate > 0 && !stalled ? Int((Double(total - done) / rate).rounded()) : nil
     var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
     text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)

@@ -91,9 +91,10 @@ struct StoreCommand: AsyncParsableCommand {
     func validate() throws { _ = try store.required() }
 
     func execute() async throws -> Int32 {
+      // A bar on a terminal, and Ctrl-C saying what the store holds, as every batch has.
       await AuditStore.importInventories(
         files, into: try store.required(), label: runLabel, arguments: StoreLocation.maskedCommandLine,
-        warn: Terminal.warn
+        console: BatchConsole(progress: true, quiet: false), warn: Terminal.warn
       )
     }
   }

@@ -38,6 +38,17 @@ struct BatchProgressTests {
     #expect(bar.done == 56, "a count never goes back")
   }
 
+  /// A count that moves many at a time (an inventory's inputs, stored 128 to a transaction) has the rate of the
+  /// inputs, not of the steps: each step is one point of the rate, however many it counts.
+  @Test func aCountThatMovesInStepsHasTheRateOfWhatItCounts() {
+    var bar = BatchProgress(total: 3200, startedAt: Self.start)
+    for step in 1...6 { bar.advance(to: step * 128, at: Self.start.addingTimeInterval(Double(step))) }
+    #expect(bar.rate(Self.start.addingTimeInterval(6)) == 128, "640 inputs in the 5 s since the first step")
+    #expect(
+      bar.line(width: 80, now: Self.start.addingTimeInterval(6)).hasPrefix(
+        "[####................] 768/3200 24% 128.0/s ETA 0:19"))
+  }
+
   /// An input that has run longer than ``BatchProgress/slowAfter`` takes the newest one's place, with its time so
   /// far, and a name too long for the line is cut before that time is; the rate falls while nothing finishes, and
   /// after five seconds of that the time left is not known.
