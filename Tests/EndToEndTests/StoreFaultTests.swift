@@ -361,35 +361,43 @@ import Testing
   }
 
   #if os(Linux)
-    /// `store import` on a terminal draws a bar of the file's inputs as they are stored, and Ctrl-C (here while a
-    /// partition holds a transaction) says, as `inspect` does, how many finished and what the store holds.
+    /// `store import` on a terminal draws a bar of each file's inputs as they are stored, and Ctrl-C (here while a
+    /// partition holds the second file's transactions) says, as `inspect` does, how many of that file's inputs
+    /// finished and what the store holds.
     @Test(.enabled(if: PostgreSQL.available)) func anImportShowsItsProgressAndCtrlCSaysWhatIsHeld() async throws {
       let db = try await Server.start()
       let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])
-      let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "ipalinks-import-\(UUID().uuidString).jsonl")
-      defer { try? FileManager.default.removeItem(at: file) }
-      try Data(String(repeating: saved.stdout, count: 400).utf8).write(to: file)
-      // A few transactions go through, and the next is held.
-      db.proxy.hold(afterSending: 1 << 20)
+      let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-import-\(UUID().uuidString)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let (first, second) = (
+        folder.appendingPathComponent("week-1.jsonl"), folder.appendingPathComponent("week-2.jsonl")
+      )
+      try Data(String(repeating: saved.stdout, count: 400).utf8).write(to: first)
+      try Data(String(repeating: saved.stdout, count: 1000).utf8).write(to: second)
       let run = try AuditCommandTests.TerminalRun(
-        ["store", "import", file.path, "--store", db.url, "--store-timeout", "600"], stdout: FileHandle.nullDevice,
-        columns: 400, environment: ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" })
-      try await Self.until("some inputs stored") { (try? db.number("SELECT COUNT(*) FROM inputs")) ?? 0 > 0 }
-      let (running, status, stderr, bars) = try await run.interrupt(once: "/3200 ")
-      let stored = try db.number("SELECT COUNT(*) FROM inputs")
+        ["store", "import", first.path, second.path, "--store", db.url, "--store-timeout", "600"],
+        stdout: FileHandle.nullDevice, columns: 400,
+        environment: ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" })
+      // The second file's run begun (reading 8,000 inputs and storing them takes seconds): everything held from now.
+      try await Self.until("the second file's run") { (try? db.number("SELECT COUNT(*) FROM runs")) == 2 }
+      db.proxy.hold()
+      let (running, status, stderr, bars) = try await run.interrupt(once: "/8000 ")
+      let stored = try db.number("SELECT COUNT(*) FROM inputs WHERE run_id = 2")
       #expect(running && status == 130, "\(stderr)")
-      #expect(stored > 0 && stored < 3200 && stored % RecordingRun.queueLimit == 0, "\(stored)")
-      #expect(
-        bars.contains { $0.contains(" \(stored)/3200 ") && $0.hasSuffix("  \(file.lastPathComponent)") }, "\(bars)")
+      #expect(try db.number("SELECT COUNT(*) FROM inputs WHERE run_id = 1") == 3200, "the first file imported whole")
+      #expect(stored < 8000 && stored % RecordingRun.queueLimit == 0, "\(stored)")
+      #expect(bars.contains { $0.contains(" 3200/3200 ") && $0.hasSuffix("  week-1.jsonl") }, "\(bars)")
+      #expect(bars.contains { $0.contains(" \(stored)/8000 ") && $0.hasSuffix("  week-2.jsonl") }, "\(bars)")
       let lines = stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
         .map { $0.replacingOccurrences(of: "\r\u{1B}[2K", with: "") }
-      #expect(lines.contains("ipalinks: interrupted: \(stored) of 3200 inputs finished"), "\(lines)")
+      #expect(lines.contains("ipalinks: interrupted: \(stored) of 8000 inputs finished"), "\(lines)")
       #expect(
         lines.contains {
           $0.hasPrefix("ipalinks: postgres://")
             && $0.hasSuffix(
-              ": the store holds \(stored) of the 3200 inputs of \(file.path) in run 1, left unfinished")
+              ": the store holds \(stored) of the 8000 inputs of \(second.path) in run 2, left unfinished; 1 of the "
+                + "2 files imported before it")
         }, "\(lines)")
       db.proxy.resume()
       await db.stop()

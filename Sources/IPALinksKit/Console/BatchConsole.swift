@@ -20,7 +20,6 @@ public final class BatchConsole: @unchecked Sendable {
   private var done = 0
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
-  private let startedAt = Date()
   /// Redraws the bar while nothing happens, so a quiet spell (a host that stalls) shows the last completions, a
   /// rate that falls and how long the slow input has run, not the screen of its start.
   private var ticker: Ticker?
@@ -37,12 +36,13 @@ public final class BatchConsole: @unchecked Sendable {
     failures = HostFailures(errorsOnly: quiet)
   }
 
-  /// The batch has `total` inputs to inspect: the bar appears, and Ctrl-C now ends with a summary.
+  /// The batch has `total` inputs to inspect, none done yet: the bar appears, and Ctrl-C now ends with a summary.
+  /// Called again for another batch (`store import`'s next file), it counts that one, after ``end()``.
   public func begin(total: Int) {
     locked {
-      self.total = total
+      (self.total, done) = (total, 0)
       if showProgress {
-        bar = BatchProgress(total: total, startedAt: startedAt)
+        bar = BatchProgress(total: total, startedAt: Date())
         startTicking()
       }
     }
