@@ -119,8 +119,9 @@ test: build lint
 	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)|$(MOMENTS)' 2>&1 \
 	  | $(TEST_FILTER)
 	set -o pipefail; $(SWIFT_TEST) --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; for suite in $(MOMENT_SUITES); do $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip-build --filter "$$suite" \
-	  2>&1 | $(TEST_FILTER); done
+	@# A loop's status is its last command's: each suite's failure is kept, or only the last suite's would count.
+	set -o pipefail; failed=0; for suite in $(MOMENT_SUITES); do $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip-build \
+	  --filter "$$suite" 2>&1 | $(TEST_FILTER) || failed=1; done; exit $$failed
 	@# The real-engine suites run on their own: they load both cores, and the fetcher's timeout tests beside them
 	@# would measure the starvation instead of the timeouts.
 	set -o pipefail; $(REQUIRE_ENGINES) $(SWIFT_TEST) --skip-build --filter '$(ENGINE_SUITES)' 2>&1 | $(TEST_FILTER)
@@ -132,9 +133,9 @@ test-asan: setup
 	  --scratch-path .build-asan --skip '$(ENGINE_SUITES)|$(TIMING_SUITES)|$(MOMENTS)' 2>&1 | $(TEST_FILTER)
 	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(SWIFT_TEST) --sanitize=address --scratch-path .build-asan \
 	  --skip-build --filter '$(TIMING_SUITES)' 2>&1 | $(TEST_FILTER)
-	set -o pipefail; for suite in $(MOMENT_SUITES); do $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) \
+	set -o pipefail; failed=0; for suite in $(MOMENT_SUITES); do $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) \
 	  $(SWIFT_TEST) --sanitize=address --scratch-path .build-asan --skip-build --filter "$$suite" 2>&1 \
-	  | $(TEST_FILTER); done
+	  | $(TEST_FILTER) || failed=1; done; exit $$failed
 	@# The navigation corpus is WebKit and Python against a compiled guard: a sanitizer sees nothing of it there.
 	set -o pipefail; $(SANITIZED_ENV) ASAN_OPTIONS=detect_leaks=0 $(REQUIRE_ENGINES) \
 	  $(SWIFT_TEST) --sanitize=address --scratch-path .build-asan --skip-build --filter '$(ENGINE_SUITES)' \
