@@ -39,9 +39,9 @@ extension AuditStore {
       return 2
     }
     var (imported, failed) = (0, 0)
-    // The file being imported: its run, once begun, and how many inputs it has.
-    var current: (run: RunRecorder?, inputs: Int) = (nil, 0)
-    // What Ctrl-C says the store holds: the file under way, its run and inputs, those written, the files done.
+    // The file being imported, its run once begun, its inputs, those written and the files done before it: what a
+    // failure and Ctrl-C (on its own thread, hence the lock) say the store holds.
+    var recorder: RunRecorder?
     let held = NIOLockedValueBox((file: "", run: Int?.none, inputs: 0, written: 0, imported: 0))
     if console != nil {
       InterruptWatch.note { [count = files.count] in
@@ -53,14 +53,13 @@ extension AuditStore {
       }
     }
     for file in files {
-      current = (nil, 0)
+      recorder = nil
       do {
         let reports = try InventoryReader.read(path: file)
-        current.inputs = reports.count
         let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
-        current.run = run
+        recorder = run
         held.withLockedValue { $0 = (file, run.run, reports.count, 0, imported) }
         console?.begin(total: reports.count)
         console?.started(file)
@@ -87,9 +86,10 @@ extension AuditStore {
         // The store stopped taking runs: said once, with what is missing, and nothing more is tried.
         var line =
           failure.description + "; \(files.count - imported) of \(TerminalText.count(files.count, "file")) not imported"
-        if let run = current.run {
+        if let run = recorder {
+          let inputs = held.withLockedValue { $0.inputs }
           line +=
-            ": run \(run.run) holds \(await run.storedInputs) of the \(TerminalText.count(current.inputs, "input")) of "
+            ": run \(run.run) holds \(await run.storedInputs) of the \(TerminalText.count(inputs, "input")) of "
             + "\(TerminalText.escape(file)) and is left unfinished"
         }
         warn(line)
