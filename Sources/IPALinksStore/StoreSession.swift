@@ -39,47 +39,82 @@ extension AuditStore {
       return 2
     }
     var (imported, failed) = (0, 0)
-    // The file being imported, its run once begun, its inputs, those written and the files done before it: what a
-    // failure and Ctrl-C (on its own thread, hence the lock) say the store holds.
+    // The file being imported, its run once begun, its inputs (nil: read from a pipe, not counted ahead), those
+    // written and the files done before it: what a failure and Ctrl-C (on its own thread, hence the lock) say the
+    // store holds.
     var recorder: RunRecorder?
-    let held = NIOLockedValueBox((file: "", run: Int?.none, inputs: 0, written: 0, imported: 0))
+    let held = NIOLockedValueBox((file: "", run: Int?.none, inputs: Int?.none, written: 0, imported: 0))
     if console != nil {
       InterruptWatch.note { [count = files.count] in
         let now = held.withLockedValue { $0 }
         guard let run = now.run else { return nil }
-        return "\(location): the store holds \(now.written) of the \(TerminalText.count(now.inputs, "input")) of "
-          + "\(TerminalText.escape(now.file)) in run \(run), left unfinished"
-          + (count > 1 ? "; \(now.imported) of the \(count) files imported before it" : "")
+        return "\(location): the store holds \(Self.holding(now.written, of: now.inputs, in: now.file)) in run \(run), "
+          + "left unfinished" + (count > 1 ? "; \(now.imported) of the \(count) files imported before it" : "")
       }
     }
+    let workers = ProcessInfo.processInfo.activeProcessorCount
     for file in files {
       recorder = nil
       do {
-        let reports = try InventoryReader.read(path: file)
+        // Read a batch at a time: an inventory of JSON Lines may be larger than memory, and its first batch is read
+        // before a run begins, so a file that is not an inventory leaves none.
+        let stream = try InventoryStream(path: file, workers: workers)
+        guard let batch = try stream.next(RecordingRun.queueLimit) else {
+          throw InventoryReader.Failure(description: "\(file): no inventory found")
+        }
         let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
         recorder = run
-        held.withLockedValue { $0 = (file, run.run, reports.count, 0, imported) }
-        console?.begin(total: reports.count)
-        console?.started(file)
+        held.withLockedValue { $0 = (file, run.run, stream.expected, 0, imported) }
+        if let expected = stream.expected { console?.begin(total: expected) } else { console?.beginUncounted() }
+        console?.started(file == "-" ? "standard input" : file)
         // Prepared on every core, and written as many per transaction as a run that falls behind writes. An
         // inventory does not say what its input files were, and the file at such a path now may be another (a later
         // week's IPA): it is neither read nor taken for the input, whose size and SHA-256 stay unknown.
-        for start in stride(from: 0, to: reports.count, by: RecordingRun.queueLimit) {
-          let chunk = Array(reports[start..<min(reports.count, start + RecordingRun.queueLimit)])
-          try await run.record(
-            AuditStore.concurrentMap(chunk, chunk: 4) {
-              RunRecorder.prepare($0, retrievals: nil, at: time, digests: InputDigests(), file: nil)
-            })
-          let written = held.withLockedValue { held in
-            held.written += chunk.count
-            return held.written
+        let prepare = { @Sendable (batch: InventoryStream.Batch) throws in
+          try AuditStore.concurrentMap(batch.reports, chunk: 4) {
+            RunRecorder.prepare($0, retrievals: nil, at: time, digests: InputDigests(), file: nil)
           }
-          console?.moved(to: written)
+        }
+        // The next batch is read and prepared while this one is written.
+        let reading = Reading(stream)
+        let ahead = {
+          Task { () throws -> (InventoryStream.Batch, [RunRecorder.Prepared])? in
+            try reading.stream.next(RecordingRun.queueLimit).map { ($0, try prepare($0)) }
+          }
+        }
+        var current: (InventoryStream.Batch, [RunRecorder.Prepared])? = (batch, try prepare(batch))
+        var (handled, skipped) = (0, 0)
+        while let (batch, prepared) = current {
+          let next = ahead()
+          do {
+            for line in batch.skipped {
+              skipped += 1
+              guard skipped <= Self.skippedLinesNamed else { continue }
+              if let console { console.problem(line.description) } else { warn(line.description) }
+            }
+            if !prepared.isEmpty { try await run.record(prepared) }
+          } catch {
+            // The stream is let go only once the batch read ahead is done with it.
+            _ = await next.result
+            throw error
+          }
+          held.withLockedValue { $0.written += batch.reports.count }
+          handled += batch.reports.count + batch.skipped.count
+          console?.moved(to: handled)
+          current = try await next.value
         }
         try await run.finish(at: time)
         console?.end()
+        if skipped > 0 {
+          let written = held.withLockedValue { $0.written }
+          warn(
+            "\(TerminalText.escape(file)): \(TerminalText.count(skipped, "line")) skipped"
+              + (skipped > Self.skippedLinesNamed ? " (the first \(Self.skippedLinesNamed) named above)" : "")
+              + "; run \(run.run) holds the other \(TerminalText.count(written, "input"))")
+          failed += 1
+        }
         imported += 1
       } catch let failure as Failure {
         console?.end()
@@ -89,21 +124,42 @@ extension AuditStore {
         if let run = recorder {
           let inputs = held.withLockedValue { $0.inputs }
           line +=
-            ": run \(run.run) holds \(await run.storedInputs) of the \(TerminalText.count(inputs, "input")) of "
-            + "\(TerminalText.escape(file)) and is left unfinished"
+            ": run \(run.run) holds \(Self.holding(await run.storedInputs, of: inputs, in: file)) and is left unfinished"
         }
         warn(line)
         (imported, failed) = (0, failed + 1)
         break
       } catch {
         console?.end()
-        warn("\(error)")
+        // The file could not be read on (its disk failed midway): what its run holds stays, unfinished.
+        var line = "\(error)"
+        if let run = recorder {
+          let now = held.withLockedValue { $0 }
+          line += "; run \(run.run) holds \(Self.holding(now.written, of: now.inputs, in: file)) and is left unfinished"
+        }
+        warn(line)
         failed += 1
       }
     }
     held.withLockedValue { $0.run = nil }
     try? await store.close()
     return imported == 0 ? 2 : failed > 0 ? 1 : 0
+  }
+
+  /// An inventory being read, handed from the task that reads one batch to the next: never read by two at once.
+  private final class Reading: @unchecked Sendable {
+    let stream: InventoryStream
+    init(_ stream: InventoryStream) { self.stream = stream }
+  }
+
+  /// How many of the lines that are not reports one file's import names; the rest are counted.
+  static let skippedLinesNamed = 10
+
+  /// `12 of the 40 inputs of week-47.jsonl`, or `12 inputs of standard input` when the file was not counted ahead.
+  static func holding(_ written: Int, of inputs: Int?, in file: String) -> String {
+    let name = file == "-" ? "standard input" : TerminalText.escape(file)
+    guard let inputs else { return "\(TerminalText.count(written, "input")) of \(name)" }
+    return "\(written) of the \(TerminalText.count(inputs, "input")) of \(name)"
   }
 
   /// When a file was saved: its modification time.

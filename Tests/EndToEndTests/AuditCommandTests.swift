@@ -90,7 +90,8 @@ struct AuditCommandTests {
     private let done = DispatchSemaphore(value: 0)
 
     init(
-      _ arguments: [String], stdout: FileHandle, columns: UInt16 = 0, environment: [String: String]? = nil
+      _ arguments: [String], stdout: FileHandle, columns: UInt16 = 0, environment: [String: String]? = nil,
+      stdin: FileHandle? = nil
     ) throws {
       let (primary, secondary) = try AuditCommandTests().openPTY()
       var size = winsize(ws_row: 24, ws_col: columns, ws_xpixel: 0, ws_ypixel: 0)
@@ -104,6 +105,7 @@ struct AuditCommandTests {
       process.arguments = arguments
       if let environment { process.environment = environment }
       process.standardOutput = stdout
+      if let stdin { process.standardInput = stdin }
       process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
       do { try process.run() } catch {
         close(primary)

@@ -209,6 +209,79 @@ import Testing
     }
   }
 
+  /// An inventory still being written, or damaged in one place, is imported but for the lines that are not reports:
+  /// each is named with its number, the run holds every other input and is finished, and the exit code says the
+  /// import was partial. A file whose first line is no report is no inventory: it leaves no run.
+  @Test func anImportSkipsTheLinesThatAreNotReportsAndNamesThem() async throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    let saved = try CLI.run(
+      [
+        "inspect", CLI.samples.appendingPathComponent("Store.ipa").path,
+        CLI.samples.appendingPathComponent("Fat.ipa").path,
+        "--no-fetch", "--format", "jsonl", "-q",
+      ])
+    let lines = saved.stdout.split(separator: "\n").map(String.init)
+    #expect(saved.status == 0 && lines.count == 2, "\(saved.stderr)")
+    let inventory = stores.folder.appendingPathComponent("week-1.jsonl")
+    // Line 2 is cut off, line 3 is blank, and the last line stops short, as when `inspect` is still writing it.
+    try Data([lines[0], "{\"input\"", "", lines[1], String(lines[0].prefix(40))].joined(separator: "\n").utf8)
+      .write(to: inventory)
+    let notOne = stores.folder.appendingPathComponent("notes.jsonl")
+    try Data("a note\n\(lines[0])\n".utf8).write(to: notOne)
+    let run = try CLI.run(["store", "import", "--store", location, inventory.path, notOne.path])
+    #expect(run.status == 1, "\(run.stderr)")
+    let said = run.stderr.split(separator: "\n").map(String.init)
+    #expect(
+      said == [
+        "ipalinks: \(inventory.path): line 2 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
+        "ipalinks: \(inventory.path): line 5 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
+        "ipalinks: \(inventory.path): 2 lines skipped; run 1 holds the other 2 inputs",
+        "ipalinks: \(notOne.path): line 1 is not an ipalinks inventory: The given data was not valid JSON.",
+      ], "\(run.stderr)")
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM runs") == ["1"], "no run for the file that is no inventory")
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM runs WHERE finished_at IS NOT NULL") == ["1"])
+      #expect(
+        try await store.sqlRows("SELECT f.path FROM inputs i JOIN input_files f ON f.id = i.file ORDER BY f.path")
+          == [CLI.samples.appendingPathComponent("Fat.ipa").path, CLI.samples.appendingPathComponent("Store.ipa").path])
+    }
+  }
+
+  #if os(Linux)
+    /// `inspect … | ipalinks store import -`: what the pipe brought is stored while its writer works on (here, a
+    /// writer that wrote 1,000 inputs and paused), the bar counts it with no total to guess, and Ctrl-C says how many
+    /// inputs of standard input the store holds.
+    @Test func aPipedImportStoresWhatCameAndCtrlCSaysSo() async throws {
+      let stores = try Stores(.sqlite)
+      defer { stores.close() }
+      let location = try stores.make()
+      let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])
+      let lines = saved.stdout.split(separator: "\n")
+      #expect(saved.status == 0 && 1000 % lines.count == 0, "\(saved.stderr)")
+      let pipe = Pipe()
+      let run = try AuditCommandTests.TerminalRun(
+        ["store", "import", "-", "--store", location], stdout: FileHandle.nullDevice, columns: 400,
+        environment: ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" },
+        stdin: pipe.fileHandleForReading)
+      pipe.fileHandleForWriting.write(Data(String(repeating: saved.stdout, count: 1000 / lines.count).utf8))
+      let (running, status, stderr, _) = try await run.interrupt(once: "1000 so far ")
+      try? pipe.fileHandleForWriting.close()
+      #expect(running && status == 130, "\(stderr)")
+      let said = stderr.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\r\u{1B}[2K")
+        .flatMap { $0.split(separator: "\n") }.map(String.init)
+      #expect(said.contains { $0.hasPrefix("1000 so far ") && $0.hasSuffix("/s  standard input") }, "\(said)")
+      #expect(said.contains("ipalinks: interrupted: 1000 inputs finished"), "\(said)")
+      #expect(
+        said.contains("ipalinks: \(location): the store holds 1000 inputs of standard input in run 1, left unfinished"),
+        "\(said)")
+      try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+        #expect(try await store.sqlRows("SELECT COUNT(*) FROM inputs WHERE run_id = 1") == ["1000"])
+      }
+    }
+  #endif
+
   /// A run looks up the digests of its own inputs only, however many other files the store remembers (a folder of
   /// IPAs per week leaves a row per file ever inspected): here 30,001 named paths, more than one statement binds,
   /// among 30,003 rows of this machine and one of another's, give back exactly the 30,000 named ones it has.

@@ -16,7 +16,7 @@ public final class BatchConsole: @unchecked Sendable {
   /// `-v`: every failing host, not the first few of each status.
   private let verbose: Bool
   private var interrupt: InterruptWatch?
-  private var total = 0
+  private var total: Int? = 0
   private var done = 0
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
@@ -38,7 +38,13 @@ public final class BatchConsole: @unchecked Sendable {
 
   /// The batch has `total` inputs to inspect, none done yet: the bar appears, and Ctrl-C now ends with a summary.
   /// Called again for another batch (`store import`'s next file), it counts that one, after ``end()``.
-  public func begin(total: Int) {
+  public func begin(total: Int) { start(total: total) }
+
+  /// A batch whose size only its end tells (an inventory read from a pipe): the bar counts what is done, without a
+  /// total or a time left.
+  public func beginUncounted() { start(total: nil) }
+
+  private func start(total: Int?) {
     locked {
       (self.total, done) = (total, 0)
       if showProgress {
@@ -55,7 +61,10 @@ public final class BatchConsole: @unchecked Sendable {
     interrupt = InterruptWatch { [self] in
       locked {
         removeBar()
-        Terminal.warn("interrupted: \(done) of \(TerminalText.count(total, unit)) finished")
+        Terminal.warn(
+          "interrupted: "
+            + (total.map { "\(done) of \(TerminalText.count($0, unit))" } ?? TerminalText.count(done, unit))
+            + " finished")
         InterruptWatch.notes.forEach(Terminal.warn)
       }
     }

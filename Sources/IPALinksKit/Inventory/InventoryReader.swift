@@ -7,6 +7,9 @@ public enum InventoryReader {
   public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The message to show, naming the file and, for JSON Lines, the line.
     public var description: String
+
+    /// A failure saying `description`.
+    public init(description: String) { self.description = description }
   }
 
   /// Inventories of whole corpora are large, but still bounded: the path may name anything, even an endless pipe.

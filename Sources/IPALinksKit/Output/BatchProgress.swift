@@ -5,8 +5,8 @@ import Foundation
 /// The rate comes from the last completions, not the whole run, so a slow start (the first AASA lookups) does not
 /// make the estimate wrong. The command line writes ``redraw(width:force:now:)`` and ``erase()`` to a terminal.
 public struct BatchProgress: Sendable {
-  /// Inputs in the batch.
-  public let total: Int
+  /// Inputs in the batch; nil when only its end tells (an inventory read from a pipe).
+  public let total: Int?
   /// When the batch began.
   public let startedAt: Date
   /// Inputs finished.
@@ -28,8 +28,9 @@ public struct BatchProgress: Sendable {
   private var drawn = Date.distantPast
   private var shown = false
 
-  /// A batch of `total` inputs that began at `startedAt`, `done` of them finished already (not counted in the rate).
-  public init(total: Int, startedAt: Date, done: Int = 0) {
+  /// A batch of `total` inputs (nil: not known ahead) that began at `startedAt`, `done` of them finished already (not
+  /// counted in the rate).
+  public init(total: Int?, startedAt: Date, done: Int = 0) {
     self.total = total
     self.startedAt = startedAt
     self.done = done
@@ -99,18 +100,23 @@ public struct BatchProgress: Sendable {
 
   /// `[#####.....]  12/40  30%  3.1/s  ETA 0:09  current.ipa`, cut to `width`; `slow.ipa for 0:42` when an input
   /// has run longer than ``slowAfter``, its name cut first so its time stays; `ETA -:--` when nothing has finished
-  /// for that long and three times the usual gap.
+  /// for that long and three times the usual gap. A batch of no known total shows `12 so far 3.1/s` alone.
   public func line(width: Int, now: Date = Date()) -> String {
-    let fraction = total == 0 ? 1 : Double(done) / Double(total)
-    let barWidth = 20
-    let filled = Int((fraction * Double(barWidth)).rounded(.down))
     let rate = rate(now)
-    // Nothing finished for three of the usual gaps, and five seconds at least: a stall, whose end no rate tells.
-    let stalled = recent.last.map { now.timeIntervalSince($0.at) >= max(Self.slowAfter, 3 * gap) } ?? false
-    let eta = rate > 0 && !stalled ? Int((Double(total - done) / rate).rounded()) : nil
-    var text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
-    text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
-    text += " ETA " + (eta.map(Self.clock) ?? "-:--")
+    var text: String
+    if let total {
+      let fraction = total == 0 ? 1 : min(1, Double(done) / Double(total))
+      let barWidth = 20
+      let filled = Int((fraction * Double(barWidth)).rounded(.down))
+      // Nothing finished for three of the usual gaps, and five seconds at least: a stall, whose end no rate tells.
+      let stalled = recent.last.map { now.timeIntervalSince($0.at) >= max(Self.slowAfter, 3 * gap) } ?? false
+      let eta = rate > 0 && !stalled ? Int((Double(max(0, total - done)) / rate).rounded()) : nil
+      text = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "] "
+      text += "\(done)/\(total) \(Int(fraction * 100))% " + String(format: "%.1f/s", rate)
+      text += " ETA " + (eta.map(Self.clock) ?? "-:--")
+    } else {
+      text = "\(done) so far " + String(format: "%.1f/s", rate)
+    }
     var name: String?
     var suffix = ""
     if let labelText {

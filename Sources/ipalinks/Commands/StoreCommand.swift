@@ -79,8 +79,11 @@ struct StoreCommand: AsyncParsableCommand {
         modification time; now for standard input), so the store's history places it where it belongs. The apps \
         keep the AASA results they were saved with, until a later run retrieves the files again.
 
-        Exit codes: 0 imported; 1 some file could not be read (the others are imported); 2 nothing could be \
-        imported, or the store cannot be written; 64 usage error.
+        JSON Lines are read a batch at a time, so an inventory of any size fits in memory; a line that is not a \
+        report (a file cut short as it was written) is named and skipped, and the rest of the file imported.
+
+        Exit codes: 0 imported; 1 some file could not be read, or had lines that are not reports (the rest is \
+        imported); 2 nothing could be imported, or the store cannot be written; 64 usage error.
         """)
 
     @Argument(help: "Saved inventories (.json, .jsonl, or - for standard input).") var files: [String]

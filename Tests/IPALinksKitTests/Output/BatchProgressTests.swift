@@ -72,4 +72,18 @@ struct BatchProgressTests {
     bar.finished("shop.example.com", at: later)
     #expect(bar.line(width: 80, now: later).hasSuffix("  last.example.com for 1:03"))
   }
+
+  /// A batch whose size only its end tells (an inventory read from a pipe) shows what is done and the rate, with no
+  /// bar, share or time left to guess; and a count past a total counted ahead (a file that grew) stays at 100%.
+  @Test func aBatchOfNoKnownTotalCountsWhatIsDone() {
+    var bar = BatchProgress(total: nil, startedAt: Self.start)
+    bar.started("standard input")
+    for step in 1...6 { bar.advance(to: step * 128, at: Self.start.addingTimeInterval(Double(step))) }
+    #expect(bar.line(width: 80, now: Self.start.addingTimeInterval(6)) == "768 so far 128.0/s  standard input")
+    var grown = BatchProgress(total: 100, startedAt: Self.start)
+    grown.advance(to: 128, at: Self.start.addingTimeInterval(1))
+    #expect(
+      grown.line(width: 80, now: Self.start.addingTimeInterval(1))
+        == "[####################] 128/100 100% 128.0/s ETA 0:00")
+  }
 }
