@@ -92,8 +92,10 @@ public final class InventoryStream {
     // One document: the rest of it, as much as an inventory may have.
     while !ended && buffer.count <= InventoryReader.maximumBytes { try fill() }
     guard buffer.count <= InventoryReader.maximumBytes else {
+      // Only a first line that is not a report, or one JSON value, comes here: JSON Lines have no such limit.
       throw InventoryReader.Failure(
-        description: "\(path): larger than the \(InventoryReader.maximumBytes >> 20) MiB an inventory may have")
+        description: "\(path): larger than the \(InventoryReader.maximumBytes >> 20) MiB a JSON document may have; "
+          + "JSON Lines (`inspect --format jsonl`) may be of any size")
     }
     let reports = try InventoryReader.read(Data(buffer), name: path, workers: self.workers)
     (whole, expected, buffer) = (reports, reports.count, [])
