@@ -2,7 +2,7 @@
 """Compare builds on `store import` of one saved inventory, rounds interleaved: wall time, CPU and peak memory.
 
 Usage: scripts/bench-import.py [--runs 3] [--count 10000] [--seed 1] [--copies 1] [--backend sqlite|postgres]
-                               [--out bench-out/store] NAME=BINARY ...
+                               [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
 
 The inventory is bench-store.py's ingest of its generated corpus (made when missing), written once as JSON Lines
 by the first build's `inspect`, then repeated --copies times (each copy the same apps again). Each round imports
@@ -22,25 +22,23 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-_spec = importlib.util.spec_from_file_location("bench_store", os.path.join(HERE, "bench-store.py"))
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
 
 
-def build(text):
-    """NAME=BINARY as (name, binary)."""
-    name, sep, binary = text.partition("=")
-    if not sep or not name or not binary:
-        raise argparse.ArgumentTypeError("a build is NAME=BINARY: %r" % text)
-    binary = os.path.abspath(binary)
-    if not os.access(binary, os.X_OK):
-        raise argparse.ArgumentTypeError("no executable at %s" % binary)
-    return name, binary
+def load(name, file):
+    """A script of this folder as a module: bench-store.py's helpers, bench-ingest-pairs.py's NAME=BINARY."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, file))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load("bench_store", "bench-store.py")
+build = load("bench_ingest_pairs", "bench-ingest-pairs.py").build
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("builds", nargs="+", type=build, metavar="NAME=BINARY")
+    ap.add_argument("builds", nargs="+", type=build, metavar="NAME=BINARY[,VAR=VALUE...]")
     ap.add_argument("--runs", type=int, default=3, help="rounds (default 3)")
     ap.add_argument("--count", type=int, default=10000, help="apps in the corpus")
     ap.add_argument("--seed", default="1", help="corpus seed")
@@ -49,7 +47,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
                     help="where the corpus, the inventory and SQLite's stores go")
     args = ap.parse_args()
-    names = [name for name, _ in args.builds]
+    names = [name for name, _, _ in args.builds]
     if args.runs < 1 or args.count < 1 or args.copies < 1:
         ap.error("--runs, --count and --copies must be at least 1")
     if len(set(names)) != len(names):
@@ -76,22 +74,22 @@ def main():
                                 break
                             whole.write(block)
             os.replace(inventory + ".part", inventory)
-    bench.log("%s: %s, %d copies of %d apps" % (inventory, bench.mib(os.path.getsize(inventory)), args.copies,
-                                                 args.count))
+    bench.log("%s: %.0f MiB, %d copies of %d apps" % (inventory, bench.mib(os.path.getsize(inventory)),
+                                                      args.copies, args.count))
     server = bench.PostgresServer().start() if args.backend == "postgres" else None
     runs = collections.OrderedDict((name, []) for name in names)
     refused = {}
     try:
         with tempfile.TemporaryDirectory(dir=out) as work:
             for r in range(args.runs):
-                for name, binary in args.builds:
+                for name, binary, env in args.builds:
                     if name in refused:
                         continue
                     store = bench.Store(args.backend, work, "import_%d_%s" % (r, name), server)
                     cpu = []
                     try:
                         wall, peak, _, _ = bench.run([binary, "store", "import", inventory, "--store",
-                                                      store.location], cpu=cpu)
+                                                      store.location], cpu=cpu, env=dict(os.environ, **env))
                     except bench.Failed as failure:
                         refused[name] = failure.stderr.strip().splitlines()[-1:] or [str(failure)]
                         bench.log("[round %d/%d] %-10s refused it: %s" % (r + 1, args.runs, name, refused[name][0]))
@@ -121,7 +119,7 @@ def main():
         ratios = ("", "") if name == first or first not in median else (
             "%.3f" % (median[first][0] / wall), "%.2f" % (median[first][2] / peak))
         print("%-10s %9.2f %9.2f %11.1f %12s %12s" % (name, wall, cpu, peak, ratios[0], ratios[1]))
-    print("medians of %d interleaved rounds, %s into %s; first/this: %s's wall (memory) over this build's"
+    print("medians of %d interleaved rounds, %.0f MiB into %s; first/this: %s's wall (memory) over this build's"
           % (args.runs, bench.mib(os.path.getsize(inventory)), args.backend, first))
 
 
