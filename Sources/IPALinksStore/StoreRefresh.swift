@@ -482,13 +482,14 @@ extension StoreText {
 extension AuditStore {
   /// `refresh`: the store at `location` refreshed with `fetcher` (see ``refresh(with:label:arguments:progress:)``)
   /// and its text in `format`, with the exit code: 0 nothing changed; 1 a host changed; 2 the store cannot be read
-  /// or written, holds no app, or no host gave a definite answer (told to `warn`).
+  /// or written, holds no app, or no host gave a definite answer (told to `warn`). A bar shows the hosts on a
+  /// terminal unless `progress` is false.
   public static func refresh(
     _ location: StoreLocation, with fetcher: AASAFetcher, label: String?, arguments: [String],
-    watching: [String] = [], format: OutputFormat, style: TextStyle, warn: (String) -> Void
+    watching: [String] = [], format: OutputFormat, style: TextStyle, progress: Bool = true, warn: (String) -> Void
   ) async -> (text: String?, status: Int32) {
     // A progress bar on a terminal, as batches have: 10,000 hosts take a while even 64 at a time.
-    let console = BatchConsole(progress: true, quiet: false, unit: "host")
+    let console = BatchConsole(progress: progress, quiet: false, unit: "host")
     // A refresh that adds hosts to watch may start a store; one that only refreshes needs one.
     let refresh = await reading(location, creating: !watching.isEmpty, warn: warn) { store in
       try await store.refresh(

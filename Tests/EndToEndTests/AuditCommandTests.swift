@@ -184,6 +184,27 @@ struct AuditCommandTests {
       #expect(!stdout.contains("\r"))
     }
 
+    /// Every command that draws a bar takes `--no-progress` and `-q` to leave it out, the same two words: here the
+    /// two that used to draw one regardless, `store import` and `refresh`, each with a bar first to show there is one.
+    @Test func everyCommandWithABarTakesNoProgressAndQuiet() throws {
+      let folder = try scratch()
+      let store = folder.appendingPathComponent("store.db").path
+      let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl", "-q"])
+      let inventory = folder.appendingPathComponent("week-1.jsonl")
+      try Data(saved.stdout.utf8).write(to: inventory)
+      let commands = [
+        ["store", "import", inventory.path, "--store", store],
+        ["refresh", "--store", store, "--aasa-dir", Self.aasa, "--no-cache"],
+      ]
+      for command in commands {
+        for flags in [[], ["--no-progress"], ["-q"]] {
+          let (status, stderr) = try runWithTerminalStderr(command + flags, stdout: FileHandle.nullDevice, columns: 200)
+          #expect(status == 0 || command[0] == "refresh" && status == 1, "\(command + flags): \(stderr)")
+          #expect(stderr.contains("\r\u{1B}[2K") == flags.isEmpty, "\(command + flags): \(stderr.debugDescription)")
+        }
+      }
+    }
+
     /// On a terminal 60 columns wide (its own size, no `COLUMNS`), the batch summary wraps between words with
     /// indented continuations; piped, the same summary stays one line for the scripts that read one per line.
     @Test func problemLinesFitAnErrorTerminalAndStayWholeWhenPiped() throws {

@@ -32,6 +32,7 @@ struct RefreshCommand: StatusCommand {
   var host: [String] = []
   @Option(help: ArgumentHelp("A file of hosts for --host, one per line (# starts a comment).", valueName: "file"))
   var hosts: [String] = []
+  @OptionGroup var progress: ProgressOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
   func validate() throws { _ = try store.required() }
@@ -41,7 +42,7 @@ struct RefreshCommand: StatusCommand {
     let (text, status) = await AuditStore.refresh(
       try store.required(), with: try fetch.makeFetcher(), label: runLabel,
       arguments: StoreLocation.maskedCommandLine, watching: watching, format: format, style: Terminal.style,
-      warn: Terminal.warn)
+      progress: !progress.noProgress && !progress.quiet, warn: Terminal.warn)
     text.map(Terminal.write)
     return status
   }

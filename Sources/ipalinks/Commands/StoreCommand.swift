@@ -90,6 +90,7 @@ struct StoreCommand: AsyncParsableCommand {
     @Option(name: .customLong("run-label"), help: ArgumentHelp("The runs' label.", valueName: "label"))
     var runLabel: String?
     @OptionGroup var store: StoreOptions
+    @OptionGroup var progress: ProgressOptions
 
     func validate() throws { _ = try store.required() }
 
@@ -97,7 +98,7 @@ struct StoreCommand: AsyncParsableCommand {
       // A bar on a terminal, and Ctrl-C saying what the store holds, as every batch has.
       await AuditStore.importInventories(
         files, into: try store.required(), label: runLabel, arguments: StoreLocation.maskedCommandLine,
-        console: BatchConsole(progress: true, quiet: false), warn: Terminal.warn
+        console: BatchConsole(progress: !progress.noProgress, quiet: progress.quiet), warn: Terminal.warn
       )
     }
   }

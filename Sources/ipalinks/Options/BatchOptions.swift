@@ -17,11 +17,9 @@ struct BatchOptions: ParsableArguments {
   var requestedJobs: Int?
   var jobs: Int { requestedJobs ?? ProcessInfo.processInfo.activeProcessorCount }
 
-  @Flag(name: .customLong("no-progress"), help: "No progress bar, even when stderr is a terminal.")
-  var noProgress = false
-
-  @Flag(name: .shortAndLong, help: "Print only errors on stderr: no progress bar, no summary, no notes.")
-  var quiet = false
+  @OptionGroup var progress: ProgressOptions
+  var noProgress: Bool { progress.noProgress }
+  var quiet: Bool { progress.quiet }
 
   @Flag(name: .shortAndLong, help: "List every AASA host that failed, not the first five of each status.")
   var verbose = false
