@@ -229,13 +229,19 @@ public final class InventoryStream {
       guard read >= 0 else { return nil }
       guard read > 0 else { break }
       offset += read
-      for byte in UnsafeRawBufferPointer(rebasing: block[..<read]) {
-        if byte == UInt8(ascii: "\n") {
-          if content { count += 1 }
-          content = false
-        } else if !content && !Self.whitespace(byte) {
-          content = true
+      // Past a line's first byte that is not blank, memchr finds its end: the bytes between are never looked at.
+      let bytes = UnsafeRawBufferPointer(rebasing: block[..<read])
+      var at = 0
+      while at < read {
+        if !content {
+          let byte = bytes[at]
+          at += 1
+          if !Self.whitespace(byte) { content = true }
+          continue
         }
+        guard let end = memchr(bytes.baseAddress! + at, 0x0A, read - at) else { break }
+        at = bytes.baseAddress!.distance(to: UnsafeRawPointer(end)) + 1
+        (count, content) = (count + 1, false)
       }
     }
     return count + (content ? 1 : 0)
