@@ -55,6 +55,8 @@ extension AuditStore {
     let workers = ProcessInfo.processInfo.activeProcessorCount
     for file in files {
       recorder = nil
+      // The inputs of the transaction under way: what a commit lost with its answer may have stored.
+      var writing = 0
       do {
         // Read a batch at a time: an inventory of JSON Lines may be larger than memory, and its first batch is read
         // before a run begins, so a file that is not an inventory leaves none.
@@ -94,7 +96,9 @@ extension AuditStore {
               guard skipped <= Self.skippedLinesNamed else { continue }
               if let console { console.problem(line.description) } else { warn(line.description) }
             }
+            writing = prepared.count
             if !prepared.isEmpty { try await run.record(prepared) }
+            writing = 0
           } catch {
             // The stream is let go only once the batch read ahead is done with it.
             _ = await next.result
@@ -122,9 +126,11 @@ extension AuditStore {
         var line =
           failure.description + "; \(files.count - imported) of \(TerminalText.count(files.count, "file")) not imported"
         if let run = recorder {
-          let inputs = held.withLockedValue { $0.inputs }
-          line +=
-            ": run \(run.run) holds \(Self.holding(await run.storedInputs, of: inputs, in: file)) and is left unfinished"
+          let (inputs, stored) = (held.withLockedValue { $0.inputs }, await run.storedInputs)
+          line += ": run \(run.run) holds \(Self.holding(stored, of: inputs, in: file)) and is left unfinished"
+          if failure.commitUnknown && writing > 0 {
+            line += " (or \(stored + writing), if the transaction of \(writing) lost as it committed went through)"
+          }
         }
         warn(line)
         (imported, failed) = (0, failed + 1)

@@ -236,6 +236,49 @@ import Testing
     await db.stop()
   }
 
+  /// `store import` through the same trouble as `inspect`: a server that comes back costs it nothing (every input
+  /// stored once, the run finished); one that does not ends it within the timeout, with one line that says what
+  /// the run holds, which is what the server holds.
+  @Test(.enabled(if: PostgreSQL.available), arguments: Trouble.allCases)
+  func importThroughTrouble(_ trouble: Trouble) async throws {
+    let db = try await Server.start()
+    let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])
+    let lines = saved.stdout.split(separator: "\n").count
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-import-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let inventory = folder.appendingPathComponent("week-1.jsonl")
+    let count = lines * 400
+    try Data(String(repeating: saved.stdout, count: 400).utf8).write(to: inventory)
+    // As for inspect: every byte held once the import has sent 64 KiB, so the trouble comes mid-run.
+    db.proxy.hold(afterSending: 64 << 10)
+    let run = try CLI.start([
+      "store", "import", inventory.path, "--store", db.url, "--store-timeout", "\(trouble.timeout)",
+    ])
+    try await Self.until("the import's run") { (try? db.number("SELECT COUNT(*) FROM runs")) == 1 }
+    let (result, took) = try await db.inflict(trouble, on: run)
+    print("store import through \(trouble.testDescription): exit \(result.status) after \(took); \(result.stderr)")
+    let stored = try db.number("SELECT COUNT(*) FROM inputs")
+    let finished = try db.number("SELECT COUNT(*) FROM runs WHERE finished_at IS NOT NULL")
+    if trouble.recovers {
+      #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+      #expect(stored == count && finished == 1, "\(stored) inputs, \(finished) finished")
+    } else {
+      #expect(result.status == 2, "\(result.stderr)")
+      let said = result.stderr.split(separator: "\n").map(String.init)
+      let line = try #require(said.first, "\(result.stderr)")
+      #expect(said.count == 1 && line.contains(trouble.said), "\(said)")
+      let pattern =
+        #/; 1 of 1 file not imported: run 1 holds (\d+) of the (\d+) inputs of (.+) and is left unfinished(?: \(or (\d+), if the transaction of (\d+) lost as it committed went through\))?$/#
+      let match = try #require(line.firstMatch(of: pattern), "\(line)")
+      #expect(Int(match.2) == count && String(match.3) == inventory.path, "\(line)")
+      #expect(stored == Int(match.1) || stored == match.4.flatMap { Int($0) }, "the server holds \(stored): \(line)")
+      #expect(stored < count && finished == 0)
+    }
+    #expect(took < trouble.bound, "ended \(took) after the trouble")
+    await db.stop()
+  }
+
   /// A restart while a writer has nothing to send (`inspect` waiting on a slow AASA host after its first input was
   /// stored; `refresh` after the others' answers were recorded) costs it nothing: its next transaction finds the
   /// connection closed and makes it again at once, the run is stored whole, and it ends as soon as the slow host has
