@@ -112,7 +112,7 @@ public final class InventoryStream {
     buffer.removeSubrange(0..<start)
     (scanned, start) = (scanned - start, 0)
     var lines: [(number: Int, range: Range<Int>)] = []
-    var skipped: [InventoryReader.Failure] = []
+    var skipped: [(number: Int, failure: InventoryReader.Failure)] = []
     while lines.count + skipped.count < count {
       if !(lines.isEmpty && skipped.isEmpty) && !worthWaiting() { break }
       if let newline = try nextNewline(skipping: &skipped) {
@@ -142,19 +142,23 @@ public final class InventoryStream {
               + InventoryReader.describe(error)))
       }
     }
-    var batch = Batch(reports: [], skipped: skipped)
-    for result in decoded {
+    var batch = Batch(reports: [], skipped: [])
+    for (k, result) in decoded.enumerated() {
       switch result {
       case .success(let report): batch.reports.append(report)
-      case .failure(let failure): batch.skipped.append(failure)
+      case .failure(let failure): skipped.append((found[k].number, failure))
       }
     }
+    // In file order, whichever way each was found.
+    batch.skipped = skipped.sorted { $0.number < $1.number }.map(\.failure)
     return batch
   }
 
   /// The index of the next newline from `start`, reading more as needed; nil at the end of the file. A line longer
   /// than `lineLimit` is dropped as it is read, and said in `skipped`.
-  private func nextNewline(skipping skipped: inout [InventoryReader.Failure]) throws(InventoryReader.Failure) -> Int? {
+  private func nextNewline(
+    skipping skipped: inout [(number: Int, failure: InventoryReader.Failure)]
+  ) throws(InventoryReader.Failure) -> Int? {
     while true {
       if let found = try nextNewline() { return found }
       if ended { return nil }
@@ -162,9 +166,11 @@ public final class InventoryStream {
       guard buffer.count - start > lineLimit else { continue }
       line += 1
       skipped.append(
-        InventoryReader.Failure(
-          description:
-            "\(name): line \(line) is larger than the \(lineLimit >> 20) MiB a report may have, skipped"))
+        (
+          line,
+          InventoryReader.Failure(
+            description: "\(name): line \(line) is larger than the \(lineLimit >> 20) MiB a report may have, skipped")
+        ))
       // The batch's earlier lines, before `start`, stay where they are.
       buffer.removeSubrange(start...)
       scanned = start

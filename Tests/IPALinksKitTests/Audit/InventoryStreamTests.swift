@@ -80,15 +80,17 @@ import Testing
   @Test func aLineLongerThanTheLimitIsDroppedAsItIsRead() throws {
     let scratch = try Scratch()
     let long = String(repeating: "y", count: 12 << 20)
-    let text = [Self.line(1), long, Self.line(3), long].joined(separator: "\n")
+    let text = [Self.line(1), long, "{", Self.line(4), long].joined(separator: "\n")
     let path = try scratch.file("long.jsonl", Data(text.utf8))
     let stream = try InventoryStream(path: path, workers: 2, lineLimit: 1 << 20)
     let read = try Self.drain(stream, batch: 128)
-    #expect(read.inputs == ["app1.ipa", "app3.ipa"])
+    #expect(read.inputs == ["app1.ipa", "app4.ipa"])
+    // In file order, though the long line was dropped as it was read and the bad one found once decoded.
     #expect(
       read.skipped == [
         "\(path): line 2 is larger than the 1 MiB a report may have, skipped",
-        "\(path): line 4 is larger than the 1 MiB a report may have, skipped",
+        "\(path): line 3 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
+        "\(path): line 5 is larger than the 1 MiB a report may have, skipped",
       ])
     #expect(read.held <= 2 * ((1 << 20) + 2 * InventoryStream.chunk), "held \(read.held) bytes, not a 12 MiB line")
   }
