@@ -60,16 +60,17 @@ extension AuditStore {
       do {
         // Read a batch at a time: an inventory of JSON Lines may be larger than memory, and its first batch is read
         // before a run begins, so a file that is not an inventory leaves none.
-        let stream = try InventoryStream(path: file, workers: workers)
-        guard let batch = try stream.next(RecordingRun.queueLimit) else {
+        let reading = try await Reading.open(file, workers: workers)
+        guard let batch = try await reading.next({ try $0.next(RecordingRun.queueLimit) }) else {
           throw InventoryReader.Failure(description: "\(file): no inventory found")
         }
         let time = file == "-" ? AuditStore.now : savedAt(file)
         let run = try await RunRecorder.begin(
           store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
         recorder = run
-        held.withLockedValue { $0 = (file, run.run, stream.expected, 0, imported) }
-        if let expected = stream.expected { console?.begin(total: expected) } else { console?.beginUncounted() }
+        let expected = reading.expected
+        held.withLockedValue { $0 = (file, run.run, expected, 0, imported) }
+        if let expected { console?.begin(total: expected) } else { console?.beginUncounted() }
         console?.started(file == "-" ? "standard input" : file)
         // Prepared on every core, and written as many per transaction as a run that falls behind writes. An
         // inventory does not say what its input files were, and the file at such a path now may be another (a later
@@ -80,10 +81,11 @@ extension AuditStore {
           }
         }
         // The next batch is read and prepared while this one is written.
-        let reading = Reading(stream)
         let ahead = {
-          Task { () throws -> (InventoryStream.Batch, [RunRecorder.Prepared])? in
-            try reading.stream.next(RecordingRun.queueLimit).map { ($0, try prepare($0)) }
+          Task {
+            try await reading.next { stream in
+              try stream.next(RecordingRun.queueLimit).map { ($0, try prepare($0)) }
+            }
           }
         }
         var current: (InventoryStream.Batch, [RunRecorder.Prepared])? = (batch, try prepare(batch))
@@ -152,10 +154,34 @@ extension AuditStore {
     return imported == 0 ? 2 : failed > 0 ? 1 : 0
   }
 
-  /// An inventory being read, handed from the task that reads one batch to the next: never read by two at once.
+  /// An inventory being read, on a thread of its own: a read waits on the file, and a pipe's on its writer (an
+  /// `inspect` between two inputs), which must not hold one of Swift concurrency's few threads. One read at a time.
   private final class Reading: @unchecked Sendable {
-    let stream: InventoryStream
-    init(_ stream: InventoryStream) { self.stream = stream }
+    private let stream: InventoryStream
+    private let queue: DispatchQueue
+    /// The file's reports counted ahead (``InventoryStream/expected``); nil from a pipe.
+    let expected: Int?
+
+    private init(_ stream: InventoryStream, queue: DispatchQueue) {
+      (self.stream, self.queue, expected) = (stream, queue, stream.expected)
+    }
+
+    /// `path` opened, and its first line read, on the reading thread.
+    static func open(_ path: String, workers: Int) async throws -> Reading {
+      let queue = DispatchQueue(label: "ipalinks.store-import.read")
+      return try await withCheckedThrowingContinuation { done in
+        queue.async {
+          done.resume(with: Result { Reading(try InventoryStream(path: path, workers: workers), queue: queue) })
+        }
+      }
+    }
+
+    /// `body` of the stream, on the reading thread, after every read asked for before it.
+    func next<T: Sendable>(_ body: @escaping @Sendable (InventoryStream) throws -> T) async throws -> T {
+      try await withCheckedThrowingContinuation { done in
+        queue.async { done.resume(with: Result { try body(self.stream) }) }
+      }
+    }
   }
 
   /// How many of the lines that are not reports one file's import names; the rest are counted.
