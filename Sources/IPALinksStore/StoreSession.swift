@@ -448,11 +448,12 @@ public final class RecordingRun: Sendable {
   }
 
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
-  /// whether it was.
-  public func finish() async -> Bool {
+  /// whether it was. A wait still to come (one input's: a large IPA read for its SHA-256, a slow server) is shown
+  /// by `console`, as after a batch (``settle(showing:)``).
+  public func finish(showing console: BatchConsole? = nil) async -> Bool {
     // A store that could not be opened was told as the run began: its line says nothing is stored.
     guard let recorder else { return false }
-    await settle()
+    await settle(showing: console)
     var stored = self.stored
     if stored {
       do { try await recorder.finish() } catch {

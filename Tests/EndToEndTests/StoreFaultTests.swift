@@ -407,6 +407,36 @@ import Testing
     /// `store import` on a terminal draws a bar of each file's inputs as they are stored, and Ctrl-C (here while a
     /// partition holds the second file's transactions) says, as `inspect` does, how many of that file's inputs
     /// finished and what the store holds.
+    /// One input whose store is slow to take it (here a server that stops answering as the input's rows are sent;
+    /// as well a large IPA read for its SHA-256 from a slow disk) has its report printed, then a bar while the store
+    /// works, and Ctrl-C says what the store holds, as after a batch, rather than a silence until the timeout.
+    @Test(.enabled(if: PostgreSQL.available)) func oneInputWaitingOnTheStoreShowsABarAndCtrlCSaysWhatIsHeld()
+      async throws
+    {
+      let db = try await Server.start()
+      // The store made first, so that nothing but the input's own rows names their table.
+      #expect(try CLI.run(["inspect", CLI.sample("Fat.ipa"), "--no-fetch", "--store", db.url, "-q"]).status == 0)
+      db.proxy.hold(whenClientSends: "\"input_files\"")
+      let run = try AuditCommandTests.TerminalRun(
+        ["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", db.url, "--store-timeout", "600"],
+        stdout: FileHandle.nullDevice, columns: 400,
+        environment: ProcessInfo.processInfo.environment.filter { $0.key != "COLUMNS" })
+      let (running, status, stderr, bars) = try await run.interrupt(once: "storing (0 written)")
+      #expect(running && status == 130, "\(stderr)")
+      #expect(bars.contains { $0.contains(" 0/1 0% ") && $0.hasSuffix("  storing (0 written)") }, "\(bars)")
+      let lines = stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+        .map { $0.replacingOccurrences(of: "\r\u{1B}[2K", with: "") }
+      #expect(lines.contains("ipalinks: interrupted: 1 of 1 input finished"), "\(lines)")
+      #expect(
+        lines.contains {
+          $0.hasPrefix("ipalinks: postgres://")
+            && $0.hasSuffix(": the store holds 0 of the 1 input finished, in run 2, left unfinished; 1 not stored")
+        }, "\(lines)")
+      #expect(try db.number("SELECT COUNT(*) FROM inputs WHERE run_id = 2") == 0)
+      db.proxy.resume()
+      await db.stop()
+    }
+
     @Test(.enabled(if: PostgreSQL.available)) func anImportShowsItsProgressAndCtrlCSaysWhatIsHeld() async throws {
       let db = try await Server.start()
       let saved = try CLI.run(["inspect", CLI.samples.path, "--no-fetch", "--format", "jsonl"])

@@ -22,6 +22,8 @@ public final class TCPTestProxy: Sendable {
     var waiting: [(to: any Channel, bytes: ByteBuffer)] = []
     /// While set, what a client sends that closes its link instead of going through (``sever(whenClientSends:)``).
     var severing: [UInt8]?
+    /// While set, what a client sends that makes the proxy hold, that read first (``hold(whenClientSends:)``).
+    var holding: [UInt8]?
     /// How many links were closed so.
     var severed = 0
   }
@@ -70,6 +72,10 @@ public final class TCPTestProxy: Sendable {
   /// it: a fault at one statement of a client's work, whatever else it sends before.
   public func sever(whenClientSends text: String) { state.withLockedValue { $0.severing = Array(text.utf8) } }
 
+  /// The next time a client sends `text` (within one read), the proxy holds (``hold()``), that read with the rest: a
+  /// partition that comes at one statement of a client's work, whatever it sent before.
+  public func hold(whenClientSends text: String) { state.withLockedValue { $0.holding = Array(text.utf8) } }
+
   /// How many links ``sever(whenClientSends:)`` closed.
   public var severed: Int { state.withLockedValue { $0.severed } }
 
@@ -114,6 +120,9 @@ public final class TCPTestProxy: Sendable {
         return
       }
       state.withLockedValue { state in
+        if !state.held, upstream, let pattern = state.holding, bytes.readableBytesView.firstRange(of: pattern) != nil {
+          (state.held, state.holding) = (true, nil)
+        }
         if !state.held, upstream, let budget = state.budget {
           guard bytes.readableBytes > budget else {
             state.budget = budget - bytes.readableBytes

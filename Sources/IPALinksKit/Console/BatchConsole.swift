@@ -80,6 +80,8 @@ public final class BatchConsole: @unchecked Sendable {
   /// ends it.
   public func waiting(for what: String, done count: Int, total: Int) {
     let arm = locked { () -> Bool in
+      // A wait with no batch before it (one input's, stored after its report): what it waits for was all done.
+      if self.total == 0 && done == 0 { (self.total, done) = (total, total) }
       if showProgress {
         if bar == nil {
           bar = BatchProgress(total: total, startedAt: Date(), done: count)

@@ -77,7 +77,7 @@ struct Inspect: StatusCommand {
       shard != nil || format == .jsonl || BatchInputs.isBatch(inputs)
       ? try await runBatch(recorder) : try await runSingle(inputs[0], recorder)
     guard let recorder else { return status }
-    return await recorder.finish() ? status : 3
+    return await recorder.finish(showing: batch.console) ? status : 3
   }
 
   /// The run in the store, when one is given.
