@@ -82,18 +82,20 @@ public final class BatchConsole: @unchecked Sendable {
     let arm = locked { () -> Bool in
       // A wait with no batch before it (one input's, stored after its report): what it waits for was all done.
       if self.total == 0 && done == 0 { (self.total, done) = (total, total) }
-      if showProgress {
-        if bar == nil {
-          bar = BatchProgress(total: total, startedAt: Date(), done: count)
-          startTicking()
-        }
-        bar?.label(what)
-        bar?.advance(to: count)
-        drawBar()
-      }
       return interrupt == nil
     }
+    // Ctrl-C is watched before the bar is drawn: a user who presses it as the bar appears gets the summary.
     if arm { watchInterrupts() }
+    locked {
+      guard showProgress else { return }
+      if bar == nil {
+        bar = BatchProgress(total: total, startedAt: Date(), done: count)
+        startTicking()
+      }
+      bar?.label(what)
+      bar?.advance(to: count)
+      drawBar()
+    }
   }
 
   /// What ``waiting(for:done:total:)`` waited for is over: its bar goes, and Ctrl-C gets its default meaning back.
