@@ -119,7 +119,9 @@ public final class AuditStore: @unchecked Sendable {
     let sql = connection.sql()
     do {
       // Writers on one machine wait for each other rather than fail, as long as a server's answer is waited for.
-      _ = try await sql.raw("PRAGMA busy_timeout = \(unsafeRaw: String(timeout.components.seconds * 1000))").all()
+      // In milliseconds, rounded up: `--store-timeout 0.5` waits half a second, not none.
+      let waiting = Int((timeout / .milliseconds(1)).rounded(.up))
+      _ = try await sql.raw("PRAGMA busy_timeout = \(unsafeRaw: String(waiting))").all()
       // In WAL mode NORMAL syncs at checkpoints, not at every input's commit: a power cut may lose the last inputs,
       // never the store's consistency.
       _ = try await sql.raw("PRAGMA synchronous = NORMAL").all()
@@ -130,6 +132,23 @@ public final class AuditStore: @unchecked Sendable {
     return AuditStore(
       location: location, sql: sql, dialect: .sqlite, threads: threads, file: identity(path),
       close: { try await connection.close() })
+  }
+
+  /// Runs `body` again while SQLite answers "database is locked" at once, up to the store's ``timeout``.
+  ///
+  /// The busy timeout covers a lock taken from nothing, not one raised from reading to writing: SQLite answers that
+  /// at once, as waiting could deadlock. Switching a new store to WAL does just that, so writers opening a new store
+  /// together (four shards started at once) saw one of them fail (1 in 40 such starts here).
+  func retryingWhileBusy(_ body: () async throws -> Void) async throws {
+    let deadline = ContinuousClock.now + Self.timeout
+    while true {
+      do {
+        return try await body()
+      } catch let error as SQLiteError where error.reason == .busy && ContinuousClock.now < deadline {
+        // A pause of a few milliseconds, not the same in each process, so that they do not meet again.
+        try await Task.sleep(for: .milliseconds(Int.random(in: 2...20)))
+      }
+    }
   }
 
   private static func openPostgres(

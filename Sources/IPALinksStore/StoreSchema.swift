@@ -43,7 +43,7 @@ enum StoreSchema {
     if store.dialect == .sqlite {
       // Readers never wait for writers, and writers on one machine take turns (set here, after the version check,
       // as it changes the file).
-      _ = try await sql.raw("PRAGMA journal_mode = WAL").all()
+      try await store.retryingWhileBusy { _ = try await sql.raw("PRAGMA journal_mode = WAL").all() }
     }
     guard found < target else { return }
     // One transaction: a migration that fails leaves the store at the schema it had, which the message says.

@@ -492,6 +492,71 @@ import Testing
     try await opened.close()
   }
 
+  /// A SQLite store switched to WAL while another process holds its write lock: SQLite refuses the switch at once
+  /// rather than wait (it would raise the switch's read lock to a write lock, which its busy timeout does not cover,
+  /// as waiting could deadlock), so four shards opening a new store together saw one fail with "database is locked"
+  /// (in CI; here 1 in 40 such starts). The open now tries again until the lock is let go, and migrates the store.
+  @Test func aStoreSwitchedToWALWhileAnotherWritesWaitsForTheWriter() async throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let path = try stores.make()
+    let location = try StoreLocation(path)
+    // A store one schema behind, in the rollback journal a store had before it was first opened.
+    let journal = try await StoreMigrationTests.using(
+      try await AuditStore.open(location, creating: true, schema: StoreSchema.version - 1)
+    ) { try await $0.sqlRows("PRAGMA journal_mode = DELETE") }
+    #expect(journal == ["delete"])
+    let writer = try await AuditStore.open(location, creating: false, schema: StoreSchema.version - 1)
+    let opening: Task<AuditStore, any Error>
+    do {
+      try await writer.sqlRows("BEGIN IMMEDIATE")
+      opening = Task { try await AuditStore.open(location, creating: false) }
+      try await Task.sleep(for: .milliseconds(300))
+      try await writer.sqlRows("COMMIT")
+      try await writer.close()
+    } catch {
+      try? await writer.close()
+      throw error
+    }
+    let store = try await opening.value
+    let (mode, schema) = try await StoreMigrationTests.using(store) {
+      (try await $0.sqlRows("PRAGMA journal_mode"), try await $0.sqlRows("SELECT MAX(version) FROM ipalinks_schema"))
+    }
+    #expect(mode == ["wal"] && schema == ["\(StoreSchema.version)"], "\(mode) \(schema)")
+  }
+
+  /// `--store-timeout` under a second is how long a SQLite writer waits for another, not no wait at all: the busy
+  /// timeout was set in whole seconds, so `--store-timeout 0.5` failed at once with "database is locked".
+  @Test func aWriterWaitsTheStoreTimeoutForAnotherEvenUnderASecond() async throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let path = try stores.make()
+    let writer = try await Self.open(path)
+    let inspecting: Task<CLI.Result, any Error>
+    do {
+      try await writer.sqlRows("BEGIN IMMEDIATE")
+      inspecting = Task {
+        try await CLI.offPool {
+          try CLI.run([
+            "inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", path, "--store-timeout", "0.9", "-q",
+          ])
+        }
+      }
+      try await Task.sleep(for: .milliseconds(300))
+      try await writer.sqlRows("COMMIT")
+      try await writer.close()
+    } catch {
+      try? await writer.close()
+      throw error
+    }
+    let inspected = try await inspecting.value
+    #expect(inspected.status == 0 && inspected.stderr.isEmpty, "\(inspected.status): \(inspected.stderr)")
+    let stored = try await StoreMigrationTests.using(try await Self.open(path)) {
+      try await $0.sqlRows("SELECT COUNT(*) FROM inputs")
+    }
+    #expect(stored == ["1"])
+  }
+
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }
