@@ -95,7 +95,7 @@ extension AuditStore {
           do {
             for line in batch.skipped {
               skipped += 1
-              guard skipped <= Self.skippedLinesNamed else { continue }
+              guard skipped <= InventoryStream.skippedLinesNamed else { continue }
               if let console { console.problem(line.description) } else { warn(line.description) }
             }
             writing = prepared.count
@@ -116,8 +116,7 @@ extension AuditStore {
         if skipped > 0 {
           let written = held.withLockedValue { $0.written }
           warn(
-            "\(TerminalText.escape(file)): \(TerminalText.count(skipped, "line")) skipped"
-              + (skipped > Self.skippedLinesNamed ? " (the first \(Self.skippedLinesNamed) named above)" : "")
+            InventoryStream.skippedSummary(TerminalText.escape(file), skipped: skipped)
               + "; run \(run.run) holds the other \(TerminalText.count(written, "input"))")
           failed += 1
         }
@@ -183,9 +182,6 @@ extension AuditStore {
       }
     }
   }
-
-  /// How many of the lines that are not reports one file's import names; the rest are counted.
-  static let skippedLinesNamed = 10
 
   /// `12 of the 40 inputs of week-47.jsonl`, or `12 inputs of standard input` when the file was not counted ahead.
   static func holding(_ written: Int, of inputs: Int?, in file: String) -> String {

@@ -441,6 +441,61 @@ struct AuditCommandTests {
     #expect(bad.stderr.contains("missing.jsonl"))
   }
 
+  /// A line of a saved inventory that is not a report (here one overwritten, and the last cut short, as a file still
+  /// being written is) costs that input, not the file: every reader names each such line, says how many it read, and
+  /// answers from the rest exactly as from a file of the good lines alone, with the exit code of an input lost. Each
+  /// of them refused the whole file before.
+  @Test func aLineOfAnInventoryThatIsNotAReportCostsThatInputAlone() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let saved = try CLI.run(["inspect", CLI.samples.path, "--format", "jsonl", "--aasa-dir", Self.aasa])
+    // The store's app first, so that the claims on shop.example.com are read, whichever lines are lost.
+    let all = saved.stdout.split(separator: "\n").map(String.init)
+    let store = try #require(all.firstIndex { $0.contains("\"ST0REAPP42.com.example.store\"") })
+    let lines = [all[store]] + all.indices.filter { $0 != store }.map { all[$0] }
+    let damaged = 2
+    try #require(lines.count > 4)
+    let (good, cut) = (folder.appendingPathComponent("good.jsonl"), folder.appendingPathComponent("cut.jsonl"))
+    let kept = lines.indices.filter { $0 != damaged && $0 != lines.count - 1 }.map { lines[$0] }
+    try Data((kept.joined(separator: "\n") + "\n").utf8).write(to: good)
+    var cutLines = lines
+    cutLines[damaged] = "{\"bundles\": [ overwritten"
+    cutLines[lines.count - 1] = String(lines[lines.count - 1].prefix(100))
+    try Data(cutLines.joined(separator: "\n").utf8).write(to: cut)
+    let said = [
+      "ipalinks: \(cut.path): line \(damaged + 1) is not an ipalinks inventory, skipped: The given data was not valid "
+        + "JSON.",
+      "ipalinks: \(cut.path): line \(lines.count) is not an ipalinks inventory, skipped: The given data was not valid "
+        + "JSON.",
+      "ipalinks: \(cut.path): 2 lines skipped; \(kept.count) other inputs read",
+    ]
+    func problems(_ result: CLI.Result) -> [String] { result.stderr.split(separator: "\n").map(String.init) }
+
+    for arguments in [
+      ["who-claims", "shop.example.com", "--inventory"], ["blocklist", "--inventory"],
+      ["who-claims", "nobody.test", "--inventory"],
+    ] {
+      // One time for both: a list is stamped with the time it was made.
+      let now = ["SOURCE_DATE_EPOCH": "1795000000"]
+      let whole = try CLI.run(arguments + [good.path], environment: now)
+      let answered = try CLI.run(arguments + [cut.path], environment: now)
+      #expect(answered.stdout == whole.stdout && !whole.stdout.isEmpty, "\(arguments)")
+      #expect(Array(problems(answered).prefix(3)) == said, "\(arguments): \(answered.stderr)")
+      #expect(problems(answered).dropFirst(3) == problems(whole)[...], "\(arguments): \(answered.stderr)")
+      // who-claims: trouble, whatever the answer; blocklist: partial.
+      #expect(answered.status == (arguments[0] == "who-claims" ? 2 : 1), "\(arguments): \(answered.status)")
+    }
+    let page = folder.appendingPathComponent("report.html")
+    let report = try CLI.run(["report", cut.path, "-o", page.path])
+    #expect(report.status == 1 && Array(problems(report).prefix(3)) == said, "\(report.status): \(report.stderr)")
+    #expect(problems(report).last == "ipalinks: wrote \(page.path) (\(kept.count) inputs)")
+    let compared = try CLI.run(["diff", good.path, cut.path])
+    #expect(compared.status == 0 && compared.stdout == "No differences.\n", "\(compared.stdout)")
+    #expect(
+      problems(compared)
+        == said + ["ipalinks: warning: a side is partial; differences may come from what could not be read"])
+  }
+
   @Test func reportFromAnInventoryIsOneSelfContainedPage() throws {
     let folder = try scratch()
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -18,7 +18,8 @@ public struct LoadedInventory: Sendable {
   public var partial = false
   /// What was named and gave something: inventories read, and inputs that were not unreadable.
   public var readable = 0
-  /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs.
+  /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs, and
+  /// the lines of an inventory that are not reports (each an input lost).
   public var unreadable = 0
   /// What the latest run of a store read as an input changed, when it was asked for.
   public var changes: RunChanges?
@@ -52,8 +53,25 @@ public struct LoadedInventory: Sendable {
     let savedAmongPaths = paths.indices.filter { InventoryReader.looksLikeInventory(paths[$0]) }
     for index in Array(paths.count..<named.count) + savedAmongPaths {
       do {
-        for report in try InventoryReader.read(path: named[index], workers: jobs) {
-          add(report, named: index, byPath: false)
+        // A batch at a time, so the file's bytes are never held with its reports, and a line that is not a report
+        // (a file cut short as it was written) costs that line, not the file: each is named, and the answer is
+        // partial.
+        let stream = try InventoryStream(
+          path: named[index], workers: jobs, byteLimit: InventoryReader.maximumBytes, counting: false)
+        var (reports, skipped) = ([InspectionReport](), 0)
+        while let batch = try stream.next(1024) {
+          reports += batch.reports
+          for line in batch.skipped {
+            skipped += 1
+            if skipped <= InventoryStream.skippedLinesNamed { problem(line.description) }
+          }
+        }
+        for report in reports { add(report, named: index, byPath: false) }
+        if skipped > 0 {
+          problem(
+            InventoryStream.skippedSummary(named[index], skipped: skipped)
+              + "; \(reports.count) other \(reports.count == 1 ? "input" : "inputs") read")
+          (loaded.partial, loaded.unreadable) = (true, loaded.unreadable + skipped)
         }
         loaded.readable += 1
       } catch {

@@ -56,26 +56,12 @@ public enum InventoryReader {
     return reports
   }
 
-  /// Reads a file; `-` is standard input. Reading stops one chunk past ``maximumBytes``, so a FIFO or `/dev/zero`
-  /// cannot make it allocate more. JSON Lines are decoded on up to `workers` threads.
-  public static func read(path: String, workers: Int = 1) throws(Failure) -> [InspectionReport] {
-    try read(path: path, workers: workers, limit: maximumBytes)
-  }
-
-  /// ``read(path:workers:)`` within `limit` bytes.
-  static func read(path: String, workers: Int, limit: Int) throws(Failure) -> [InspectionReport] {
-    let data: Data
-    do {
-      data = try WholeFile.read(path, limit: limit)
-    } catch .unreadable(let reason) {
-      throw Failure(description: "\(path): cannot read: \(reason)")
-    } catch {
-      // The store is where a corpus too large to read whole goes: an import reads JSON Lines a batch at a time.
-      throw Failure(
-        description: "\(path): larger than the \(limit >> 20) MiB an inventory may have; `ipalinks store import` "
-          + "reads JSON Lines of any size into a store, which the readers take with --store")
-    }
-    return try read(data, name: path, workers: workers)
+  /// Why a file over `limit` bytes is not read: a command that keeps every report holds them all in memory. The
+  /// store is where a corpus that large goes: an import reads JSON Lines a batch at a time.
+  static func tooLarge(_ path: String, limit: Int) -> Failure {
+    Failure(
+      description: "\(path): larger than the \(limit >> 20) MiB an inventory may have; `ipalinks store import` "
+        + "reads JSON Lines of any size into a store, which the readers take with --store")
   }
 
   /// Whether a path names a saved inventory rather than something to inspect, by its extension.

@@ -48,18 +48,27 @@ public final class InventoryStream {
   private let block = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk, alignment: 16)
   /// Whether the file is a regular one, which never pauses; a pipe may.
   private var regular = false
+  /// How many bytes may be read at most, and how many were.
+  private let byteLimit: Int?
+  private var bytesRead = 0
 
   deinit { block.deallocate() }
 
+  /// How many skipped lines a command names, one line each; the rest are counted (``skippedSummary(_:)``).
+  public static let skippedLinesNamed = 10
+
   /// Opens `path` (`-` for standard input) and reads up to its first line that is not blank: JSON Lines when that
   /// line is a report, else one document read whole. Lines are decoded on up to `workers` threads; one longer than
-  /// `lineLimit` bytes is skipped.
+  /// `lineLimit` bytes is skipped. With a `byteLimit`, reading fails past that many bytes of the file (a command that
+  /// keeps every report in memory); a regular file is `counting` its lines ahead, for a bar's total.
   public init(
-    path: String, workers: Int = 1, lineLimit: Int = InventoryReader.maximumBytes
+    path: String, workers: Int = 1, lineLimit: Int = InventoryReader.maximumBytes, byteLimit: Int? = nil,
+    counting: Bool = true
   ) throws(InventoryReader.Failure) {
     name = path
     self.workers = max(1, workers)
     self.lineLimit = lineLimit
+    self.byteLimit = byteLimit
     do {
       handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
     } catch {
@@ -86,7 +95,7 @@ public final class InventoryStream {
     {
       // JSON Lines: from the first line again, and counted ahead when the file can be read twice.
       (start, scanned, line) = (0, 0, 0)
-      expected = countLines()
+      expected = counting ? countLines() : nil
       return
     }
     // One document: the rest of it, as much as an inventory may have.
@@ -205,6 +214,8 @@ public final class InventoryStream {
         throw InventoryReader.Failure(description: "\(name): cannot read: \(String(cString: strerror(errno)))")
       }
       if count == 0 { ended = true }
+      bytesRead += count
+      if let byteLimit, bytesRead > byteLimit { throw InventoryReader.tooLarge(name, limit: byteLimit) }
       buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: block[..<count]))
       return
     }
@@ -251,6 +262,13 @@ public final class InventoryStream {
       }
     }
     return count + (content ? 1 : 0)
+  }
+
+  /// The line that ends a file's named skipped lines: `FILE: 12 lines skipped (the first 10 named above)`, for the
+  /// command to say what it did with the rest.
+  public static func skippedSummary(_ name: String, skipped: Int) -> String {
+    "\(name): \(TerminalText.count(skipped, "line")) skipped"
+      + (skipped > skippedLinesNamed ? " (the first \(skippedLinesNamed) named above)" : "")
   }
 
   private static func whitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }

@@ -44,10 +44,10 @@ import UniversalLinks
     }
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("[1]".utf8), name: "x") }
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("\n \n".utf8), name: "x") }
-    #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(path: "/nonexistent/inv.json") }
+    #expect(throws: InventoryReader.Failure.self) { try InventoryStream(path: "/nonexistent/inv.json") }
     // Past the limit (here 1 MiB of an endless file), the store is named as where a larger inventory goes.
     #expect {
-      try InventoryReader.read(path: "/dev/zero", workers: 1, limit: 1 << 20)
+      try InventoryStream(path: "/dev/zero", byteLimit: 1 << 20)
     } throws: { error in
       "\(error)" == "/dev/zero: larger than the 1 MiB an inventory may have; `ipalinks store import` reads JSON "
         + "Lines of any size into a store, which the readers take with --store"
