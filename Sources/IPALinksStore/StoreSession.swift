@@ -116,7 +116,7 @@ extension AuditStore {
         if skipped > 0 {
           let written = held.withLockedValue { $0.written }
           warn(
-            InventoryStream.skippedSummary(TerminalText.escape(file), skipped: skipped)
+            InventoryStream.skippedSummary(file == "-" ? "standard input" : TerminalText.escape(file), skipped: skipped)
               + "; run \(run.run) holds the other \(TerminalText.count(written, "input"))")
           failed += 1
         }

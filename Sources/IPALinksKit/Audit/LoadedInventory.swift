@@ -69,7 +69,7 @@ public struct LoadedInventory: Sendable {
         for report in reports { add(report, named: index, byPath: false) }
         if skipped > 0 {
           problem(
-            InventoryStream.skippedSummary(named[index], skipped: skipped)
+            InventoryStream.skippedSummary(stream.name, skipped: skipped)
               + "; \(reports.count) other \(reports.count == 1 ? "input" : "inputs") read")
           (loaded.partial, loaded.unreadable) = (true, loaded.unreadable + skipped)
         }

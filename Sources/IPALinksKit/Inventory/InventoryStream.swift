@@ -17,7 +17,7 @@ public final class InventoryStream {
     public var skipped: [InventoryReader.Failure]
   }
 
-  /// The file's name as messages give it.
+  /// The file's name as messages give it: its path, or "standard input" for `-`.
   public let name: String
   /// How many reports the file holds: its lines that are not blank, counted ahead in a regular file of JSON Lines
   /// (skipped ones among them); the reports of a document read whole; nil for JSON Lines from a pipe or standard
@@ -65,7 +65,7 @@ public final class InventoryStream {
     path: String, workers: Int = 1, lineLimit: Int = InventoryReader.maximumBytes, byteLimit: Int? = nil,
     counting: Bool = true
   ) throws(InventoryReader.Failure) {
-    name = path
+    name = path == "-" ? "standard input" : path
     self.workers = max(1, workers)
     self.lineLimit = lineLimit
     self.byteLimit = byteLimit
@@ -103,10 +103,10 @@ public final class InventoryStream {
     guard buffer.count <= InventoryReader.maximumBytes else {
       // Only a first line that is not a report, or one JSON value, comes here: JSON Lines have no such limit.
       throw InventoryReader.Failure(
-        description: "\(path): larger than the \(InventoryReader.maximumBytes >> 20) MiB a JSON document may have; "
+        description: "\(name): larger than the \(InventoryReader.maximumBytes >> 20) MiB a JSON document may have; "
           + "JSON Lines (`inspect --format jsonl`) may be of any size")
     }
-    let reports = try InventoryReader.read(Data(buffer), name: path, workers: self.workers)
+    let reports = try InventoryReader.read(Data(buffer), name: name, workers: self.workers)
     (whole, expected, buffer) = (reports, reports.count, [])
   }
 
