@@ -135,6 +135,12 @@ struct AuditCommandTests {
       return (process.terminationStatus, text)
     }
 
+    /// What a pseudo-terminal got, a line each: each drawing of the bar, and each line written between them.
+    static func lines(_ written: String) -> [String] {
+      written.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\r\u{1B}[2K")
+        .flatMap { $0.split(separator: "\n") }.map(String.init)
+    }
+
     /// ``wait()`` off the test's thread.
     func finished() async throws -> (status: Int32, stderr: String) { try await CLI.offPool { self.wait() } }
 

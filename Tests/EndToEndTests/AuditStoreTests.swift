@@ -269,8 +269,7 @@ import Testing
       let (running, status, stderr, _) = try await run.interrupt(once: "1000 so far ")
       try? pipe.fileHandleForWriting.close()
       #expect(running && status == 130, "\(stderr)")
-      let said = stderr.replacingOccurrences(of: "\r\n", with: "\n").components(separatedBy: "\r\u{1B}[2K")
-        .flatMap { $0.split(separator: "\n") }.map(String.init)
+      let said = AuditCommandTests.TerminalRun.lines(stderr)
       #expect(said.contains { $0.hasPrefix("1000 so far ") && $0.hasSuffix("/s  standard input") }, "\(said)")
       #expect(said.contains("ipalinks: interrupted: 1000 inputs finished"), "\(said)")
       #expect(
@@ -507,18 +506,9 @@ import Testing
     ) { try await $0.sqlRows("PRAGMA journal_mode = DELETE") }
     #expect(journal == ["delete"])
     let writer = try await AuditStore.open(location, creating: false, schema: StoreSchema.version - 1)
-    let opening: Task<AuditStore, any Error>
-    do {
-      try await writer.sqlRows("BEGIN IMMEDIATE")
-      opening = Task { try await AuditStore.open(location, creating: false) }
-      try await Task.sleep(for: .milliseconds(300))
-      try await writer.sqlRows("COMMIT")
-      try await writer.close()
-    } catch {
-      try? await writer.close()
-      throw error
+    let store = try await Self.whileWriteLocked(writer) {
+      Task { try await AuditStore.open(location, creating: false) }
     }
-    let store = try await opening.value
     let (mode, schema) = try await StoreMigrationTests.using(store) {
       (try await $0.sqlRows("PRAGMA journal_mode"), try await $0.sqlRows("SELECT MAX(version) FROM ipalinks_schema"))
     }
@@ -531,30 +521,39 @@ import Testing
     let stores = try Stores(.sqlite)
     defer { stores.close() }
     let path = try stores.make()
-    let writer = try await Self.open(path)
-    let inspecting: Task<CLI.Result, any Error>
-    do {
-      try await writer.sqlRows("BEGIN IMMEDIATE")
-      inspecting = Task {
+    let inspected = try await Self.whileWriteLocked(try await Self.open(path)) {
+      Task {
         try await CLI.offPool {
           try CLI.run([
             "inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", path, "--store-timeout", "0.9", "-q",
           ])
         }
       }
-      try await Task.sleep(for: .milliseconds(300))
-      try await writer.sqlRows("COMMIT")
-      try await writer.close()
-    } catch {
-      try? await writer.close()
-      throw error
     }
-    let inspected = try await inspecting.value
     #expect(inspected.status == 0 && inspected.stderr.isEmpty, "\(inspected.status): \(inspected.stderr)")
     let stored = try await StoreMigrationTests.using(try await Self.open(path)) {
       try await $0.sqlRows("SELECT COUNT(*) FROM inputs")
     }
     #expect(stored == ["1"])
+  }
+
+  /// What `start` starts while `store`'s write lock is held (`BEGIN IMMEDIATE`), let go 300 ms later; `store` is
+  /// closed after.
+  static func whileWriteLocked<T: Sendable>(
+    _ store: AuditStore, _ start: () -> Task<T, any Error>
+  ) async throws -> T {
+    let started: Task<T, any Error>
+    do {
+      try await store.sqlRows("BEGIN IMMEDIATE")
+      started = start()
+      try await Task.sleep(for: .milliseconds(300))
+      try await store.sqlRows("COMMIT")
+      try await store.close()
+    } catch {
+      try? await store.close()
+      throw error
+    }
+    return try await started.value
   }
 
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {

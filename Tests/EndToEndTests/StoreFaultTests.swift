@@ -424,8 +424,7 @@ import Testing
       let (running, status, stderr, bars) = try await run.interrupt(once: "storing (0 written)")
       #expect(running && status == 130, "\(stderr)")
       #expect(bars.contains { $0.contains(" 0/1 0% ") && $0.hasSuffix("  storing (0 written)") }, "\(bars)")
-      let lines = stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
-        .map { $0.replacingOccurrences(of: "\r\u{1B}[2K", with: "") }
+      let lines = AuditCommandTests.TerminalRun.lines(stderr)
       #expect(lines.contains("ipalinks: interrupted: 1 of 1 input finished"), "\(lines)")
       #expect(
         lines.contains {
@@ -463,8 +462,7 @@ import Testing
       // The file is named, with its time so far once it has taken five seconds (`week-1.jsonl for 0:07` under ASan).
       #expect(bars.contains { $0.contains(" 3200/3200 ") && $0.contains("  week-1.jsonl") }, "\(bars)")
       #expect(bars.contains { $0.contains(" \(stored)/8000 ") && $0.contains("  week-2.jsonl") }, "\(bars)")
-      let lines = stderr.replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
-        .map { $0.replacingOccurrences(of: "\r\u{1B}[2K", with: "") }
+      let lines = AuditCommandTests.TerminalRun.lines(stderr)
       #expect(lines.contains("ipalinks: interrupted: \(stored) of 8000 inputs finished"), "\(lines)")
       #expect(
         lines.contains {
