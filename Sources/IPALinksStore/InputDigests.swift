@@ -105,8 +105,9 @@ public struct InputDigests: Sendable {
   }
 
   /// The size and SHA-256 of the input at `path` when it is a regular file, read only when the store does not know
-  /// it as it is; nil for a folder, standard input, or a file that cannot be read.
-  public func facts(_ path: String, now: Int64 = Self.now()) -> Facts? {
+  /// it as it is; nil for a folder, standard input, or a file that cannot be read. Each block read is told to `read`
+  /// (its size), for a bar to show how far a large input got.
+  public func facts(_ path: String, now: Int64 = Self.now(), read told: ((Int) -> Void)? = nil) -> Facts? {
     guard path != "-" else { return nil }
     // O_NONBLOCK: a named pipe given as an input must not hold the run until something writes to it.
     let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
@@ -131,6 +132,7 @@ public struct InputDigests: Sendable {
       }
       hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<count]))
       size += count
+      told?(count)
     }
     let settled =
       Self.stamp(descriptor) == before && Int64(size) == before.size && now - before.changed >= Self.settling

@@ -215,6 +215,8 @@ public final class RecordingRun: Sendable {
   private let digests = NIOLockedValueBox<Task<InputDigests, Never>?>(nil)
   private let warn: @Sendable (String) -> Void
   private let state: NIOLockedValueBox<State>
+  /// How far the large inputs being hashed have been read.
+  private let hashing = HashingProgress()
 
   private struct State {
     /// Whether everything so far reached the store.
@@ -333,11 +335,12 @@ public final class RecordingRun: Sendable {
     // claimed here, in the order inputs finish, and looked up with the input's other work, off the command's way.
     let requests = recorder.unrecorded(UniversalLinkInventory.requests(for: report))
     let known = digests.withLockedValue { $0 }
-    let prepared = Task.detached { [state] in
+    let prepared = Task.detached { [state, hashing] in
       let retrievals = await fetches?.retrievals(for: requests)
       // Looked up before any input is written, so on the store's one connection the lookup never meets a transaction.
       let digests = await known?.value ?? InputDigests()
-      let input = await recorder.store.threads.prepare(report, retrievals: retrievals, at: time, digests: digests)
+      let input = await recorder.store.threads.prepare(
+        report, retrievals: retrievals, at: time, digests: digests, hashing: hashing)
       state.withLockedValue { $0.ready += 1 }
       return input
     }
@@ -434,7 +437,13 @@ public final class RecordingRun: Sendable {
         // The bar counts the inputs made ready (hashed, turned into rows), which move one at a time and are most of
         // the wait; its label, those the store holds, which move a transaction at a time.
         let (ready, written, given) = state.withLockedValue { ($0.ready, $0.written, $0.given) }
-        console.waiting(for: "storing (\(written) written)", done: ready, total: given)
+        // A large input being read for its SHA-256 moves no count for a while: how far it got does.
+        let (read, of) = hashing.now
+        let label =
+          of == 0
+          ? "storing (\(written) written)"
+          : "hashing \(TerminalText.size(read, of: of))" + (written > 0 ? ", \(written) written" : "")
+        console.waiting(for: label, done: ready, total: given)
       }
       // Only a bar needs to hear of each input made ready; without one, the wait costs no wake-up.
       if console?.showsProgress == true { try? await Task.sleep(for: .milliseconds(100)) } else { await under.value }

@@ -1,5 +1,6 @@
 import Foundation
 import IPALinksKit
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -63,14 +64,22 @@ struct StoreThreads: Sendable {
   /// ``RunRecorder/prepare(_:retrievals:at:digests:)`` on ``pool``; a large input (``largeInput``) is hashed on
   /// ``hashing`` first, so several are read at once.
   func prepare(
-    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date, digests: InputDigests
+    _ report: InspectionReport, retrievals: [AASARequest: AASARetrieval]?, at time: Date, digests: InputDigests,
+    hashing: HashingProgress? = nil
   ) async -> RunRecorder.Prepared {
     // nil for a small input, hashed with the rest on `pool`; a large one's facts, nil too when it could not be read.
+    let size = InputDigests.size(ofRegularFile: report.input) ?? 0
     let hashed: InputDigests.Facts?? =
-      (InputDigests.size(ofRegularFile: report.input) ?? 0) >= Self.largeInput
+      size >= Self.largeInput
       ? await Self.run(on: Self.hashing) {
         Self.lowerThisThread()
-        return digests.facts(report.input)
+        hashing?.begin(size)
+        var read: Int64 = 0
+        defer { hashing?.end(size, read: read) }
+        return digests.facts(report.input) { count in
+          read += Int64(count)
+          hashing?.read(count)
+        }
       } : nil
     return await Self.run(on: pool) {
       RunRecorder.prepare(
@@ -83,4 +92,17 @@ struct StoreThreads: Sendable {
   private static func run<T: Sendable>(on pool: NIOThreadPool, _ body: @escaping @Sendable () -> T) async -> T {
     do { return try await pool.runIfActive(body) } catch { return body() }
   }
+}
+
+/// How far the large inputs being hashed have been read, for the bar a run's tail shows: one input of gigabytes may
+/// take a minute from a slow disk.
+final class HashingProgress: Sendable {
+  private let counts = NIOLockedValueBox<(read: Int64, of: Int64)>((0, 0))
+
+  /// The bytes read of the inputs being hashed now, and their sizes; (0, 0) when none is.
+  var now: (read: Int64, of: Int64) { counts.withLockedValue { $0 } }
+
+  func begin(_ size: Int64) { counts.withLockedValue { $0.of += size } }
+  func read(_ count: Int) { counts.withLockedValue { $0.read += Int64(count) } }
+  func end(_ size: Int64, read: Int64) { counts.withLockedValue { ($0.read, $0.of) = ($0.read - read, $0.of - size) } }
 }

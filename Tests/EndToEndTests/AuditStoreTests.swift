@@ -96,6 +96,10 @@ import Testing
     let facts = { (path: String) in digests.facts(path).map { ($0.size, $0.sha256) } }
     #expect(facts(small.path)! == (3, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"))
     #expect(facts(large.path)! == (1_000_000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"))
+    // Each read is told, for the bar of a large input being hashed.
+    var told: [Int] = []
+    _ = digests.facts(large.path) { told.append($0) }
+    #expect(told == [262_144, 262_144, 262_144, 213_568])
     for path in [folder.path, pipe.path, folder.appendingPathComponent("missing.ipa").path, "-"] {
       #expect(digests.facts(path) == nil, "\(path)")
     }

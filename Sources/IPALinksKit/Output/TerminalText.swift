@@ -34,6 +34,20 @@ public enum TerminalText {
     }
   }
 
+  /// `0.5 of 3.0 GiB`: how much of `whole` bytes `part` is, both in the unit that suits `whole` (binary units, one
+  /// decimal below ten), short enough for a bar's label.
+  public static func size(_ part: Int64, of whole: Int64) -> String {
+    var (scale, unit) = (1.0, "bytes")
+    for next in ["KiB", "MiB", "GiB", "TiB"] where Double(whole) / scale >= 1024 {
+      (scale, unit) = (scale * 1024, next)
+    }
+    func shown(_ bytes: Int64) -> String {
+      let value = Double(bytes) / scale
+      return unit == "bytes" || value >= 10 ? "\(Int(value))" : "\((value * 10).rounded(.down) / 10)"
+    }
+    return "\(shown(part)) of \(shown(whole)) \(unit)"
+  }
+
   /// `1 app`, `2 apps`: a count with the noun in the right number.
   public static func count(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
     "\(n) " + (n == 1 ? singular : plural ?? singular + "s")

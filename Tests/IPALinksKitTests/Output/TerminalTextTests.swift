@@ -22,6 +22,16 @@ struct TerminalTextTests {
     }
   }
 
+  /// Sizes for a bar's label: both in the unit that suits the whole, one decimal below ten.
+  @Test func sizesShareTheUnitOfTheWhole() {
+    #expect(TerminalText.size(0, of: 3 << 30) == "0.0 of 3.0 GiB")
+    #expect(TerminalText.size(512 << 20, of: 3 << 30) == "0.5 of 3.0 GiB")
+    #expect(TerminalText.size(3 << 30, of: 3 << 30) == "3.0 of 3.0 GiB")
+    #expect(TerminalText.size(12 << 20, of: 40 << 20) == "12 of 40 MiB")
+    #expect(TerminalText.size(100, of: 900) == "100 of 900 bytes")
+    #expect(TerminalText.size(1536, of: 1 << 40) == "0.0 of 1.0 TiB")
+  }
+
   @Test func countsAgreeWithTheirNouns() {
     #expect(TerminalText.count(0, "app") == "0 apps")
     #expect(TerminalText.count(1, "app") == "1 app")
