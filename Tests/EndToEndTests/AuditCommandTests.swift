@@ -495,6 +495,13 @@ struct AuditCommandTests {
     let report = try CLI.run(["report", cut.path, "-o", page.path])
     #expect(report.status == 1 && Array(problems(report).prefix(3)) == said, "\(report.status): \(report.stderr)")
     #expect(problems(report).last == "ipalinks: wrote \(page.path) (\(kept.count) inputs)")
+    // The page says so too: it is read where the terminal that made it is not.
+    let html = try String(contentsOf: page, encoding: .utf8)
+    let items = said.map { "<li class=\"sev-error\">\($0.dropFirst("ipalinks: ".count))</li>" }.joined()
+    #expect(html.contains("<section id=\"not-read\"><h2>Not read</h2>") && html.contains(items), "\(items)")
+    let whole = try CLI.run(["report", good.path, "-o", page.path])
+    let complete = try String(contentsOf: page, encoding: .utf8)
+    #expect(whole.status == 0 && !complete.contains("not-read"))
     let compared = try CLI.run(["diff", good.path, cut.path])
     #expect(compared.status == 0 && compared.stdout == "No differences.\n", "\(compared.stdout)")
     #expect(

@@ -21,6 +21,9 @@ public struct LoadedInventory: Sendable {
   /// What was named and gave nothing: inventories that could not be read, missing paths, unreadable inputs, and
   /// the lines of an inventory that are not reports (each an input lost).
   public var unreadable = 0
+  /// What was named and could not be read, a line each as it was told (a missing path, an inventory that is none, a
+  /// line of one that is not a report): the `report` page lists them, as it has no report of theirs to show.
+  public var notRead: [String] = []
   /// What the latest run of a store read as an input changed, when it was asked for.
   public var changes: RunChanges?
 
@@ -43,6 +46,11 @@ public struct LoadedInventory: Sendable {
     inspected: (InspectionReport) -> Void
   ) async -> LoadedInventory {
     var loaded = LoadedInventory()
+    // Told as it comes, and kept for a page.
+    func notRead(_ line: String) {
+      problem(line)
+      loaded.notRead.append(line)
+    }
     var keyed: [(key: (Int, String, Int), report: InspectionReport)] = []
     func add(_ report: InspectionReport, named index: Int, byPath: Bool) {
       let key =
@@ -63,19 +71,19 @@ public struct LoadedInventory: Sendable {
           reports += batch.reports
           for line in batch.skipped {
             skipped += 1
-            if skipped <= InventoryStream.skippedLinesNamed { problem(line.description) }
+            if skipped <= InventoryStream.skippedLinesNamed { notRead(line.description) }
           }
         }
         for report in reports { add(report, named: index, byPath: false) }
         if skipped > 0 {
-          problem(
+          notRead(
             InventoryStream.skippedSummary(stream.name, skipped: skipped)
               + "; \(reports.count) other \(reports.count == 1 ? "input" : "inputs") read")
           (loaded.partial, loaded.unreadable) = (true, loaded.unreadable + skipped)
         }
         loaded.readable += 1
       } catch {
-        problem("\(error)")
+        notRead("\(error)")
         loaded.partial = true
         loaded.unreadable += 1
       }
@@ -84,7 +92,7 @@ public struct LoadedInventory: Sendable {
     _ = await BatchInspector.run(
       paths.filter { !InventoryReader.looksLikeInventory($0) }, jobs: jobs, fetches: fetches,
       problem: { line in
-        problem(line)
+        notRead(line)
         loaded.partial = true
         loaded.unreadable += 1
       }, note: problem, willInspect: { willInspect($0.count) }, started: started
@@ -123,10 +131,11 @@ public struct LoadedInventory: Sendable {
   }
 
   /// Adds the reports of one more input read as a whole (such as an audit store's latest state), or counts it
-  /// unreadable when it could not be read (`nil`).
-  public mutating func add(_ reports: [InspectionReport]?) {
+  /// unreadable when it could not be read (`nil`), with the lines that `told` why.
+  public mutating func add(_ reports: [InspectionReport]?, told: [String] = []) {
     guard let reports else {
       (partial, unreadable) = (true, unreadable + 1)
+      notRead += told
       return
     }
     self.reports += reports

@@ -69,10 +69,15 @@ public final class InventoryStream {
     self.workers = max(1, workers)
     self.lineLimit = lineLimit
     self.byteLimit = byteLimit
-    do {
-      handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
-    } catch {
-      throw InventoryReader.Failure(description: "\(path): cannot read: \((error as NSError).localizedDescription)")
+    if path == "-" {
+      handle = FileHandle.standardInput
+    } else {
+      // open(2), for the system's reason when it fails (a directory is told by the first read).
+      let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+      guard descriptor >= 0 else {
+        throw InventoryReader.Failure(description: "\(path): cannot read: \(String(cString: strerror(errno)))")
+      }
+      handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
     var info = stat()
     regular = fstat(handle.fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG

@@ -69,7 +69,8 @@ extension HTMLReporter {
   /// standard output; a file written is said on stderr unless `quiet`. Returns the exit code: 0 done; 1 `loaded` is
   /// partial; 2 the file cannot be written.
   public static func deliver(_ loaded: LoadedInventory, title: String, to output: String?, quiet: Bool) -> Int32 {
-    let html = render(ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes)
+    let html = render(
+      ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes, notRead: loaded.notRead)
     if let output {
       do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
         Terminal.warn(error.description)

@@ -55,7 +55,7 @@ struct BatchOptions: ParsableArguments {
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(
         location, at: store.at, about: about, withChanges: changes, since: since, warn: console.problem)
-      loaded.add(read.state)
+      loaded.add(read.state, told: read.told)
       loaded.changes = read.changes
     }
     // Hosts given with --host, and those a store watches: their claims are assumed.

@@ -21,9 +21,10 @@ public enum HTMLReporter {
     render(ClaimsIndex(reports: reports), title: title)
   }
 
-  /// The page of the claims model; with `changes` (from a store), a section on what its latest run changed.
+  /// The page of the claims model; with `changes` (from a store), a section on what its latest run changed; with
+  /// `notRead`, a section first naming what could not be read, which the page lacks.
   public static func render(
-    _ claims: ClaimsIndex, title: String = "ipalinks report", changes: RunChanges? = nil
+    _ claims: ClaimsIndex, title: String = "ipalinks report", changes: RunChanges? = nil, notRead: [String] = []
   ) -> String {
     let model = ReportModel(claims)
     var html = """
@@ -44,6 +45,7 @@ public enum HTMLReporter {
       <main>
 
       """
+    html += missing(notRead)
     html += summary(model)
     html += assumed(claims)
     if let changes { html += self.changes(changes, model: model) }
@@ -128,6 +130,14 @@ public enum HTMLReporter {
 
   /// What the page takes on trust: the apps of hosts given without an IPA (`--host`, or watched by a store), whose
   /// claims come from the hosts' AASA files alone.
+  /// What could not be read, first: a page passed on without the terminal it was made in still says it is partial.
+  private static func missing(_ lines: [String]) -> String {
+    guard !lines.isEmpty else { return "" }
+    return "<section id=\"not-read\"><h2>Not read</h2><p>This page lacks what these lines name; the rest is here.</p>"
+      + "<ul class=\"diags\">" + lines.map { "<li class=\"sev-error\">\(HTML.text($0))</li>" }.joined()
+      + "</ul></section>\n"
+  }
+
   private static func assumed(_ claims: ClaimsIndex) -> String {
     let fromHosts = claims.apps.filter { claims.inputs[$0.input].kind == .host }
     let hosts = Array(Set(fromHosts.map(\.input))).sorted()
