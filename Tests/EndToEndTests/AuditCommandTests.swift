@@ -502,6 +502,11 @@ struct AuditCommandTests {
     let whole = try CLI.run(["report", good.path, "-o", page.path])
     let complete = try String(contentsOf: page, encoding: .utf8)
     #expect(whole.status == 0 && !complete.contains("not-read"))
+    let noStore = folder.appendingPathComponent("none.db").path
+    let withoutStore = try CLI.run(["report", good.path, "--store", noStore, "-o", page.path])
+    let storeLine = "\(noStore): no such store (inspect --store makes one)"
+    let lacking = try String(contentsOf: page, encoding: .utf8)
+    #expect(withoutStore.status == 1 && lacking.contains("<li class=\"sev-error\">\(storeLine)</li>"), "\(lacking)")
     let compared = try CLI.run(["diff", good.path, cut.path])
     #expect(compared.status == 0 && compared.stdout == "No differences.\n", "\(compared.stdout)")
     #expect(
