@@ -2,7 +2,7 @@
 """Compare builds on `store import` of one saved inventory, rounds interleaved: wall time, CPU and peak memory.
 
 Usage: scripts/bench-import.py [--runs 3] [--count 10000] [--seed 1] [--copies 1] [--backend sqlite|postgres]
-                               [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
+                               [--reader 'ARGS'] [--out bench-out/store] NAME=BINARY[,VAR=VALUE...] ...
 
 The inventory is bench-store.py's ingest of its generated corpus (made when missing), written once as JSON Lines
 by the first build's `inspect`, then repeated --copies times (each copy the same apps again). Each round imports
@@ -10,12 +10,15 @@ it with every build in turn, each into a new store (a SQLite file, or a new data
 server started as bench-store.py starts it). Per run it prints the wall time, the command's CPU (user + system)
 and its peak memory (ru_maxrss); at the end, per build, the medians and the first build's wall and memory over
 this one's. A build that refuses the file (an older one, over its 1 GiB inventory limit) is said, not timed.
+With --reader, a reader of the same inventory is timed instead of an import: `BINARY ARGS INVENTORY` (for example
+--reader 'who-claims app0001.example --inventory'), its output discarded; exit codes 0 and 1 (an answer of no) pass.
 Standard library only.
 """
 import argparse
 import collections
 import importlib.util
 import os
+import shlex
 import statistics
 import sys
 import tempfile
@@ -44,6 +47,7 @@ def main():
     ap.add_argument("--seed", default="1", help="corpus seed")
     ap.add_argument("--copies", type=int, default=1, help="times the inventory repeats its apps")
     ap.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite", help="the store imported into")
+    ap.add_argument("--reader", help="time `BINARY READER INVENTORY` (words split as a shell does) instead")
     ap.add_argument("--out", default=os.path.join(bench.ROOT, "bench-out", "store"),
                     help="where the corpus, the inventory and SQLite's stores go")
     args = ap.parse_args()
@@ -76,7 +80,8 @@ def main():
             os.replace(inventory + ".part", inventory)
     bench.log("%s: %.0f MiB, %d copies of %d apps" % (inventory, bench.mib(os.path.getsize(inventory)),
                                                       args.copies, args.count))
-    server = bench.PostgresServer().start() if args.backend == "postgres" else None
+    reader = shlex.split(args.reader) if args.reader else None
+    server = bench.PostgresServer().start() if args.backend == "postgres" and not reader else None
     runs = collections.OrderedDict((name, []) for name in names)
     refused = {}
     try:
@@ -85,11 +90,13 @@ def main():
                 for name, binary, env in args.builds:
                     if name in refused:
                         continue
-                    store = bench.Store(args.backend, work, "import_%d_%s" % (r, name), server)
+                    store = None if reader else bench.Store(args.backend, work, "import_%d_%s" % (r, name), server)
+                    command = ([binary] + reader + [inventory] if reader
+                               else [binary, "store", "import", inventory, "--store", store.location])
                     cpu = []
                     try:
-                        wall, peak, _, _ = bench.run([binary, "store", "import", inventory, "--store",
-                                                      store.location], cpu=cpu, env=dict(os.environ, **env))
+                        wall, peak, _, _ = bench.run(command, cpu=cpu, env=dict(os.environ, **env),
+                                                     ok=(0, 1) if reader else (0,))
                     except bench.Failed as failure:
                         refused[name] = failure.stderr.strip().splitlines()[-1:] or [str(failure)]
                         bench.log("[round %d/%d] %-10s refused it: %s" % (r + 1, args.runs, name, refused[name][0]))
@@ -97,7 +104,7 @@ def main():
                     runs[name].append((wall, cpu[0], peak))
                     bench.log("[round %d/%d] %-10s %7.2f s, CPU %7.2f s, peak %8.1f MiB"
                               % (r + 1, args.runs, name, wall, cpu[0], peak))
-                    if args.backend == "sqlite":
+                    if store and args.backend == "sqlite":
                         os.remove(store.path)
                         for extra in ("-wal", "-shm"):
                             if os.path.exists(store.path + extra):
@@ -119,8 +126,9 @@ def main():
         ratios = ("", "") if name == first or first not in median else (
             "%.3f" % (median[first][0] / wall), "%.2f" % (median[first][2] / peak))
         print("%-10s %9.2f %9.2f %11.1f %12s %12s" % (name, wall, cpu, peak, ratios[0], ratios[1]))
-    print("medians of %d interleaved rounds, %.0f MiB into %s; first/this: %s's wall (memory) over this build's"
-          % (args.runs, bench.mib(os.path.getsize(inventory)), args.backend, first))
+    what = ("read by `%s`" % args.reader) if reader else ("into %s" % args.backend)
+    print("medians of %d interleaved rounds, %.0f MiB %s; first/this: %s's wall (memory) over this build's"
+          % (args.runs, bench.mib(os.path.getsize(inventory)), what, first))
 
 
 if __name__ == "__main__":

@@ -1,3 +1,5 @@
+import UniversalLinks
+
 /// The reports of what a user names, loaded the same way for `blocklist`, `diff`, `report` and `who-claims`: saved
 /// inventories (`.json`, `.jsonl`, `-`, and every `inventories` file) are read, anything else is inspected like
 /// `inspect` does (folders walked for *.ipa, each host's AASA file fetched once for all inputs).
@@ -39,13 +41,24 @@ public struct LoadedInventory: Sendable {
   /// done, for the caller to say what went wrong in it.
   ///
   /// `hosts` add the apps their AASA files list (``HostInputs``), after the rest, leaving out the apps already read.
+  ///
+  /// With `about` (a host, a `*.` wildcard or a URL: `who-claims HOST`), only the apps with an entry on that host,
+  /// on a domain above it (a wildcard's) or, for a wildcard, below it are kept, as the store's state is read for the
+  /// same question: an inventory of any size is then answered in the memory of the apps that claim the host.
   public static func load(
     _ paths: [String], inventories: [String] = [], hosts: [String] = [], order: Order = .byInput,
-    fetcher: AASAFetcher?, jobs: Int,
+    fetcher: AASAFetcher?, jobs: Int, about query: String? = nil,
     problem: (String) -> Void, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
     inspected: (InspectionReport) -> Void
   ) async -> LoadedInventory {
     var loaded = LoadedInventory()
+    // Every app read, kept or not: `hosts` leave them out.
+    var seen = Set<String>()
+    let claimsAbout = query.flatMap(HostClaims.host(ofQuery:)).map { Self.claims(about: $0) }
+    func kept(_ report: InspectionReport) -> InspectionReport? {
+      seen.formUnion(report.bundles.lazy.compactMap(\.appId))
+      return claimsAbout.map { Self.report(report, keeping: $0) } ?? report
+    }
     // Told as it comes, and kept for a page.
     func notRead(_ line: String) {
       problem(line)
@@ -64,11 +77,14 @@ public struct LoadedInventory: Sendable {
         // A batch at a time, so the file's bytes are never held with its reports, and a line that is not a report
         // (a file cut short as it was written) costs that line, not the file: each is named, and the answer is
         // partial.
+        // Kept whole, a file is held in memory, within a limit; about one host, only its claims are.
         let stream = try InventoryStream(
-          path: named[index], workers: jobs, byteLimit: InventoryReader.maximumBytes, counting: false)
-        var (reports, skipped) = ([InspectionReport](), 0)
+          path: named[index], workers: jobs, byteLimit: claimsAbout == nil ? InventoryReader.maximumBytes : nil,
+          counting: false)
+        var (reports, read, skipped) = ([InspectionReport](), 0, 0)
         while let batch = try stream.next(1024) {
-          reports += batch.reports
+          reports += batch.reports.compactMap(kept)
+          read += batch.reports.count
           for line in batch.skipped {
             skipped += 1
             if skipped <= InventoryStream.skippedLinesNamed { notRead(line.description) }
@@ -78,7 +94,7 @@ public struct LoadedInventory: Sendable {
         if skipped > 0 {
           notRead(
             InventoryStream.skippedSummary(stream.name, skipped: skipped)
-              + "; \(reports.count) other \(reports.count == 1 ? "input" : "inputs") read")
+              + "; \(read) other \(read == 1 ? "input" : "inputs") read")
           (loaded.partial, loaded.unreadable) = (true, loaded.unreadable + skipped)
         }
         loaded.readable += 1
@@ -100,19 +116,41 @@ public struct LoadedInventory: Sendable {
       inspected(report)
       if report.status != .complete { loaded.partial = true }
       if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
-      add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
+      if let report = kept(report) {
+        add(report, named: paths.firstIndex { names($0, report.input) } ?? paths.count, byPath: true)
+      }
     }
     loaded.reports = keyed.sorted { $0.key < $1.key }.map(\.report)
     if !hosts.isEmpty, let fetches {
-      let known = Set(loaded.reports.flatMap(\.bundles).compactMap(\.appId))
-      for report in await HostInputs.reports(for: hosts, fetches: fetches, leavingOut: known) {
+      for report in await HostInputs.reports(for: hosts, fetches: fetches, leavingOut: seen) {
         inspected(report)
         if report.status != .complete { loaded.partial = true }
         if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
-        loaded.reports.append(report)
+        if let report = kept(report) { loaded.reports.append(report) }
       }
     }
     return loaded
+  }
+
+  /// Whether a bundle has an entry on `host`, on a domain above it, or, for a `*.` wildcard, below it: the apps
+  /// whose claims `who-claims` may show for it (``HostClaims`` decides which do).
+  static func claims(about host: String) -> @Sendable (BundleReport) -> Bool {
+    let pattern = LinkRuntime.HostPattern(host)
+    let labels = pattern.host.split(separator: ".")
+    let above = Set(labels.indices.map { labels[$0...].joined(separator: ".") })
+    let below = "." + pattern.host
+    return { bundle in
+      bundle.associatedDomains.contains { above.contains($0.host) || (pattern.wildcard && $0.host.hasSuffix(below)) }
+    }
+  }
+
+  /// `report` with the bundles `keeping` keeps; nil when it had bundles and keeps none. One without any (an input
+  /// that could not be read, a host whose file was not found) stays: what it says is still told.
+  static func report(_ report: InspectionReport, keeping: (BundleReport) -> Bool) -> InspectionReport? {
+    guard !report.bundles.isEmpty else { return report }
+    var report = report
+    report.bundles.removeAll { !keeping($0) }
+    return report.bundles.isEmpty ? nil : report
   }
 
   /// What to say when retrieval `flags` were given for saved inventories, which keep the AASA files they were saved

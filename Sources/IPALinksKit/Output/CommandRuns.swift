@@ -243,11 +243,11 @@ extension LoadedInventory {
   /// each failing AASA host once at the end.
   public static func load(
     _ paths: [String], inventories: [String], hosts: [String], order: Order, fetcher: AASAFetcher?, jobs: Int,
-    flags: [String], console: BatchConsole
+    flags: [String], console: BatchConsole, about query: String? = nil
   ) async -> LoadedInventory {
     if let note = unusedFlags(flags, paths: paths, inventories: inventories) { console.say(note) }
     let loaded = await load(
-      paths, inventories: inventories, hosts: hosts, order: order, fetcher: fetcher, jobs: jobs,
+      paths, inventories: inventories, hosts: hosts, order: order, fetcher: fetcher, jobs: jobs, about: query,
       problem: console.problem, willInspect: console.begin(total:), started: console.started,
       inspected: console.finished)
     console.end()

@@ -50,7 +50,7 @@ struct BatchOptions: ParsableArguments {
     let listed = try usageError { try HostInputs.hosts(hosts.named, files: hosts.files) }
     var loaded = await LoadedInventory.load(
       paths, inventories: inventories, hosts: listed, order: order, fetcher: fetcher, jobs: jobs,
-      flags: try fetch.makeFetchOptions().flagsGiven, console: console)
+      flags: try fetch.makeFetchOptions().flagsGiven, console: console, about: about)
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(
