@@ -73,6 +73,35 @@ struct AuditCommandTests {
     return (primary, secondary)
   }
 
+  #if os(Linux)
+    /// `-` with standard input on a terminal names what a person would have to type: each command that reads a file
+    /// from it says so at once and ends, rather than wait for an inventory or an IPA typed in.
+    @Test(.timeLimit(.minutes(1))) func standardInputOnATerminalIsSaidNotWaitedFor() throws {
+      let (primary, secondary) = try openPTY()
+      defer { (close(primary), close(secondary)) }
+      let store = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-tty-\(UUID()).db").path
+      defer { try? FileManager.default.removeItem(atPath: store) }
+      let inventory =
+        "standard input is a terminal, not an inventory: pipe one in, as in `ipalinks inspect ipas/ --format jsonl | "
+        + "ipalinks …`, or name its file"
+      for (arguments, said, status) in [
+        (["who-claims", "shop.example.com", "-"], inventory, Int32(2)),
+        (["report", "-", "-o", store + ".html"], inventory, 2),
+        (["store", "import", "-", "--store", store], inventory, 2),
+        (
+          ["inspect", "-", "--no-fetch"],
+          "-: standard input is a terminal, not an IPA: pipe one in, as in `ipalinks inspect - < app.ipa`", 2
+        ),
+      ] {
+        let run = try TerminalRun(
+          arguments, stdout: FileHandle.nullDevice, columns: 400,
+          stdin: FileHandle(fileDescriptor: secondary, closeOnDealloc: false))
+        let (ended, stderr) = run.wait()
+        #expect(ended == status && TerminalRun.lines(stderr).contains("ipalinks: " + said), "\(arguments): \(stderr)")
+      }
+    }
+  #endif
+
   /// Runs `ipalinks` with stderr on a pseudo-terminal `columns` wide (0: a size the terminal does not know), and
   /// returns its exit status and what it wrote there, CR LF line breaks as the terminal gives them.
   func runWithTerminalStderr(

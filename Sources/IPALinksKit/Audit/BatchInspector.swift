@@ -96,6 +96,11 @@ public struct BatchInspector: Sendable {
   /// An IPA on standard input (`inspect -`), read whole up to ``standardInputLimit``; past it, or unreadable, the
   /// report says why.
   public static func inspectStandardInput(fetches: SharedAASAFetches?) async -> InspectionReport {
+    guard !Terminal.stdinIsTerminal else {
+      let why = "standard input is a terminal, not an IPA: pipe one in, as in `ipalinks inspect - < app.ipa`"
+      return InspectionReport(
+        input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: \(why)")])
+    }
     do {
       return await inspect(
         ipaBytes: Array(try WholeFile.read("-", limit: standardInputLimit)), name: "-", fetches: fetches)

@@ -21,6 +21,10 @@ public enum Terminal {
   /// Whether standard output is a terminal, where people read it (and where stderr need not repeat it).
   public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+  /// Whether standard input is a terminal: `-` then names what a person would have to type, not what a pipe
+  /// brings, and a command asked to read a file from it says so rather than wait (clig.dev).
+  public static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
+
   /// How text output looks here: colour as ``wantsColor`` says, fitted to `COLUMNS`, else the terminal, else 80.
   public static var style: TextStyle { TextStyle(useColor: wantsColor, width: width(of: STDOUT_FILENO)) }
 

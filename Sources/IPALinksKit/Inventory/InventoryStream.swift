@@ -70,6 +70,11 @@ public final class InventoryStream {
     self.lineLimit = lineLimit
     self.byteLimit = byteLimit
     if path == "-" {
+      guard !Terminal.stdinIsTerminal else {
+        throw InventoryReader.Failure(
+          description: "standard input is a terminal, not an inventory: pipe one in, as in `ipalinks inspect ipas/ "
+            + "--format jsonl | ipalinks …`, or name its file")
+      }
       handle = FileHandle.standardInput
     } else {
       // open(2), for the system's reason when it fails (a directory is told by the first read).
