@@ -76,8 +76,7 @@ public struct LoadedInventory: Sendable {
       do {
         // A batch at a time, so the file's bytes are never held with its reports, and a line that is not a report
         // (a file cut short as it was written) costs that line, not the file: each is named, and the answer is
-        // partial.
-        // Kept whole, a file is held in memory, within a limit; about one host, only its claims are.
+        // partial. Every report kept, the file must fit the limit; about one host, only its claims are kept.
         let stream = try InventoryStream(
           path: named[index], workers: jobs, byteLimit: claimsAbout == nil ? InventoryReader.maximumBytes : nil,
           counting: false)
