@@ -116,7 +116,7 @@ extension AuditStore {
         if skipped > 0 {
           let written = held.withLockedValue { $0.written }
           warn(
-            InventoryStream.skippedSummary(file == "-" ? "standard input" : TerminalText.escape(file), skipped: skipped)
+            InventoryStream.skippedSummary(reading.name, skipped: skipped)
               + "; run \(run.run) holds the other \(TerminalText.count(written, "input"))")
           failed += 1
         }
@@ -160,9 +160,11 @@ extension AuditStore {
     private let queue: DispatchQueue
     /// The file's reports counted ahead (``InventoryStream/expected``); nil from a pipe.
     let expected: Int?
+    /// The file as messages name it (``InventoryStream/name``).
+    let name: String
 
     private init(_ stream: InventoryStream, queue: DispatchQueue) {
-      (self.stream, self.queue, expected) = (stream, queue, stream.expected)
+      (self.stream, self.queue, expected, name) = (stream, queue, stream.expected, stream.name)
     }
 
     /// `path` opened, and its first line read, on the reading thread.

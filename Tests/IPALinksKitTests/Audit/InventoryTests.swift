@@ -44,7 +44,16 @@ import UniversalLinks
     }
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("[1]".utf8), name: "x") }
     #expect(throws: InventoryReader.Failure.self) { try InventoryReader.read(Data("\n \n".utf8), name: "x") }
-    #expect(throws: InventoryReader.Failure.self) { try InventoryStream(path: "/nonexistent/inv.json") }
+    // What cannot be opened or read is said with the system's reason.
+    #expect(
+      throws: InventoryReader.Failure(description: "/nonexistent/inv.json: cannot read: No such file or directory")
+    ) {
+      try InventoryStream(path: "/nonexistent/inv.json")
+    }
+    let folder = FileManager.default.temporaryDirectory.path
+    #expect(throws: InventoryReader.Failure(description: "\(folder): cannot read: Is a directory")) {
+      try InventoryStream(path: folder)
+    }
     // Past the limit (here 1 MiB of an endless file), the store is named as where a larger inventory goes.
     #expect {
       try InventoryStream(path: "/dev/zero", byteLimit: 1 << 20)

@@ -128,8 +128,6 @@ public enum HTMLReporter {
     return "<section class=\"cards\">\(cards.joined())</section>\n"
   }
 
-  /// What the page takes on trust: the apps of hosts given without an IPA (`--host`, or watched by a store), whose
-  /// claims come from the hosts' AASA files alone.
   /// What could not be read, first: a page passed on without the terminal it was made in still says it is partial.
   private static func missing(_ lines: [String]) -> String {
     guard !lines.isEmpty else { return "" }
@@ -138,6 +136,8 @@ public enum HTMLReporter {
       + "</ul></section>\n"
   }
 
+  /// What the page takes on trust: the apps of hosts given without an IPA (`--host`, or watched by a store), whose
+  /// claims come from the hosts' AASA files alone.
   private static func assumed(_ claims: ClaimsIndex) -> String {
     let fromHosts = claims.apps.filter { claims.inputs[$0.input].kind == .host }
     let hosts = Array(Set(fromHosts.map(\.input))).sorted()
