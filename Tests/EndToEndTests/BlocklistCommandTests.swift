@@ -208,6 +208,69 @@ import Testing
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--if-changed"]).status == 64)
   }
 
+  /// `-o` naming something other than a regular file writes to it and leaves it what it was: a pipe stays a pipe
+  /// (read whole by `cat`), a link stays a link (the file it points at is replaced, keeping its permissions), a
+  /// dangling link makes its file, `/dev/full` says the disk is full (exit 2), and `/dev/stdout` is the command's
+  /// standard output. Before, the rename that replaces a list put a regular file in place of each: as root, of
+  /// `/dev/null` too, for every program on the machine.
+  @Test func anOutputThatIsNotAFileIsWrittenToNotReplaced() throws {
+    let folder = try Engines.folder()
+    let base = ["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "-f", "domains", "-q"]
+    let list = try CLI.run(base)
+    try #require(list.status == 0 && !list.stdout.isEmpty, "\(list.stderr)")
+    func kind(_ path: String) -> mode_t {
+      var info = stat()
+      return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    let pipe = folder.appendingPathComponent("pipe").path
+    try #require(mkfifo(pipe, 0o600) == 0)
+    let reader = try CLI.start(["cat", pipe], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    let toPipe = try CLI.run(base + ["-o", pipe])
+    #expect(toPipe.status == 0, "\(toPipe.stderr)")
+    // Whatever follows writes to devices: it must not run where a pipe was replaced (nor wait for `cat`, which a
+    // replaced pipe leaves waiting for a writer).
+    if kind(pipe) != S_IFIFO { reader.process.terminate() }
+    try #require(kind(pipe) == S_IFIFO)
+    #expect(try reader.wait().stdout == list.stdout)
+
+    let real = folder.appendingPathComponent("real.txt").path
+    let link = folder.appendingPathComponent("link.txt").path
+    try Data("old\n".utf8).write(to: URL(fileURLWithPath: real))
+    #expect(chmod(real, 0o640) == 0)
+    #expect(symlink("real.txt", link) == 0)
+    #expect(try CLI.run(base + ["-o", link]).status == 0)
+    #expect(kind(link) == S_IFLNK)
+    #expect(try String(contentsOfFile: real, encoding: .utf8) == list.stdout)
+    #expect((try FileManager.default.attributesOfItem(atPath: real)[.posixPermissions] as? Int) == 0o640)
+    let dangling = folder.appendingPathComponent("dangling.txt").path
+    #expect(symlink("made.txt", dangling) == 0)
+    #expect(try CLI.run(base + ["-o", dangling]).status == 0)
+    #expect(kind(dangling) == S_IFLNK)
+    #expect(try String(contentsOfFile: folder.appendingPathComponent("made.txt").path, encoding: .utf8) == list.stdout)
+    #expect(
+      Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        == ["pipe", "real.txt", "link.txt", "dangling.txt", "made.txt"])
+
+    let full = try CLI.run(base + ["-o", "/dev/full"])
+    #expect(full.status == 2)
+    #expect(full.stderr == "ipalinks: /dev/full: cannot write: No space left on device\n")
+    #expect(kind("/dev/full") == S_IFCHR)
+    let stdout = try CLI.run(base + ["-o", "/dev/stdout"])
+    #expect(stdout.status == 0 && stdout.stdout == list.stdout, "\(stdout.stderr)")
+    let page = try CLI.run(["report", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "-o", "/dev/stdout"])
+    #expect(page.status == 0 && page.stdout.hasPrefix("<!doctype html>"), "\(page.stderr)")
+    // Several lists need several files, which are not made beside a device.
+    let split = try CLI.run(
+      ["blocklist"] + Self.inputs + ["-q", "-f", "wkcontentrules", "--max-rules", "2", "-o", "/dev/null"])
+    #expect(split.status == 2)
+    #expect(
+      split.stderr
+        == "ipalinks: /dev/null is not a file, and the rules need 2 lists of at most 2 rules; give -o FILE to write "
+        + "them all\n")
+    #expect(kind("/dev/null") == S_IFCHR)
+  }
+
   /// `--if-changed` judges the file on disk by its content, in every stamped format: the same list made at another
   /// time is left alone (exit 3), while one cut short or edited by hand is replaced (exit 0).
   @Test func ifChangedReplacesAListCutShortOrEditedByHand() throws {

@@ -68,7 +68,7 @@ public struct BlocklistOutput: Sendable {
     /// unreadable is not held, so `--if-changed` replaces it; one with the same rules made earlier is.
     func isHeld(at path: String) -> Bool {
       guard let stamp else { return OutputFile.holds(text, at: path) }
-      guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+      guard let handle = OutputFile.existingFile(path) else { return false }
       defer { try? handle.close() }
       // A few bytes more than this text at most (the time is fixed-width), so a huge file is never read whole.
       guard let data = try? handle.read(upToCount: text.utf8.count + 64), let disk = String(data: data, encoding: .utf8)
@@ -148,6 +148,12 @@ public struct BlocklistOutput: Sendable {
   /// Writes every file under `output` (``path(_:suffix:)``), each through a temporary file and a rename; with
   /// `ifChanged`, nothing when every file already holds its text. Returns whether it wrote.
   public func write(to output: String, ifChanged: Bool) throws(OutputFile.Failure) -> Bool {
+    if files.count > 1 && OutputFile.isStream(output) {
+      // Its -2, -3 … files would be made beside a device or a descriptor, in /dev or /proc.
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(output)) is not a file, and the rules need \(files.count) lists of at "
+          + "most \(maxRules) rules; give -o FILE to write them all")
+    }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
     if ifChanged && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return false }
     for (path, text) in targets { try OutputFile.write(text, to: path) }

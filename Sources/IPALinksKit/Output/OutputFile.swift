@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writing a command's output file (`-o`): through a temporary file beside it and a rename, so that a reader (a web
-/// server publishing a blocklist, an app downloading it) sees the old file or the new one, never half of one.
+/// server publishing a blocklist, an app downloading it) sees the old file or the new one, never half of one; a
+/// device or a pipe (`-o /dev/stdout`) is written to, not replaced.
 public enum OutputFile {
   /// Why a file could not be written: one line naming it.
   public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -12,16 +13,66 @@ public enum OutputFile {
   /// Whether `path` already holds exactly `text`: what `--if-changed` leaves alone.
   public static func holds(_ text: String, at path: String) -> Bool {
     // Read at most one byte more than the text, so a huge file is never read whole.
-    guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+    guard let handle = existingFile(path) else { return false }
     defer { try? handle.close() }
     let bytes = Data(text.utf8)
     return (try? handle.read(upToCount: bytes.count + 1)) ?? Data() == bytes
   }
 
-  /// Writes `text` to `path` and renames it into place. An existing file keeps its permissions; a new one gets
-  /// what `>` in a shell would give (0666 less the umask), not the 0600 of a temporary file.
+  /// The regular file at `path` (through any links), open for reading; nil for none, or for a device, a pipe or a
+  /// socket, which hold no list to compare with and may block or never end when read.
+  public static func existingFile(_ path: String) -> FileHandle? {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return FileHandle(forReadingAtPath: path)
+  }
+
+  /// Whether `path` names something written through rather than replaced: a device, a pipe, a socket, or a name
+  /// under /dev or /proc (`/dev/stdout`, `/dev/fd/3`), as `>` in a shell writes to them. Replacing such a name
+  /// would put a regular file where the device or the link was, for every other program too.
+  public static func isStream(_ path: String) -> Bool {
+    if case .through = destination(of: path) { return true }
+    return false
+  }
+
+  /// Writes `text` to `path`. A regular file (or a new name) is replaced through a temporary file beside it and a
+  /// rename: an existing file keeps its permissions, and a new one gets what `>` in a shell would give (0666 less
+  /// the umask), not the 0600 of a temporary file. A link to a regular file replaces the file it points at, and the
+  /// link stays; a device, a pipe or a socket is written to as it is (``isStream(_:)``).
   public static func write(_ text: String, to path: String) throws(Failure) {
-    let target = URL(fileURLWithPath: path)
+    switch destination(of: path) {
+    case .replace(let file): try replace(file, with: text, named: path)
+    case .through: try writeThrough(text, to: path)
+    }
+  }
+
+  /// How `path` is written: the regular file to replace by a rename, or `through`, opened and written in place.
+  private enum Destination {
+    case replace(String)
+    case through
+  }
+
+  private static func destination(of path: String) -> Destination {
+    // Names the kernel makes up (standard output, a descriptor) point at what another program opened.
+    if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .through }
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return .replace(path) }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .replace(path)
+    case S_IFLNK:
+      // A dangling link is written through, which creates the file it names, as `>` does.
+      guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, let resolved = realpath(path, nil) else {
+        return .through
+      }
+      defer { free(resolved) }
+      let file = String(cString: resolved)
+      return file.hasPrefix("/dev/") || file.hasPrefix("/proc/") ? .through : .replace(file)
+    default: return .through  // a directory too: opening it for writing says "Is a directory"
+    }
+  }
+
+  private static func replace(_ file: String, with text: String, named path: String) throws(Failure) {
+    let target = URL(fileURLWithPath: file)
     let folder = target.deletingLastPathComponent().path
     // Created by open(2) with 0666, which the umask then narrows: mkstemp would make it 0600, and reading the umask
     // means setting it, for every thread at once.
@@ -36,7 +87,32 @@ public enum OutputFile {
     var written = false
     defer { if !written { unlink(temporary) } }
     var info = stat()
-    let keep = stat(path, &info) == 0 ? info.st_mode & 0o7777 : nil
+    let keep = stat(file, &info) == 0 ? info.st_mode & 0o7777 : nil
+    try send(text, to: descriptor, named: path)
+    // The data reaches the disk before the name points at it, so a crash leaves the old file, not an empty one.
+    guard keep.map({ fchmod(descriptor, $0) }) ?? 0 == 0, fsync(descriptor) == 0 else {
+      let code = errno
+      close(descriptor)
+      throw failure(path, code)
+    }
+    close(descriptor)
+    guard rename(temporary, file) == 0 else { throw failure(path, errno) }
+    written = true
+  }
+
+  private static func writeThrough(_ text: String, to path: String) throws(Failure) {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else { throw failure(path, errno) }
+    try send(text, to: descriptor, named: path)
+    // A device or a pipe has nothing to sync (fsync says EINVAL); a file a dangling link made is synced as any.
+    var info = stat()
+    let synced = fstat(descriptor, &info) != 0 || info.st_mode & S_IFMT != S_IFREG || fsync(descriptor) == 0
+    let code = errno
+    guard close(descriptor) == 0 || errno == EINTR, synced else { throw failure(path, synced ? errno : code) }
+  }
+
+  /// Writes all of `text` to `descriptor`; a failure (a full disk, a closed pipe) closes it and names `path`.
+  private static func send(_ text: String, to descriptor: Int32, named path: String) throws(Failure) {
     let bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
@@ -49,15 +125,6 @@ public enum OutputFile {
       }
       offset += count
     }
-    // The data reaches the disk before the name points at it, so a crash leaves the old file, not an empty one.
-    guard keep.map({ fchmod(descriptor, $0) }) ?? 0 == 0, fsync(descriptor) == 0 else {
-      let code = errno
-      close(descriptor)
-      throw failure(path, code)
-    }
-    close(descriptor)
-    guard rename(temporary, path) == 0 else { throw failure(path, errno) }
-    written = true
   }
 
   private static func failure(_ path: String, _ code: Int32) -> Failure {
