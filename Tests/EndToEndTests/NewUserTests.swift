@@ -186,6 +186,27 @@ struct NewUserTests {
     }
   }
 
+  /// Every command's `--help`, nested ones too (found from each SUBCOMMANDS list), fits 80 columns, its usage line
+  /// included: argument-parser prints that line whole, and seven commands' ran past 80, up to 136 characters.
+  @Test func everyHelpFitsEightyColumns() throws {
+    var commands: [[String]] = [[]]
+    var seen = 0
+    while let command = commands.popLast() {
+      let help = try CLI.run(command + ["--help"], environment: ["COLUMNS": "80"])
+      #expect(help.status == 0, "\(command): \(help.stderr)")
+      let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+      #expect(lines.allSatisfy { $0.count <= 80 }, "\(command): \(lines.filter { $0.count > 80 })")
+      seen += 1
+      // A subcommand's line is two spaces, its name, and its abstract after more spaces.
+      let list = lines.drop { $0 != "SUBCOMMANDS:" }.dropFirst().prefix { !$0.isEmpty }
+      commands += list.compactMap { line in
+        guard line.hasPrefix("  "), !line.hasPrefix("   ") else { return nil }
+        return line.split(separator: " ").first.map { command + [String($0)] }
+      }
+    }
+    #expect(seen == 18, "\(seen) commands")
+  }
+
   /// `--format table`: a line per bundle that fits the width, sortable by a column.
   @Test func aBatchReadsAsATableThatFitsTheWidth() throws {
     for columns in [60, 80, 120] {

@@ -16,6 +16,7 @@ struct AASACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "validate",
       abstract: "Report every problem in an AASA file, each with a stable code, a severity and a JSON pointer.",
+      usage: "ipalinks aasa validate <file> [<options>]",
       discussion: """
         FILE may be plain JSON or a PKCS#7-signed file; '-' reads standard input. The codes are listed in \
         docs/MATCHING.md.
@@ -79,6 +80,7 @@ extension AASACommand {
     static let configuration = CommandConfiguration(
       commandName: "diff",
       abstract: "Compare two AASA files by behaviour: per app, the rules that change a verdict, with an example URL.",
+      usage: "ipalinks aasa diff <old> <new> [<options>]",
       discussion: """
         OLD and NEW may be plain JSON or PKCS#7-signed; '-' reads one of them from standard input. Hoisting a key \
         into defaults, rewriting legacy paths as the equivalent components, or editing a comment is no change. A \

@@ -7,6 +7,7 @@ struct HistoryCommand: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "history",
     abstract: "What the audit store saw over time: a host's AASA file, version by version, or an app's versions.",
+    usage: "ipalinks history (--host <host> | --app <id>) [<options>]",
     discussion: """
       --host lists each distinct version of the host's AASA file (first and last seen, and from where) and, between \
       consecutive versions, what behaves differently, as `aasa diff` computes it, with example URLs and the apps \

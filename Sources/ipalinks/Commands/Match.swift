@@ -8,6 +8,7 @@ struct Match: StatusCommand {
   static let configuration = CommandConfiguration(
     commandName: "match",
     abstract: "Tell, for each URL, whether it opens the app and which AASA rule decided it.",
+    usage: "ipalinks match --aasa <aasa> [<options>] <urls> ...",
     discussion: """
       Reads the domain's apple-app-site-association file (plain or PKCS#7-signed; '-' for standard input) and \
       applies the rules iOS uses for --app-id: only the first details entry listing the app, first matching \

@@ -18,6 +18,7 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "runs",
       abstract: "List the runs in the store: when, which ipalinks, where, and what they recorded.",
+      usage: "ipalinks store runs [<options>]",
       discussion: "Exit codes: 0 listed; 2 the store cannot be read; 64 usage error.")
 
     @OptionGroup var store: StoreOptions
@@ -38,6 +39,7 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "prune",
       abstract: "Remove what the runs before a time saw, but for what history and the latest state need.",
+      usage: "ipalinks store prune --before <time> [<options>]",
       discussion: """
         Each version history shows keeps its first and last sighting, so `history` keeps its shape (its counts of \
         sightings drop), and the state at any time, the latest one included, reads as before. A run left with \
@@ -74,6 +76,7 @@ struct StoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "import",
       abstract: "Bring inventories saved by `inspect --format json|jsonl` into the store, one run per file.",
+      usage: "ipalinks store import <files> ... [<options>]",
       discussion: """
         Each file becomes a run labelled with --run-label (or its name), observed when the file was saved (its \
         modification time; now for standard input), so the store's history places it where it belongs. The apps \
