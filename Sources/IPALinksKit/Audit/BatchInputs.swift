@@ -13,7 +13,9 @@ public enum BatchInputs {
   ///
   /// An app folder (see ``isAppFolder(_:)``) is inspected as it is; other folders are walked,
   /// recursively, for `*.ipa` files. Walking never follows a symbolic link to a folder (no loops) and skips hidden
-  /// entries and anything that is not a regular file, such as a FIFO that would block the reader forever.
+  /// entries. A `*.ipa` that is a link to nothing is an input all the same (its error record names it, and the batch
+  /// is partial); one that is an app folder (an unzipped IPA) is read as one app; a FIFO, a device or a socket,
+  /// which could block the reader forever, is skipped and counted in `notes`.
   /// Files a walk passes over that `inspect` reads when they are named (Mach-O executables, entitlements plists,
   /// profiles) are counted, and said in `notes`, one line per folder.
   public static func collect(_ arguments: [String]) -> (inputs: [String], problems: [String], notes: [String]) {
@@ -34,7 +36,7 @@ public enum BatchInputs {
       }
       let (found, skipped) = walk(argument)
       if found.isEmpty { problems.append("\(argument): no .\(walkedExtension) files found in this folder") }
-      if let note = skippedNote(argument, skipped) { notes.append(note) }
+      notes += skippedNotes(argument, skipped)
       inputs.formUnion(found)
     }
     return (inputs.sorted(), problems, notes)
@@ -45,11 +47,23 @@ public enum BatchInputs {
     var executables = 0
     var entitlements = 0
     var profiles = 0
+    /// `*.ipa` entries that are neither files nor folders: FIFOs, devices, sockets.
+    var notFiles = 0
     var total: Int { executables + entitlements + profiles }
   }
 
   /// The line that says what a walk of `folder` skipped, or nil when it skipped nothing `inspect` reads.
-  static func skippedNote(_ folder: String, _ skipped: Skipped) -> String? {
+  static func skippedNotes(_ folder: String, _ skipped: Skipped) -> [String] {
+    let pipes =
+      skipped.notFiles == 0
+      ? nil
+      : "\(folder): skipped \(TerminalText.count(skipped.notFiles, "entry", "entries")) named .\(walkedExtension) "
+        + "that \(skipped.notFiles == 1 ? "is" : "are") not a file (a FIFO, a device or a socket, which a read could "
+        + "wait on forever)"
+    return [skippedNote(folder, skipped), pipes].compactMap { $0 }
+  }
+
+  private static func skippedNote(_ folder: String, _ skipped: Skipped) -> String? {
     guard skipped.total > 0 else { return nil }
     let kinds = [
       (skipped.executables, "Mach-O executable", "Mach-O executables"),
@@ -103,7 +117,15 @@ public enum BatchInputs {
         }
         continue
       }
-      guard isRegularFile(url.path) else { continue }
+      switch kind(url.path) {
+      case .file, .missing: break  // a link to nothing is an input, so its error record says what it lacks
+      case .folder where isAppFolder(url.path):
+        enumerator.skipDescendants()  // an unzipped IPA named X.ipa, read as one app, as when named
+      case .folder: continue
+      case .other:
+        skipped.notFiles += 1
+        continue
+      }
       let relative = url.path.hasPrefix(base.path + "/") ? String(url.path.dropFirst(base.path.count + 1)) : url.path
       found.append(prefix + relative)
     }
@@ -118,9 +140,20 @@ public enum BatchInputs {
   }
 
   /// `stat` follows a symbolic link to a file (symlink farms of IPAs are common) but rejects FIFOs and devices.
-  static func isRegularFile(_ path: String) -> Bool {
+  static func isRegularFile(_ path: String) -> Bool { kind(path) == .file }
+
+  /// What a walked `*.ipa` entry is, through links: a file, nothing (a link to nothing, or one `stat` cannot
+  /// follow), a folder, or something a read could block on forever (a FIFO, a device, a socket).
+  enum Kind { case file, missing, folder, other }
+
+  static func kind(_ path: String) -> Kind {
     var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    guard stat(path, &info) == 0 else { return .missing }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .file
+    case S_IFDIR: return .folder
+    default: return .other
+    }
   }
 }
 

@@ -23,7 +23,10 @@ enum InputLocator {
   static func locate(_ path: String, into report: inout InspectionReport) throws -> Located? {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      report.diagnostics.append(Diagnostic(.error, .inputNotFound, "\(path): no such file or folder"))
+      // A link whose file is gone (a symlink farm of IPAs, one deleted) says where it points.
+      let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+      let what = target.map { "a link to \($0), which does not exist" } ?? "no such file or folder"
+      report.diagnostics.append(Diagnostic(.error, .inputNotFound, "\(path): \(what)"))
       return nil
     }
     if isDirectory.boolValue {

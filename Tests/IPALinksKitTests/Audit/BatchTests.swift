@@ -33,11 +33,25 @@ import Testing
       withDestinationPath: root.appendingPathComponent("a/x.ipa").path)
     try fm.createSymbolicLink(
       atPath: root.appendingPathComponent("dangling.ipa").path, withDestinationPath: "/nonexistent")
+    // An unzipped IPA named as the file was: one app, its insides not walked (its plug-in's IPA-named folder too).
+    try file("Unzipped.ipa/Payload/X.app/Info.plist")
+    try file("Unzipped.ipa/Payload/X.app/PlugIns/Inner.ipa/Info.plist")
+    try fm.createDirectory(at: root.appendingPathComponent("plain.ipa/d"), withIntermediateDirectories: true)
 
     let (inputs, problems, notes) = BatchInputs.collect([root.path])
     #expect(problems.isEmpty)
-    #expect(inputs == ["a/x.ipa", "b/c/y.IPA", "link.ipa"].map { root.path + "/" + $0 })
-    #expect(notes.isEmpty, "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
+    // The link to nothing is an input, whose error record then names it: a symlink farm's missing IPA is said.
+    var report = InspectionReport(input: root.path + "/dangling.ipa", inputKind: .ipa)
+    #expect(try InputLocator.locate(root.path + "/dangling.ipa", into: &report) == nil)
+    #expect(
+      report.diagnostics.map(\.message) == ["\(root.path)/dangling.ipa: a link to /nonexistent, which does not exist"])
+    #expect(
+      inputs == ["Unzipped.ipa", "a/x.ipa", "b/c/y.IPA", "dangling.ipa", "link.ipa"].map { root.path + "/" + $0 })
+    #expect(
+      notes == [
+        "\(root.path): skipped 1 entry named .ipa that is not a file (a FIFO, a device or a socket, which a read "
+          + "could wait on forever)"
+      ], "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
   }
 
   /// Files `inspect` reads when named, which a folder's walk passes over, are counted by kind and said.
