@@ -208,6 +208,21 @@ import Testing
     #expect(try CLI.run(["blocklist", CLI.sample("Store.ipa"), "--if-changed"]).status == 64)
   }
 
+  /// An inventory of no app (`[]`, what an upstream step that found nothing may save) makes a list, which blocks
+  /// nothing: said on stderr whether it goes to `-o` or to standard output, where it was said nowhere before.
+  @Test func aListOfNoAppSaysItBlocksNothing() throws {
+    let folder = try Engines.folder()
+    let empty = folder.appendingPathComponent("empty.json").path
+    try Data("[]".utf8).write(to: URL(fileURLWithPath: empty))
+    let out = try CLI.run(["blocklist", "--inventory", empty, "-f", "domains"])
+    #expect(out.status == 0 && out.stdout.isEmpty)
+    #expect(out.stderr == "ipalinks: wrote a list that blocks nothing (no app's rules) to standard output\n")
+    let file = folder.appendingPathComponent("list.txt").path
+    let written = try CLI.run(["blocklist", "--inventory", empty, "-f", "domains", "-o", file])
+    #expect(written.stderr == "ipalinks: wrote a list that blocks nothing (no app's rules) to \(file)\n")
+    #expect(try CLI.run(["blocklist", "--inventory", empty, "-f", "domains", "-q"]).stderr.isEmpty)
+  }
+
   /// `-o` naming something other than a regular file writes to it and leaves it what it was: a pipe stays a pipe
   /// (read whole by `cat`), a link stays a link (the file it points at is replaced, keeping its permissions), a
   /// dangling link makes its file, `/dev/full` says the disk is full (exit 2), and `/dev/stdout` is the command's

@@ -200,6 +200,8 @@ public struct BlocklistOutput: Sendable {
       }
       guard let output else {
         files.forEach { Terminal.write($0.text) }
+        // Said as `-o` says it: an inventory of no app (`[]`) makes a list, which protects nothing.
+        if apps == 0 && !quiet { Terminal.warn("wrote \(what(apps)) to standard output") }
         return partial
       }
       let wrote = try write(to: output, ifChanged: ifChanged)
