@@ -143,6 +143,22 @@ struct SurfaceTests {
     #expect((report["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.store")
   }
 
+  /// Nothing on standard input is said as an empty file is, not as an archive without its `Payload/`.
+  @Test func anEmptyStandardInputIsSaidToBeEmpty() throws {
+    let process = Process()
+    process.executableURL = CLI.binary
+    process.arguments = ["inspect", "-", "--no-fetch"]
+    process.standardInput = FileHandle.nullDevice
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 2)
+    #expect(text == "-  (ipa, unreadable)\n  error[input.unreadable] -: empty (0 bytes)\n", "\(text)")
+  }
+
   /// Like grep: an input that cannot be read makes who-claims exit 2, and what was read is still answered.
   @Test func whoClaimsWithAMissingInputIsTroubleButStillAnswers() throws {
     let missing = NSTemporaryDirectory() + "ipalinks-missing-\(UUID().uuidString).ipa"

@@ -102,8 +102,13 @@ public struct BatchInspector: Sendable {
         input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: \(why)")])
     }
     do {
-      return await inspect(
-        ipaBytes: Array(try WholeFile.read("-", limit: standardInputLimit)), name: "-", fetches: fetches)
+      let bytes = Array(try WholeFile.read("-", limit: standardInputLimit))
+      // As a file of 0 bytes is told: `inspect - < /dev/null`, or a download that wrote nothing.
+      guard !bytes.isEmpty else {
+        return InspectionReport(
+          input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: empty (0 bytes)")])
+      }
+      return await inspect(ipaBytes: bytes, name: "-", fetches: fetches)
     } catch {
       let why =
         error == .tooLarge
