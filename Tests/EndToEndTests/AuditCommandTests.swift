@@ -78,7 +78,10 @@ struct AuditCommandTests {
     /// from it says so at once and ends, rather than wait for an inventory or an IPA typed in.
     @Test(.timeLimit(.minutes(1))) func standardInputOnATerminalIsSaidNotWaitedFor() throws {
       let (primary, secondary) = try openPTY()
-      defer { (close(primary), close(secondary)) }
+      defer {
+        close(primary)
+        close(secondary)
+      }
       let store = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-tty-\(UUID()).db").path
       defer { try? FileManager.default.removeItem(atPath: store) }
       let inventory =

@@ -183,12 +183,6 @@ public struct InventoryDiff: Sendable, Encodable {
     try c.encode(urlsCompared, forKey: .urlsCompared)
   }
 
-  /// The sample URLs of a `--urls` file: one a line, blank lines and lines starting with `#` skipped.
-  public static func urls(inList text: String) -> [String] {
-    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-      .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-  }
-
   /// Compares `old` with `new`. Bundles are paired by bundle id (else by path inside the app); `urls` are decided
   /// on each side with the same matcher as `ipalinks match`, over every app of that side.
   public init(old: ClaimsIndex, new: ClaimsIndex, urls: [String] = []) {

@@ -110,7 +110,7 @@ public struct URLScan: Sendable {
     guard let decisions = table.decisions(trimmed, reusing: &scratch) else {
       let message =
         UniversalLinkURL(string: trimmed) == nil ? "is not an absolute URL with a host" : "is not an http(s) URL"
-      return .failure(Problem(line: number, message: "\(quoted(trimmed)) \(message)"))
+      return .failure(Problem(line: number, message: "\(Self.quoted(trimmed)) \(message)"))
     }
     var line = Line(url: trimmed, apps: [], excludedBy: [])
     for decision in decisions {
@@ -158,7 +158,8 @@ public struct URLScan: Sendable {
     if !batch.isEmpty { flush() }
   }
 
-  private func quoted(_ text: String) -> String {
+  /// A line as problems quote it: at most 200 characters of it, in quotes.
+  static func quoted(_ text: String) -> String {
     "\"" + (text.count > 200 ? String(text.prefix(200)) + "…" : text) + "\""
   }
 }

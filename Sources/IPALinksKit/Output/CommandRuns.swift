@@ -5,15 +5,16 @@ import UniversalLinks
 // code, so that the executable only parses arguments, picks these and exits with what they return.
 
 extension InventoryDiff {
-  /// `diff --url/--urls`: the URLs given one by one, then those of the list `file` (``urls(inList:)``); nil, said on
-  /// stderr, when the file cannot be read.
+  /// `diff --url/--urls`: the URLs given one by one, then those of the list `file`, read as `match --urls` reads
+  /// its own (``URLList``): what is not a URL is named on stderr and left out. Nil, said on stderr, when the file
+  /// cannot be read.
   public static func sampleURLs(_ given: [String], listedIn file: String?) -> [String]? {
-    guard let file else { return given }
-    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
-      Terminal.warn("\(file): cannot read the URL list")
-      return nil
+    var urls: [String] = []
+    for url in given {
+      if let problem = URLList.problem(url) { Terminal.warn("--url \(problem)") } else { urls.append(url) }
     }
-    return given + urls(inList: text)
+    guard let file else { return urls }
+    return URLList.read(file, warn: Terminal.warn) { urls.append($0) }.map { _ in urls }
   }
 
   /// `diff`: compares the two sides, writes the difference in `format`, and warns when a side is partial. Returns
@@ -89,13 +90,42 @@ extension MatchReporter {
   /// decided for ``appID`` (with `explain`, every rule tried) and written in `format` as it is decided, or for json
   /// as one document at the end. Returns whether every URL opens the app.
   public func decide(_ urls: [String], in file: AASAFile, name: String, explain: Bool, format: OutputFormat) -> Bool {
-    let matcher = file.matcher(appID: appID)
     if let warning = warning(file, name: name) { Terminal.warn(warning) }
     if let warning = severalHosts(urls, name: name) { Terminal.warn(warning) }
-    var allMatch = true
+    return decide(in: file, explain: explain, format: format) { each in urls.forEach(each) }.allMatch
+  }
+
+  /// `match --urls LIST`: as ``decide(_:in:name:explain:format:)`` for `given`, then for each URL of the list at
+  /// `list` (`-`: standard input) as it is read (``URLList``), in bounded memory but for json. A line that is not a
+  /// URL is named on stderr and skipped; URLs of several hosts are said once all are decided. Returns whether every
+  /// URL opens the app (false when a line was skipped, or the list held none), or nil when the list cannot be read.
+  public func decide(
+    _ given: [String], listedIn list: String, in file: AASAFile, name: String, explain: Bool, format: OutputFormat
+  ) -> Bool? {
+    if let warning = warning(file, name: name) { Terminal.warn(warning) }
+    var skipped: Int?
+    let (allMatch, hosts, count) = decide(in: file, explain: explain, format: format) { each in
+      given.forEach(each)
+      skipped = URLList.read(list, warn: Terminal.warn, each)
+    }
+    guard let skipped else { return nil }
+    if count == 0 { Terminal.warn("\(list == "-" ? "standard input" : list): no URL to decide") }
+    if let warning = severalHosts(hosts, name: name) { Terminal.warn(warning) }
+    return allMatch && skipped == 0 && count > 0
+  }
+
+  /// Decides each URL `urls` gives, writing it in `format` as it is decided (json: one document at the end); says
+  /// whether all opened the app, the hosts they named, and how many there were.
+  private func decide(
+    in file: AASAFile, explain: Bool, format: OutputFormat, _ urls: ((String) -> Void) -> Void
+  ) -> (allMatch: Bool, hosts: Set<String>, count: Int) {
+    let matcher = file.matcher(appID: appID)
+    var (allMatch, hosts, count) = (true, Set<String>(), 0)
     var results: [Line] = []
     let style = Terminal.style
-    for url in urls {
+    urls { url in
+      count += 1
+      if domain == nil, let host = UniversalLinkURL(string: url)?.host { hosts.insert(host) }
       let explanation = explain ? matcher.explain(url, domain: domain) : nil
       let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
       if result.verdict != .match { allMatch = false }
@@ -106,7 +136,7 @@ extension MatchReporter {
       }
     }
     if format == .json { Terminal.write(document(results)) }
-    return allMatch
+    return (allMatch, hosts, count)
   }
 }
 

@@ -39,7 +39,11 @@ public struct MatchReporter: Sendable {
   /// The warning when `urls` name several hosts and no `--domain` was given: each is then matched as if the file
   /// `name` were served for its own host. Nil otherwise.
   public func severalHosts(_ urls: [String], name: String) -> String? {
-    let hosts = Set(urls.compactMap { UniversalLinkURL(string: $0)?.host })
+    severalHosts(Set(urls.compactMap { UniversalLinkURL(string: $0)?.host }), name: name)
+  }
+
+  /// The same for the hosts the URLs named.
+  public func severalHosts(_ hosts: Set<String>, name: String) -> String? {
     guard domain == nil, hosts.count > 1 else { return nil }
     return "warning: the URLs name \(hosts.count) hosts and no --domain was given, so each is matched as if \(name) "
       + "were served for its own host; give --domain HOST to check them against the file's own host"
