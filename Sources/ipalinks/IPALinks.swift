@@ -20,6 +20,15 @@ struct IPALinks: AsyncParsableCommand {
       ReportCommand.self, WhoClaimsCommand.self, HistoryCommand.self, RefreshCommand.self, StoreCommand.self,
     ]
   )
+
+  /// The entry point: says first (unless `-q`) when the arguments are so many that reading them will take seconds
+  /// (``Terminal/manyArguments(_:)``), then parses and runs the command as `main(nil)` does.
+  static func main() async {
+    let arguments = CommandLine.arguments.dropFirst()
+    let quiet = arguments.contains { $0 == "-q" || $0 == "--quiet" }
+    if let note = Terminal.manyArguments(arguments.count), !quiet { Terminal.warn(note) }
+    await main(nil)
+  }
 }
 
 /// A command that returns its exit status. Its `run()` turns the status into ArgumentParser's `ExitCode`: the

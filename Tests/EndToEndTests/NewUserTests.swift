@@ -207,6 +207,23 @@ struct NewUserTests {
     #expect(seen == 18, "\(seen) commands")
   }
 
+  /// A command line of thousands of paths (a shell's glob over a folder of IPAs) is read by swift-argument-parser in
+  /// time that grows with the square of their count, seconds before any work can show: said first, with the folder
+  /// to give instead. A few hundred paths are read at once, and nothing is said.
+  @Test func thousandsOfArgumentsAreSaidBeforeTheyAreRead() throws {
+    let store = CLI.sample("Store.ipa")
+    let many = try CLI.run(["inspect", "--no-fetch", "--no-progress"] + Array(repeating: store, count: 4_000))
+    #expect(many.status == 0, "\(many.stderr)")
+    #expect(
+      many.stderr.hasPrefix(
+        "ipalinks: 4003 arguments take seconds to read before any work starts; give their folder instead (it is "
+          + "walked for *.ipa), or for URLs --urls FILE\nipalinks: "), "\(many.stderr)")
+    let quiet = try CLI.run(["inspect", "--no-fetch", "-q"] + Array(repeating: store, count: 4_000))
+    #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+    let few = try CLI.run(["inspect", "--no-fetch", "--no-progress"] + Array(repeating: store, count: 300))
+    #expect(few.status == 0 && !few.stderr.contains("arguments take"), "\(few.stderr)")
+  }
+
   /// `--format table`: a line per bundle that fits the width, sortable by a column.
   @Test func aBatchReadsAsATableThatFitsTheWidth() throws {
     for columns in [60, 80, 120] {
