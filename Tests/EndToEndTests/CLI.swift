@@ -31,10 +31,11 @@ enum CLI {
     return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates.last!
   }()
 
+  /// Runs `arguments` and waits for the end; `stdin` is what it reads as standard input (by default, the test's).
   static func run(
-    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil
   ) throws -> Result {
-    try start(arguments, environment: environment, executable: executable).wait()
+    try start(arguments, environment: environment, executable: executable, stdin: stdin).wait()
   }
 
   /// A command started and not yet waited for: ``run(_:environment:executable:)`` in two halves, for a test that
@@ -78,7 +79,7 @@ enum CLI {
   }
 
   static func start(
-    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil
   ) throws -> Started {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -96,6 +97,7 @@ enum CLI {
     process.environment = env
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
+    if let stdin { process.standardInput = stdin }
     try process.run()
     return Started(process: process, folder: folder)
   }

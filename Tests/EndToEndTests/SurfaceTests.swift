@@ -129,34 +129,19 @@ struct SurfaceTests {
   }
 
   @Test func anIPAOnStandardInputIsInspectedAsDash() throws {
-    let process = Process()
-    process.executableURL = CLI.binary
-    process.arguments = ["inspect", "-", "--no-fetch", "--format", "json"]
-    process.standardInput = try FileHandle(forReadingFrom: CLI.samples.appendingPathComponent("Store.ipa"))
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let run = try CLI.run(
+      ["inspect", "-", "--no-fetch", "--format", "json"],
+      stdin: try FileHandle(forReadingFrom: CLI.samples.appendingPathComponent("Store.ipa")))
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
     #expect(report["input"] as? String == "-")
     #expect((report["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.store")
   }
 
   /// Nothing on standard input is said as an empty file is, not as an archive without its `Payload/`.
   @Test func anEmptyStandardInputIsSaidToBeEmpty() throws {
-    let process = Process()
-    process.executableURL = CLI.binary
-    process.arguments = ["inspect", "-", "--no-fetch"]
-    process.standardInput = FileHandle.nullDevice
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 2)
-    #expect(text == "-  (ipa, unreadable)\n  error[input.unreadable] -: empty (0 bytes)\n", "\(text)")
+    let run = try CLI.run(["inspect", "-", "--no-fetch"], stdin: FileHandle.nullDevice)
+    #expect(run.status == 2)
+    #expect(run.stdout == "-  (ipa, unreadable)\n  error[input.unreadable] -: empty (0 bytes)\n", "\(run.stdout)")
   }
 
   /// Like grep: an input that cannot be read makes who-claims exit 2, and what was read is still answered.

@@ -46,19 +46,11 @@ struct WhoClaimsURLsTests {
   @Test func textGroupsTheOpeningURLsByAppAndStandardInputWorks() throws {
     let urls = try Self.file()
     defer { try? FileManager.default.removeItem(at: urls) }
-    let process = Process()
-    process.executableURL = CLI.binary
-    process.arguments = ["who-claims", "--urls", "-", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "-q"]
-    // The inherited environment, so a sanitizer's options (ASAN_OPTIONS) reach the child as in every other run.
-    process.environment = ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1", "COLUMNS": "80"]) { $1 }
-    process.standardInput = try FileHandle(forReadingFrom: urls)
-    let out = Pipe()
-    process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
+    let run = try CLI.run(
+      ["who-claims", "--urls", "-", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "-q"],
+      environment: ["NO_COLOR": "1"], stdin: try FileHandle(forReadingFrom: urls))
+    let text = run.stdout
+    #expect(run.status == 0)
     #expect(
       text == """
         ST0REAPP42.com.example.store  (2 URLs)
