@@ -93,13 +93,13 @@ public enum StoreText {
         + "\n"
     }
     let seen = history.versions.map(\.retrievals).reduce(0, +)
-    var out =
+    let head =
       "\(host): \(TerminalText.count(history.versions.count, "version")) of its AASA file, from "
       + TerminalText.count(seen, "retrieval")
-      + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "") + "\n"
-      + (history.unstable
-        ? "unstable: it rewrites its file without changing what opens; files that behave alike are one version\n"
-        : "") + "\n"
+      + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "")
+    let unstable = "unstable: it rewrites its file without changing what opens; files that behave alike are one version"
+    var out =
+      ([head] + (history.unstable ? [unstable] : [])).flatMap { fitted($0, style) }.map { $0 + "\n" }.joined() + "\n"
     out += table(
       ["VERSION", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN", "SOURCE", "FILE"],
       history.versions.map { v in
@@ -121,6 +121,12 @@ public enum StoreText {
     return out
   }
 
+  /// A line of text cut to the terminal's width (``TerminalText/wrap(_:width:first:rest:)``), the lines after the
+  /// first indented.
+  static func fitted(_ line: String, _ style: TextStyle) -> [String] {
+    TerminalText.wrap(line, width: style.width, rest: "  ")
+  }
+
   /// `history --app` in `format`: per app, its versions in a table and each observation that changed its
   /// associated domains or URL schemes; one JSON document; or one JSON object per app.
   public static func history(_ history: AppHistory, format: OutputFormat, style: TextStyle) -> String {
@@ -136,9 +142,15 @@ public enum StoreText {
     return history.apps.map { app in
       let seen = app.versions.map(\.observations).reduce(0, +)
       let names = [app.appId == app.appKey ? app.bundleId : nil, app.name].compactMap { $0 }.map(e)
+      let head =
+        fitted(
+          e(app.appKey) + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))") + ": "
+            + "\(TerminalText.count(app.versions.count, "version")), inspected \(TerminalText.count(seen, "time"))",
+          style)
+      // The key starts the first line however it is cut: it alone is bold.
       var out =
-        style.bold(e(app.appKey)) + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))") + ": "
-        + "\(TerminalText.count(app.versions.count, "version")), inspected \(TerminalText.count(seen, "time"))\n\n"
+        style.bold(e(app.appKey)) + head[0].dropFirst(e(app.appKey).count) + "\n"
+        + head.dropFirst().map { $0 + "\n" }.joined() + "\n"
       out += table(
         ["VERSION", "BUILD", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN"],
         app.versions.map {

@@ -823,6 +823,11 @@ import Testing
       text.stdout.contains(
         "2027-01-29 08:00  w3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
       ), "\(text.stdout)")
+    // The line that names the app fits the 80 columns, the rest of it indented below (it ran to 84).
+    #expect(
+      text.stdout.hasPrefix(
+        "ABCDE12345.com.example.shop (com.example.shop, Shop): 2 versions,\n  inspected 3 times\n\nVERSION"),
+      "\(text.stdout)")
     let missing = try CLI.run(["history", "--app", "com.example.none", "--store", location])
     #expect(missing.status == 1, "\(missing.stdout)")
   }
