@@ -49,6 +49,8 @@ public enum BatchInputs {
     var profiles = 0
     /// `*.ipa` entries that are neither files nor folders: FIFOs, devices, sockets.
     var notFiles = 0
+    /// Links to folders, which a walk does not follow.
+    var linkedFolders = 0
     var total: Int { executables + entitlements + profiles }
   }
 
@@ -60,7 +62,13 @@ public enum BatchInputs {
       : "\(folder): skipped \(TerminalText.count(skipped.notFiles, "entry", "entries")) named .\(walkedExtension) "
         + "that \(skipped.notFiles == 1 ? "is" : "are") not a file (a FIFO, a device or a socket, which a read could "
         + "wait on forever)"
-    return [skippedNote(folder, skipped), pipes].compactMap { $0 }
+    let links =
+      skipped.linkedFolders == 0
+      ? nil
+      : "\(folder): skipped \(TerminalText.count(skipped.linkedFolders, "link to a folder", "links to folders")), "
+        + "which a walk does not follow (a link may lead back up and loop); name \(skipped.linkedFolders == 1 ? "it" : "them") to walk "
+        + (skipped.linkedFolders == 1 ? "it" : "them")
+    return [skippedNote(folder, skipped), pipes, links].compactMap { $0 }
   }
 
   private static func skippedNote(_ folder: String, _ skipped: Skipped) -> String? {
@@ -108,6 +116,13 @@ public enum BatchInputs {
     var skipped = Skipped()
     for case let url as URL in enumerator {
       let suffix = url.pathExtension.lowercased()
+      // A link to a folder is not walked (no loops): counted, so a folder of links to folders is not "empty".
+      if suffix != walkedExtension, (try? url.resourceValues(forKeys: [.isSymbolicLinkKey]))?.isSymbolicLink == true,
+        kind(url.path) == .folder
+      {
+        skipped.linkedFolders += 1
+        continue
+      }
       guard suffix == walkedExtension else {
         switch suffix {
         case "xcent", "entitlements": if isRegularFile(url.path) { skipped.entitlements += 1 }

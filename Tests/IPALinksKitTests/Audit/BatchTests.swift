@@ -50,7 +50,9 @@ import Testing
     #expect(
       notes == [
         "\(root.path): skipped 1 entry named .ipa that is not a file (a FIFO, a device or a socket, which a read "
-          + "could wait on forever)"
+          + "could wait on forever)",
+        "\(root.path): skipped 1 link to a folder, which a walk does not follow (a link may lead back up and loop); "
+          + "name it to walk it",
       ], "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
   }
 
