@@ -119,7 +119,12 @@ struct WhoClaimsURLsTests {
     #expect(run.stdout.isEmpty)
     let missing = try CLI.run(["who-claims", "--urls", urls.path + ".missing", CLI.sample("Store.ipa"), "--no-fetch"])
     #expect(missing.status == 2)
-    #expect(missing.stderr.contains("cannot read the URL list"))
+    #expect(missing.stderr.contains("cannot read the URL list: No such file or directory"), "\(missing.stderr)")
+    // A folder's reads fail: it is said, where it had read as a list of no URL (exit 1, nothing said).
+    let folder = FileManager.default.temporaryDirectory.path
+    let notList = try CLI.run(["who-claims", "--urls", folder, CLI.sample("Store.ipa"), "--no-fetch"])
+    #expect(notList.status == 2)
+    #expect(notList.stderr.contains("\(folder): cannot read the URL list: Is a directory"), "\(notList.stderr)")
   }
 
   /// URLs checked against hosts alone, with no IPA: `--urls FILE --host H…` takes the apps the hosts' files list.

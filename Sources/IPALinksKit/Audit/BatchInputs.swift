@@ -54,7 +54,8 @@ public enum BatchInputs {
     var total: Int { executables + entitlements + profiles }
   }
 
-  /// The line that says what a walk of `folder` skipped, or nil when it skipped nothing `inspect` reads.
+  /// The lines that say what a walk of `folder` skipped: files `inspect` reads when named, `*.ipa` entries that are
+  /// no files, and links to folders; none when it skipped none of them.
   static func skippedNotes(_ folder: String, _ skipped: Skipped) -> [String] {
     let pipes =
       skipped.notFiles == 0
@@ -62,12 +63,12 @@ public enum BatchInputs {
       : "\(folder): skipped \(TerminalText.count(skipped.notFiles, "entry", "entries")) named .\(walkedExtension) "
         + "that \(skipped.notFiles == 1 ? "is" : "are") not a file (a FIFO, a device or a socket, which a read could "
         + "wait on forever)"
+    let them = skipped.linkedFolders == 1 ? "it" : "them"
     let links =
       skipped.linkedFolders == 0
       ? nil
       : "\(folder): skipped \(TerminalText.count(skipped.linkedFolders, "link to a folder", "links to folders")), "
-        + "which a walk does not follow (a link may lead back up and loop); name \(skipped.linkedFolders == 1 ? "it" : "them") to walk "
-        + (skipped.linkedFolders == 1 ? "it" : "them")
+        + "which a walk does not follow (a link may lead back up and loop); name \(them) to walk \(them)"
     return [skippedNote(folder, skipped), pipes, links].compactMap { $0 }
   }
 

@@ -95,7 +95,7 @@ public enum HostInputs {
     for host in named { try add(host, "--host: ") }
     for file in files {
       guard let lines = LineReader(path: file) else {
-        throw ListError(description: "\(TerminalText.escape(file)): cannot read the host list")
+        throw ListError(description: LineReader.cannotRead(file, "host list"))
       }
       var number = 0
       var lineCount = 0

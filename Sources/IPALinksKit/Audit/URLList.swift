@@ -16,8 +16,8 @@ public enum URLList {
   /// `warn` each line that is not one (`urls.txt: line 3: "x" is not an absolute URL with a host`). Returns how
   /// many lines were skipped so, or nil (said) when the list cannot be opened.
   public static func read(_ path: String, warn: (String) -> Void, _ body: (String) -> Void) -> Int? {
-    guard let reader = openable(path) ? LineReader(path: path) : nil else {
-      warn("\(path): cannot read the URL list: \(String(cString: strerror(errno == 0 ? EIO : errno)))")
+    guard LineReader.unreadable(path) == nil, let reader = LineReader(path: path) else {
+      warn(LineReader.cannotRead(path, "URL list"))
       return nil
     }
     let name = path == "-" ? "standard input" : path
@@ -35,19 +35,5 @@ public enum URLList {
       skipped += 1
     }
     return skipped
-  }
-
-  /// Whether `path` opens for reading and is no folder (whose reads fail, which a line reader takes for an end),
-  /// with `errno` saying why when not.
-  private static func openable(_ path: String) -> Bool {
-    // Not opened here: opening a FIFO waits for its writer, and would again in the reader.
-    guard path != "-" else { return true }
-    var info = stat()
-    guard stat(path, &info) == 0 else { return false }
-    guard info.st_mode & S_IFMT != S_IFDIR else {
-      errno = EISDIR
-      return false
-    }
-    return access(path, R_OK) == 0
   }
 }

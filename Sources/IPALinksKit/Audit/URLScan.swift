@@ -392,7 +392,7 @@ extension URLScan {
     _ path: String, claims: ClaimsIndex, format: OutputFormat, workers: Int, quiet: Bool, trouble: Bool
   ) -> Int32 {
     guard let lines = LineReader(path: path) else {
-      Terminal.warn("\(TerminalText.escape(path)): cannot read the URL list")
+      Terminal.warn(LineReader.cannotRead(path, "URL list"))
       return 2
     }
     var writer = URLScanWriter(format: format, style: Terminal.style)
