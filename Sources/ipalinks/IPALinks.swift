@@ -39,12 +39,28 @@ protocol StatusCommand: AsyncParsableCommand {
 }
 
 extension StatusCommand {
-  /// Runs ``execute()`` and exits with its status.
+  /// Runs ``execute()`` and exits with its status; a usage error it finds (a file an option names that cannot be
+  /// read, say) is printed with this command's usage, which argument-parser, past parsing, gives as the root's.
   func run() async throws {
     // A file past the size limit (ulimit -f) is an error of the write that says so, not the end of the process.
     signal(SIGXFSZ, SIG_IGN)
-    let status = try await execute()
-    if status != 0 { throw ExitCode(status) }
+    do {
+      let status = try await execute()
+      if status != 0 { throw ExitCode(status) }
+    } catch let error as ValidationError {
+      Self.printUsageError(error.message)
+      throw ExitCode.validationFailure
+    }
+  }
+
+  /// Prints `message` as argument-parser prints a usage error, with this command's usage and help to see.
+  static func printUsageError(_ message: String) {
+    let usage = IPALinks.usageString(for: Self.self)
+    let command = usage.split(separator: " ").prefix { $0.first.map { !"[<(-".contains($0) } ?? false }
+    let text =
+      "Error: \(TerminalText.escape(message, keepingLineBreaks: true))\nUsage: \(usage)\n"
+      + "  See '\(command.joined(separator: " ")) --help' for more information.\n"
+    Terminal.write(Data(text.utf8), to: STDERR_FILENO)
   }
 }
 

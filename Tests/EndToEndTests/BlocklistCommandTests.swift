@@ -356,6 +356,16 @@ import Testing
     #expect(again.status == 3, "\(again.stderr)")
     let notAKey = try Engines.write("not a key")
     #expect(try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "--sign", notAKey]).status == 64)
+    // A key that cannot be read is found as the command runs: said with the system's reason and blocklist's usage,
+    // where argument-parser had given the root's (`Usage: ipalinks <subcommand>`).
+    let keyFolder = try Engines.folder().path
+    let notFile = try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "--sign", keyFolder])
+    #expect(notFile.status == 64)
+    #expect(
+      notFile.stderr.hasSuffix(
+        "\nError: --sign: cannot read \(keyFolder): Is a directory\n"
+          + "Usage: ipalinks blocklist [<options>] [<inputs> ...]\n"
+          + "  See 'ipalinks blocklist --help' for more information.\n"), "\(notFile.stderr)")
     let listOnly = try CLI.run(["blocklist"] + Self.inputs + ["-f", "wkcontentrules", "--sign", key])
     #expect(listOnly.status == 64 && listOnly.stderr.contains("--sign signs the guards' rules document"))
   }

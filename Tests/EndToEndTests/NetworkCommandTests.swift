@@ -174,6 +174,11 @@ struct AASAInputTests {
   @Test func missingFileExits66() throws {
     let result = try CLI.run(["aasa", "validate", "/nonexistent/aasa.json"])
     #expect(result.status == 66)
-    #expect(result.stderr.hasPrefix("ipalinks: cannot read /nonexistent/aasa.json"))
+    #expect(result.stderr == "ipalinks: cannot read /nonexistent/aasa.json: No such file or directory\n")
+    // A folder, in the system's words: Foundation's own were "NSCocoaErrorDomain error 256".
+    let folder = FileManager.default.temporaryDirectory.path
+    let notFile = try CLI.run(["match", "--aasa", folder, "https://shop.example.com/"])
+    #expect(notFile.status == 66)
+    #expect(notFile.stderr == "ipalinks: cannot read \(folder): Is a directory\n")
   }
 }

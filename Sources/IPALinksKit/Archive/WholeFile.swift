@@ -15,6 +15,8 @@ public enum WholeFile {
   /// The bytes of `path` (`-` for standard input). Reading stops one chunk past `limit`, so at most
   /// `limit + chunk` bytes are ever held.
   public static func read(_ path: String, limit: Int, chunk: Int = 1 << 20) throws(Failure) -> Data {
+    // Foundation's reason for a folder or a missing file is "NSCocoaErrorDomain error 256": the system's is said.
+    if let reason = unreadable(path) { throw .unreadable(reason) }
     var data = Data()
     do {
       let handle =
@@ -25,5 +27,15 @@ public enum WholeFile {
     }
     guard data.count <= limit else { throw .tooLarge }
     return data
+  }
+
+  /// Why `path` cannot be read, in the system's words (`No such file or directory`, `Is a directory`, `Permission
+  /// denied`), or nil when it can (and for `-`). Nothing is opened: opening a FIFO waits for its writer.
+  public static func unreadable(_ path: String) -> String? {
+    guard path != "-" else { return nil }
+    var info = stat()
+    let code =
+      stat(path, &info) != 0 ? errno : info.st_mode & S_IFMT == S_IFDIR ? EISDIR : access(path, R_OK) != 0 ? errno : 0
+    return code == 0 ? nil : String(cString: strerror(code))
   }
 }

@@ -37,19 +37,10 @@ public final class LineReader {
     regularFile = known && status.st_mode & S_IFMT == S_IFREG
   }
 
-  /// Why `path` cannot be read a line at a time, in the system's words (`No such file or directory`, `Is a
-  /// directory`, `Permission denied`), or nil when it can. Nothing is opened: opening a FIFO waits for its writer.
-  public static func unreadable(_ path: String) -> String? {
-    guard path != "-" else { return nil }
-    var info = stat()
-    let code =
-      stat(path, &info) != 0 ? errno : info.st_mode & S_IFMT == S_IFDIR ? EISDIR : access(path, R_OK) != 0 ? errno : 0
-    return code == 0 ? nil : String(cString: strerror(code))
-  }
-
-  /// The line that says a list cannot be read: `urls.txt: cannot read the URL list: Is a directory`.
+  /// The line that says a list cannot be read, with the system's reason (``WholeFile/unreadable(_:)``):
+  /// `urls.txt: cannot read the URL list: Is a directory`.
   public static func cannotRead(_ path: String, _ what: String) -> String {
-    "\(TerminalText.escape(path)): cannot read the \(what)" + (unreadable(path).map { ": \($0)" } ?? "")
+    "\(TerminalText.escape(path)): cannot read the \(what)" + (WholeFile.unreadable(path).map { ": \($0)" } ?? "")
   }
 
   /// Whether the next ``next()`` may wait for a writer: the input is a pipe or a terminal, and no whole line is

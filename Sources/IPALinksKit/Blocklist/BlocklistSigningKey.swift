@@ -24,8 +24,10 @@ public struct BlocklistSigningKey {
   /// Reads `path`: a PEM `PRIVATE KEY` (PKCS#8 Ed25519), or the 32-byte seed in base64.
   public init(path: String) throws(Failure) {
     let shown = TerminalText.escape(path)
-    guard let data = FileManager.default.contents(atPath: path), data.count <= 65_536 else {
-      throw Failure(description: "--sign: cannot read \(shown)")
+    let data: Data
+    do throws(WholeFile.Failure) { data = try WholeFile.read(path, limit: 65_536) } catch {
+      let why = if case .unreadable(let reason) = error { reason } else { "larger than a key (64 KiB)" }
+      throw Failure(description: "--sign: cannot read \(shown): \(why)")
     }
     let text = String(decoding: data, as: UTF8.self)
     var seed: [UInt8]? = nil

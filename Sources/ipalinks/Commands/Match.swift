@@ -74,10 +74,7 @@ struct Match: StatusCommand {
       Terminal.warn(only.note)
       return only.appID
     case .failure(let error):
-      let usage = IPALinks.usageString(for: Self.self)
-      Terminal.write(
-        Data("Error: \(error.message)\nUsage: \(usage)\n  See 'ipalinks match --help' for more information.\n".utf8),
-        to: STDERR_FILENO)
+      Self.printUsageError(error.message)
       return nil
     }
   }
