@@ -121,7 +121,9 @@ public struct AASAFetchOptions: Sendable {
       if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
         self.aasaDirectories.append(Self.folder(directory))
       } else {
-        problems.append("--aasa-dir \(directory): no such folder")
+        // A file, or a folder that cannot be reached, says which, in the system's words.
+        let why = FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder"
+        problems.append("--aasa-dir \(TerminalText.escape(directory)): \(why)")
       }
     }
     if let caFile {

@@ -73,3 +73,23 @@ struct AASADirectoryTests {
     }
   }
 }
+
+/// `--aasa-dir` naming something that is no folder says which: missing, or a file.
+@Suite struct AASADirectoryFlagTests {
+  @Test func aFolderThatIsAFileOrMissingIsSaidSo() throws {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString)")
+    try Data("x".utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let missing = file.path + "-missing"
+    #expect {
+      _ = try AASAFetchOptions(
+        source: .cdn, offline: true, aasaDirectories: [file.path, missing], timeout: 10, concurrency: 8, caFile: nil,
+        allowPrivate: false, connectTo: [], noCache: true, cacheDirectory: nil, environment: [:])
+    } throws: { error in
+      (error as? AASAFetchOptions.FlagProblems)?.lines == [
+        "--offline reads only the cache, so it cannot be combined with --no-cache",
+        "--aasa-dir \(file.path): not a folder", "--aasa-dir \(missing): no such folder",
+      ]
+    }
+  }
+}
