@@ -187,7 +187,7 @@ struct NewUserTests {
   }
 
   /// Every command's `--help`, nested ones too (found from each SUBCOMMANDS list), fits 80 columns, its usage line
-  /// included: argument-parser prints that line whole, and seven commands' ran past 80, up to 136 characters.
+  /// included: argument-parser prints that line whole, and seven commands' ran past 80, up to 137 characters.
   @Test func everyHelpFitsEightyColumns() throws {
     var commands: [[String]] = [[]]
     var seen = 0

@@ -15,15 +15,14 @@ public enum WholeFile {
   /// The bytes of `path` (`-` for standard input). Reading stops one chunk past `limit`, so at most
   /// `limit + chunk` bytes are ever held.
   public static func read(_ path: String, limit: Int, chunk: Int = 1 << 20) throws(Failure) -> Data {
-    // Foundation's reason for a folder or a missing file is "NSCocoaErrorDomain error 256": the system's is said.
-    if let reason = unreadable(path) { throw .unreadable(reason) }
     var data = Data()
     do {
       let handle =
         path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
       while data.count <= limit, let more = try handle.read(upToCount: chunk), !more.isEmpty { data += more }
     } catch {
-      throw .unreadable((error as NSError).localizedDescription)
+      // Foundation's reason for a folder or a missing file is "NSCocoaErrorDomain error 256": the system's is said.
+      throw .unreadable(unreadable(path) ?? (error as NSError).localizedDescription)
     }
     guard data.count <= limit else { throw .tooLarge }
     return data

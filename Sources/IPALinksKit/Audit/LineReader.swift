@@ -23,7 +23,7 @@ public final class LineReader {
   private var skipping = false
 
   /// A reader of `path`, or of standard input for `-`; nil when the file cannot be opened or is a folder (whose
-  /// reads fail, which would read as an empty file). ``unreadable(_:)`` says why.
+  /// reads fail, which would read as an empty file). ``cannotRead(_:_:)`` says why.
   public init?(path: String) {
     if path == "-" {
       handle = FileHandle.standardInput

@@ -16,7 +16,7 @@ public enum URLList {
   /// `warn` each line that is not one (`urls.txt: line 3: "x" is not an absolute URL with a host`). Returns how
   /// many lines were skipped so, or nil (said) when the list cannot be opened.
   public static func read(_ path: String, warn: (String) -> Void, _ body: (String) -> Void) -> Int? {
-    guard WholeFile.unreadable(path) == nil, let reader = LineReader(path: path) else {
+    guard let reader = LineReader(path: path) else {
       warn(LineReader.cannotRead(path, "URL list"))
       return nil
     }

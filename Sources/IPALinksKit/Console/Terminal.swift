@@ -26,8 +26,8 @@ public enum Terminal {
   public static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
   /// How many arguments make ``manyArguments(_:)`` speak: swift-argument-parser copies a list argument's values for
-  /// each one it adds, so reading N of them grows with N²: 4,000 take about half a second, 10,000 3.4 s and the
-  /// 30,000 paths a shell's glob may pass half a minute, all before the command can show anything.
+  /// each one it adds, so reading N of them grows with N²: 5,000 paths take 0.65 s and 10,000 2.5 s
+  /// (`scripts/bench-arguments.py`), all before the command can show anything.
   public static let manyArgumentsFrom = 4_000
 
   /// What to say first when the command line holds `count` arguments, so a long silence before any work is

@@ -121,7 +121,7 @@ public struct AASAFetchOptions: Sendable {
       if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {
         self.aasaDirectories.append(Self.folder(directory))
       } else {
-        // A file, or a folder that cannot be reached, says which, in the system's words.
+        // A file given where a folder belongs is told apart from a name that is not there.
         let why = FileManager.default.fileExists(atPath: directory) ? "not a folder" : "no such folder"
         problems.append("--aasa-dir \(TerminalText.escape(directory)): \(why)")
       }
