@@ -2,11 +2,12 @@
 """Many URLs or paths on the command line against the same given another way, in one run: wall time and peak memory.
 
 Usage: scripts/bench-arguments.py [--runs 3] [--urls 20000] [--list 1000000] [--paths 1000,5000,10000]
-                                  [--binary .build/release/ipalinks]
+                                  [--binary .build/release/ipalinks] [--before path/to/older/ipalinks]
 
 - `match` of --urls N generated URLs given as arguments (the baseline) and as `--urls FILE`, the outputs compared
   byte for byte; then --list URLs through `--urls FILE` alone, for its rate and its peak memory (bounded: the list is
-  read a line at a time).
+  read a line at a time), in each --format; with --before, the same with an older build (the baseline), the
+  outputs compared byte for byte.
 - `inspect --help` with each count of --paths paths (samples/Store.ipa, repeated) as arguments, against the same
   with one folder (the baseline): the time swift-argument-parser takes to read them, before any work.
 
@@ -52,6 +53,7 @@ def main():
     parser.add_argument("--list", type=int, default=1000000)
     parser.add_argument("--paths", default="1000,5000,10000")
     parser.add_argument("--binary", default=".build/release/ipalinks")
+    parser.add_argument("--before", help="an older build to compare `match --urls` with")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     rng = random.Random(1)
@@ -70,9 +72,16 @@ def main():
         many = os.path.join(work, "many.txt")
         with open(many, "w") as f:
             f.write("\n".join(urls[: args.list]) + "\n")
-        seconds, peak, _ = median(1, match + ["--urls", many])
-        print("match --urls FILE, %d URLs: %.2f s (%.0f URLs/s), peak %.0f MiB"
-              % (args.list, seconds, args.list / seconds, peak))
+        for form in ["jsonl", "text"]:
+            listing = match[:-1] + [form, "--urls", many]
+            seconds, peak, out = median(args.runs, listing)
+            print("match --urls FILE --format %s, %d URLs: %.2f s (%.0f URLs/s), peak %.0f MiB"
+                  % (form, args.list, seconds, args.list / seconds, peak))
+            if args.before:
+                older, older_peak, out_older = median(args.runs, [os.path.abspath(args.before)] + listing[1:])
+                same = "the same bytes" if out == out_older else "OUTPUTS DIFFER"
+                print("  --before: %.2f s, peak %.0f MiB: this build %.2fx as fast (%s)"
+                      % (older, older_peak, older / seconds, same))
         folder = os.path.abspath("samples")
         base, _, _ = median(args.runs, [binary, "inspect", "--help", folder])
         for count in [int(c) for c in args.paths.split(",")]:

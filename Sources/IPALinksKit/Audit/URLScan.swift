@@ -165,7 +165,9 @@ public struct URLScan: Sendable {
 }
 
 extension String {
-  fileprivate func trimmingWhitespace() -> String {
+  /// The line without the white space around it, as every URL list reads a line (`who-claims --urls`, `match
+  /// --urls`).
+  func trimmingWhitespace() -> String {
     // A line that starts and ends with a printable ASCII character has nothing to trim: the Unicode properties of
     // its ends were a twelfth of `who-claims --urls`'s time.
     if let first = utf8.first, let last = utf8.last, (0x21...0x7E).contains(first), (0x21...0x7E).contains(last) {

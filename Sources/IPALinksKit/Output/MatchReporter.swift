@@ -108,7 +108,9 @@ public struct MatchReporter: Sendable {
   /// string escaped for a terminal, since the URL and the rule are untrusted.
   public func verdictLines(_ url: String, _ result: MatchResult, style: TextStyle) -> [String] {
     let e = { (text: String) in TerminalText.escape(text) }
-    let label = result.verdict.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+    // Padded by hand: Foundation's `padding` was a sixth of the time of a list of URLs.
+    let verdict = result.verdict.rawValue
+    let label = verdict + String(repeating: " ", count: max(0, 10 - verdict.utf8.count))
     var fields = [e(url)]
     if let rule = result.rule {
       fields += [e(rule.pointer), e(rule.pattern)]

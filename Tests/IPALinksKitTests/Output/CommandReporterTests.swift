@@ -85,6 +85,31 @@ struct AASAReporterTests {
     #expect(pinned.contains(#""domain":"other.com""#))
   }
 
+  /// `match --format jsonl` quotes each URL into a line encoded once per verdict, domain and rule: every line must
+  /// be the bytes encoding it alone gives, whatever the URL holds.
+  @Test(arguments: [nil, "e.com"])
+  func matchLinesWrittenFromATemplateAreTheEncodedLines(domain: String?) {
+    let reporter = MatchReporter(appID: "T.a", domain: domain)
+    let matcher = Self.file.matcher(appID: "T.a")
+    let urls = [
+      "https://e.com/42", "https://e.com/51", "https://e.com/x/1", "https://e.com/x/2", "https://e.com/none",
+      "https://E.com/42", "https://other.com/42", "https://other.com/x/y", "ftp://e.com/42", "http://e.com/42",
+      #"https://e.com/x/"q"\"#, "https://e.com/caf\u{E9}", "https://e.com/\u{2028}", "https://e.com/\u{1B}[2J",
+      "https://e.com/\u{7F}", "https://xn--caf-dma.com/42", "https://e.com/42?a=\"b\"#\u{0}",
+    ]
+    var lines = MatchReporter.JSONLines()
+    var out = ""
+    // Twice over: the first time each line is encoded whole, the second from the templates it left.
+    for url in urls + urls {
+      let result = matcher.verdict(for: url, domain: domain)
+      lines.append(
+        url, result, domain: domain ?? UniversalLinkURL(string: url)?.host ?? "", reporter: reporter, to: &out)
+    }
+    let encoded = (urls + urls).map { reporter.json($0, matcher.verdict(for: $0, domain: domain)) }
+    #expect(out.split(separator: "\n", omittingEmptySubsequences: false).count == urls.count * 2 + 1)
+    #expect(out == encoded.joined())
+  }
+
   @Test func matchWarnsWhenNoURLCanOpenTheApp() {
     #expect(MatchReporter(appID: "T.a", domain: nil).warning(Self.file, name: "f") == nil)
     #expect(
