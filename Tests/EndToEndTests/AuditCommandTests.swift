@@ -222,6 +222,41 @@ struct AuditCommandTests {
       #expect(!stdout.contains("\r"))
     }
 
+    /// A saved inventory is read under a bar of its own, as IPAs are inspected under one: a file counted ahead
+    /// (`8/8 100%`, its name), a pipe counted as it comes (`so far`); with `--no-progress` or piped, none.
+    @Test func readingAnInventoryShowsABar() throws {
+      let folder = try scratch()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let saved = try CLI.run(["inspect", CLI.samples.path, "--aasa-dir", Self.aasa, "--format", "jsonl", "-q"])
+      let inventory = folder.appendingPathComponent("week-1.jsonl")
+      try Data(saved.stdout.utf8).write(to: inventory)
+      let list = ["blocklist", "--format", "domains"]
+      // Without a terminal: the status every run below must give too.
+      let plain = try CLI.run(list + ["--inventory", inventory.path])
+      #expect(plain.status == 0 && !plain.stderr.contains("\r"), "\(plain.stderr.debugDescription)")
+
+      let (status, stderr) = try runWithTerminalStderr(
+        list + ["--inventory", inventory.path], stdout: FileHandle.nullDevice, columns: 80)
+      #expect(status == plain.status, "\(stderr)")
+      #expect(stderr.contains("\r\u{1B}[2K["), "a bar redrawn in place: \(stderr.debugDescription)")
+      #expect(stderr.contains("8/8 100%") && stderr.contains("week-1.jsonl"), "\(stderr.debugDescription)")
+
+      // From a pipe, which tells its size only at its end.
+      let pipe = Pipe()
+      pipe.fileHandleForWriting.write(Data(saved.stdout.utf8))
+      try pipe.fileHandleForWriting.close()
+      let (piped, pipedStderr) = try TerminalRun(
+        list + ["--inventory", "-"], stdout: FileHandle.nullDevice, columns: 80, stdin: pipe.fileHandleForReading
+      ).wait()
+      #expect(piped == plain.status, "\(pipedStderr)")
+      #expect(
+        pipedStderr.contains(" so far ") && pipedStderr.contains("standard input"), "\(pipedStderr.debugDescription)")
+
+      let (quiet, quietStderr) = try runWithTerminalStderr(
+        list + ["--inventory", inventory.path, "--no-progress"], stdout: FileHandle.nullDevice, columns: 80)
+      #expect(quiet == plain.status && !quietStderr.contains("\r\u{1B}[2K"), "\(quietStderr.debugDescription)")
+    }
+
     /// Every command that draws a bar takes `--no-progress` and `-q` to leave it out, the same two words: here the
     /// two that used to draw one regardless, `store import` and `refresh`, each with a bar first to show there is one.
     @Test func everyCommandWithABarTakesNoProgressAndQuiet() throws {

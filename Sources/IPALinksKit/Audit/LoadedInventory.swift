@@ -40,6 +40,9 @@ public struct LoadedInventory: Sendable {
   /// IPA, is passed to `problem` as one line naming it; each inspected report is passed to `inspected` as it is
   /// done, for the caller to say what went wrong in it.
   ///
+  /// A saved inventory's reading is passed to `reading` as it goes: opened (its name, and how many reports it holds
+  /// when a regular file is `countingAhead`), each batch of reports read, and closed.
+  ///
   /// `hosts` add the apps their AASA files list (``HostInputs``), after the rest, leaving out the apps already read.
   ///
   /// With `about` (a host, a `*.` wildcard or a URL: `who-claims HOST`), only the apps with an entry on that host,
@@ -48,7 +51,8 @@ public struct LoadedInventory: Sendable {
   public static func load(
     _ paths: [String], inventories: [String] = [], hosts: [String] = [], order: Order = .byInput,
     fetcher: AASAFetcher?, jobs: Int, about query: String? = nil,
-    problem: (String) -> Void, willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
+    problem: (String) -> Void, countingAhead: Bool = false, reading: (Reading) -> Void = { _ in },
+    willInspect: (Int) -> Void = { _ in }, started: (String) -> Void = { _ in },
     inspected: (InspectionReport) -> Void
   ) async -> LoadedInventory {
     var loaded = LoadedInventory()
@@ -79,9 +83,12 @@ public struct LoadedInventory: Sendable {
         // partial. Every report kept, the file must fit the limit; about one host, only its claims are kept.
         let stream = try InventoryStream(
           path: named[index], workers: jobs, byteLimit: claimsAbout == nil ? InventoryReader.maximumBytes : nil,
-          counting: false)
+          counting: countingAhead)
+        reading(.opened(stream.name, reports: stream.expected))
+        defer { reading(.closed) }
         var (reports, read, skipped) = ([InspectionReport](), 0, 0)
         while let batch = try stream.next(1024) {
+          defer { reading(.read(read + skipped)) }
           reports += batch.reports.compactMap(kept)
           read += batch.reports.count
           for line in batch.skipped {
@@ -129,6 +136,16 @@ public struct LoadedInventory: Sendable {
       }
     }
     return loaded
+  }
+
+  /// How the reading of a saved inventory goes, for a progress bar.
+  public enum Reading: Sendable {
+    /// The file (its name as messages give it) is open; it holds `reports` lines, when counted ahead.
+    case opened(String, reports: Int?)
+    /// So many of its lines are read.
+    case read(Int)
+    /// It is read, or failed.
+    case closed
   }
 
   /// Whether a bundle has an entry on `host`, on a domain above it, or, for a `*.` wildcard, below it: the apps

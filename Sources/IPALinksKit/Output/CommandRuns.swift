@@ -339,8 +339,17 @@ extension LoadedInventory {
     if let note = unusedFlags(flags, paths: paths, inventories: inventories) { console.say(note) }
     let loaded = await load(
       paths, inventories: inventories, hosts: hosts, order: order, fetcher: fetcher, jobs: jobs, about: query,
-      problem: console.problem, willInspect: console.begin(total:), started: console.started,
-      inspected: console.finished)
+      problem: console.problem, countingAhead: console.showsProgress,
+      reading: { reading in
+        // A bar of its own for each file: the 416 MB inventory of 10,000 apps of `make bench-store` took 4 s to read.
+        switch reading {
+        case .opened(let name, let reports):
+          if let reports { console.begin(total: reports) } else { console.beginUncounted() }
+          console.started(name)
+        case .read(let lines): console.moved(to: lines)
+        case .closed: console.end()
+        }
+      }, willInspect: console.begin(total:), started: console.started, inspected: console.finished)
     console.end()
     return loaded
   }
