@@ -183,7 +183,9 @@ public enum StoreText {
   }
 
   /// Columns, escaped, `right` ones aligned right, the `shrinking` ones cut (in that order) when the line is wider
-  /// than `width`; trailing spaces trimmed.
+  /// than `width`; trailing spaces trimmed. When even that is wider, each row is a block of its own, a line per
+  /// column, heading then value (as `psql`'s expanded display), values wrapped: a terminal of 60 columns
+  /// otherwise wraps the table's lines itself, mid-word, and its columns no longer line up.
   static func table(_ headings: [String], _ rows: [[String]], right: Set<Int>, shrinking: [Int], width: Int)
     -> String
   {
@@ -192,6 +194,16 @@ public enum StoreText {
     for column in shrinking {
       let excess = widths.reduce(0, +) + 2 * (widths.count - 1) - width
       if excess > 0 { widths[column] = max(headings[column].count, widths[column] - excess) }
+    }
+    if widths.reduce(0, +) + 2 * (widths.count - 1) > width {
+      let label = (headings.map(\.count).max() ?? 0) + 2
+      let indent = String(repeating: " ", count: label)
+      return rows.map { row in
+        headings.indices.filter { !row[$0].isEmpty }.flatMap { i in
+          let first = headings[i] + String(repeating: " ", count: label - headings[i].count)
+          return TerminalText.wrap(row[i], width: width, first: first, rest: indent).map { $0 + "\n" }
+        }.joined()
+      }.joined(separator: "\n")
     }
     func line(_ cells: [String]) -> String {
       let fitted = cells.indices.map { i in

@@ -108,6 +108,41 @@ import Testing
   /// A file the store hashed is not read again while it is as it was (the digest given back here is one no file
   /// has, so only the store can have said it); written again, even with the same bytes, it is read and hashed. A
   /// file that changed within the settling time is hashed but not remembered.
+  /// `store runs` and `history`'s tables cut their shrinking columns to fit; on a terminal narrower than their
+  /// headings, each row becomes a block of heading and value lines, an empty value left out, every line within it.
+  @Test func aTableWiderThanTheTerminalIsShownARowAtATime() {
+    let headings = ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "LABEL", "MACHINE"]
+    let rows = [
+      ["1", "2026-11-30 03:46:24", "0.0 s", "inspect", "8", "12", "", "vm"],
+      ["2", "2026-11-30 03:47:02", "3 min", "inspect", "10000", "9882", "week 48, shard 1/4, \u{1B}[31m", "ci"],
+    ]
+    let wide = StoreText.table(headings, rows, right: [0, 4, 5], shrinking: [7, 6], width: 120)
+    #expect(wide.split(separator: "\n").count == 3 && wide.hasPrefix("RUN  STARTED (UTC)"), "\(wide)")
+    let narrow = StoreText.table(headings, rows, right: [0, 4, 5], shrinking: [7, 6], width: 40)
+    #expect(
+      narrow == """
+        RUN            1
+        STARTED (UTC)  2026-11-30 03:46:24
+        TOOK           0.0 s
+        COMMAND        inspect
+        INPUTS         8
+        APPS           12
+        MACHINE        vm
+
+        RUN            2
+        STARTED (UTC)  2026-11-30 03:47:02
+        TOOK           3 min
+        COMMAND        inspect
+        INPUTS         10000
+        APPS           9882
+        LABEL          week 48, shard 1/4,
+                       \\u{1b}[31m
+        MACHINE        ci
+
+        """)
+    #expect(narrow.split(separator: "\n").allSatisfy { $0.count <= 40 })
+  }
+
   @Test func aFileAsItWasIsNotReadAgain() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-digest-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
