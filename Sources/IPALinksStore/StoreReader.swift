@@ -185,6 +185,14 @@ extension AuditStore {
     ).first() != nil
   }
 
+  /// When the earliest app the store holds was inspected (a stored timestamp); nil when it holds none. For a time
+  /// before it, which finds nothing: the user is told where the store's history starts.
+  func firstAppObserved() async throws -> String? {
+    try await sql.raw(
+      "SELECT MIN(i.observed_at) AS first FROM apps a JOIN inputs i ON i.id = a.input_id"
+    ).first()?.decode(column: "first", as: String?.self)
+  }
+
   /// The apps as reports, one per input, in the order of the inputs' paths (byte by byte, whatever the database's
   /// collation), then of the rows.
   static func reports(_ apps: [StreamedApps.App]) throws -> [InspectionReport] {

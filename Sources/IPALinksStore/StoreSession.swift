@@ -505,10 +505,19 @@ extension AuditStore {
   ) async -> (then: [InspectionReport], now: [InspectionReport])? {
     let states = await reading(location, warn: warn) { store in
       let (then, until) = try await store.window(since: StoreTime(parsing: since, allowingAge: true), at: at)
-      return (try await store.latestReports(at: then), try await store.latestReports(at: until))
+      let before = try await store.latestReports(at: then)
+      return (
+        before, try await store.latestReports(at: until), before.isEmpty ? try await store.firstAppObserved() : nil
+      )
     }
-    if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)") }
+    if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)" + before(states.2)) }
     return states.map { (then: $0.0, now: $0.1) }
+  }
+
+  /// `: the first app it holds was inspected at 2026-11-30 03:46 UTC`, said after a time that found no app when the
+  /// store holds some from a later time: it was asked about a time before its history starts.
+  static func before(_ first: String?) -> String {
+    first.map { ": the first app it holds was inspected at \(StoreText.minute($0)) UTC" } ?? ""
   }
 }
 
@@ -529,13 +538,28 @@ extension StoreText {
   ) async -> (text: String, found: Bool)? {
     await AuditStore.reading(location, warn: warn) { store in
       let time = try await store.instant(time, day: .end)
+      // Nothing by then, but something later: the text says when the history starts, as it would otherwise read
+      // as if the store had never seen the host or the app.
+      func later(_ first: String?) -> String {
+        guard format == .text, let first, let time else { return "" }
+        let line =
+          "nothing by \(StoreText.minute(AuditStore.timestamp(time))) UTC: first seen \(StoreText.minute(first)) UTC; "
+          + "without --at, history shows it"
+        return StoreText.fitted(line, style).map { $0 + "\n" }.joined()
+      }
       switch subject {
       case .host(let host):
         let history = try await store.hostHistory(host, at: time)
-        return (self.history(history, format: format, style: style), !history.versions.isEmpty)
+        let found = !history.versions.isEmpty
+        let first = found || time == nil ? nil : try await store.hostHistory(host).versions.first?.firstSeen
+        return (self.history(history, format: format, style: style) + later(first), found)
       case .app(let id):
         let history = try await store.appHistory(id, at: time)
-        return (self.history(history, format: format, style: style), !history.apps.isEmpty)
+        let found = !history.apps.isEmpty
+        let first =
+          found || time == nil
+          ? nil : try await store.appHistory(id).apps.compactMap { $0.versions.first?.firstSeen }.min()
+        return (self.history(history, format: format, style: style) + later(first), found)
       }
     }
   }
@@ -553,10 +577,11 @@ extension AuditStore {
       let time = try await store.instant(at, day: .end)
       let reports = try await store.latestReports(at: time, about: host)
       // No app on the host is an answer; no app at all is not.
-      return (reports, reports.isEmpty ? try await store.holdsApps(at: time) : true)
+      let holds = reports.isEmpty ? try await store.holdsApps(at: time) : true
+      return (reports, holds, holds || at == nil ? nil : try await store.firstAppObserved())
     }
     guard let state, state.1 else {
-      if state != nil { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "")) }
+      if let state { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "") + before(state.2)) }
       return nil
     }
     return state.0

@@ -753,6 +753,25 @@ import Testing
     #expect(same.status == 0, "\(same.stdout) \(same.stderr)")
     let empty = try CLI.run(["diff", "--store", location, "--since", "2000-01-01"])
     #expect(empty.status == 2 && empty.stderr.contains("no app in the store at 2000-01-01"), "\(empty.stderr)")
+    // A time before the store's history says where it starts, rather than reading as if nothing was ever seen.
+    let starts = ": the first app it holds was inspected at 2027-01-15 08:00 UTC\n"
+    #expect(empty.stderr.contains("no app in the store at 2000-01-01" + starts), "\(empty.stderr)")
+    let early = try CLI.run(["who-claims", url, "--store", location, "--at", "2000-01-01"])
+    #expect(early.status == 2 && early.stderr.contains("at 2000-01-01" + starts), "\(early.stderr)")
+    for (subject, first) in [
+      (["--host", "shop.example.com"], "shop.example.com: the store has no answer from its AASA file\n"),
+      (["--app", "com.example.store"], "no app with bundle ID or app ID com.example.store\n"),
+    ] {
+      let history = try CLI.run(
+        ["history"] + subject + ["--store", location, "--at", "2000-01-01"], environment: ["COLUMNS": "80"])
+      #expect(
+        history.status == 1
+          && history.stdout == first
+            + "nothing by 2000-01-01 23:59 UTC: first seen 2027-01-15 08:00 UTC; without --at,\n  history shows it\n",
+        "\(history.stdout)")
+    }
+    let never = try CLI.run(["history", "--app", "com.example.never", "--store", location, "--at", "2000-01-01"])
+    #expect(never.status == 1 && never.stdout == "no app with bundle ID or app ID com.example.never\n")
 
     // Times that cannot be what was meant are refused with exit 2, not answered with the latest state: a time to
     // come, and --since after --at. An age may be written -5d.
