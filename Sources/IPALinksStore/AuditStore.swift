@@ -65,7 +65,8 @@ public final class AuditStore: @unchecked Sendable {
 
   /// Opens the store and brings its schema up to date; `creating` a SQLite file (mode 0600) that is not there yet,
   /// as the commands that write do. Without it, a file that is not there is "no such store", and nothing is made:
-  /// a reader given a mistyped path says so rather than answering from an empty store it created. A store that
+  /// a reader given a mistyped path says so rather than answering from an empty store it created; nor is an empty
+  /// file made a store. A store that
   /// records `inBackground` of other work (an inspection) works on threads below the command's (``StoreThreads``).
   public static func open(
     _ location: StoreLocation, creating: Bool = true, inBackground: Bool = false
@@ -82,8 +83,16 @@ public final class AuditStore: @unchecked Sendable {
     do {
       switch location {
       case .sqlite(let path):
-        if !creating && !FileManager.default.fileExists(atPath: path) {
-          throw Failure(description: "\(location): no such store (inspect --store makes one)")
+        if !creating {
+          var info = stat()
+          guard stat(path, &info) == 0 else {
+            throw Failure(description: "\(location): no such store (inspect --store makes one)")
+          }
+          // SQLite takes an empty file for an empty database, and the schema would be written into it: a reader
+          // given a file it was not meant to have (a `touch`ed name, a placeholder) would turn it into a store.
+          if info.st_mode & S_IFMT == S_IFREG && info.st_size == 0 {
+            throw Failure(description: "\(location): empty (0 bytes), not a store yet (inspect --store makes one)")
+          }
         }
         store = try await openSQLite(path, location: location, threads: threads)
       case .postgres(let server): store = try await openPostgres(server, location: location, threads: threads)

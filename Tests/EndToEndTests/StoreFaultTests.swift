@@ -548,7 +548,8 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: store), "nothing makes it again")
   }
 
-  /// A reader never makes a store: a path that names none is said, exit 2, and nothing is left behind.
+  /// A reader never makes a store: a path that names none is said, exit 2, and nothing is left behind; an empty file
+  /// (SQLite would take it for an empty database) is said to be empty, and left empty.
   @Test func readersNeverCreateAStore() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-typo-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -565,7 +566,21 @@ import Testing
         run.stderr.split(separator: "\n").first == "ipalinks: \(typo): no such store (inspect --store makes one)",
         "\(reader): \(run.stderr)")
       #expect(!FileManager.default.fileExists(atPath: typo), "\(reader) made \(typo)")
+      #expect(FileManager.default.createFile(atPath: typo, contents: nil))
+      let empty = try CLI.run(reader + ["--store", typo])
+      #expect(empty.status == 2, "\(reader): \(empty.status) \(empty.stderr)")
+      #expect(
+        empty.stderr.split(separator: "\n").first
+          == "ipalinks: \(typo): empty (0 bytes), not a store yet (inspect --store makes one)",
+        "\(reader): \(empty.stderr)")
+      #expect(try FileManager.default.attributesOfItem(atPath: typo)[.size] as? Int == 0, "\(reader) wrote \(typo)")
+      try FileManager.default.removeItem(atPath: typo)
     }
+    // A writer makes its store in an empty file, as in a new one.
+    #expect(FileManager.default.createFile(atPath: typo, contents: nil))
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", typo])
+    #expect(made.status == 0, "\(made.stderr)")
+    #expect(try CLI.run(["store", "runs", "--store", typo]).stdout.contains("inspect"))
   }
 
   /// A location that is neither a file's path nor a postgres:// URL is refused as such, its password masked.
