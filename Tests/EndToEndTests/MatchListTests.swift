@@ -94,5 +94,10 @@ struct MatchListTests {
     #expect(
       run.stderr == "ipalinks: --url \"nope\" is not an absolute URL with a host\n"
         + "ipalinks: \(path): line 2: \"not a url\" is not an absolute URL with a host\n")
+    // A list of no URL leaves the comparison without its URL section, which would read as "no verdict changed".
+    let none = try list("# nothing yet\n\n")
+    let empty = try CLI.run(["diff", store, store, "--aasa-dir", CLI.sample("aasa"), "--urls", none, "-q"])
+    #expect(empty.status == 0 && !empty.stdout.contains("compared"), "\(empty.stdout)")
+    #expect(empty.stderr == "ipalinks: warning: \(none): no URL in the list, so no verdict is compared\n")
   }
 }

@@ -6,15 +6,22 @@ import UniversalLinks
 
 extension InventoryDiff {
   /// `diff --url/--urls`: the URLs given one by one, then those of the list `file`, read as `match --urls` reads
-  /// its own (``URLList``): what is not a URL is named on stderr and left out. Nil, said on stderr, when the file
-  /// cannot be read.
+  /// its own (``URLList``): what is not a URL is named on stderr and left out, and a list of no URL is said (the
+  /// comparison then has no URL section, which would read as "no verdict changed"). Nil, said on stderr, when the
+  /// file cannot be read.
   public static func sampleURLs(_ given: [String], listedIn file: String?) -> [String]? {
     var urls: [String] = []
     for url in given {
       if let problem = URLList.problem(url) { Terminal.warn("--url \(problem)") } else { urls.append(url) }
     }
     guard let file else { return urls }
-    return URLList.read(file, warn: Terminal.warn) { urls.append($0) }.map { _ in urls }
+    let before = urls.count
+    guard URLList.read(file, warn: Terminal.warn, { urls.append($0) }) != nil else { return nil }
+    if urls.count == before {
+      Terminal.warn(
+        "warning: \(file == "-" ? "standard input" : file): no URL in the list, so no verdict is compared")
+    }
+    return urls
   }
 
   /// `diff`: compares the two sides, writes the difference in `format`, and warns when a side is partial. Returns
