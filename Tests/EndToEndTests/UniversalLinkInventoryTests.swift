@@ -77,5 +77,16 @@ struct UniversalLinkInventoryTests {
     #expect(result.status == 1, "nothing is known about the domain, so the inventory is partial")
     let bundle = try #require((result.json?["bundles"] as? [[String: Any]])?.first)
     #expect(domain(bundle, "applinks:fat.example.com")?["status"] as? String == "skipped-offline")
+    // The folder named is not there (a mistyped --cache-dir): said with each host, which is otherwise "not in the
+    // cache" as if a cache had not seen it. A folder that is there, and empty, is a cache that has not.
+    #expect(
+      result.stderr.contains(
+        "fat.example.com: skipped (offline) and not in the cache: the cache folder \(cache.path) does not exist"),
+      "\(result.stderr)")
+    try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+    let empty = try CLI.run([
+      "inspect", CLI.sample("Fat.ipa"), "--format", "json", "--offline", "--cache-dir", cache.path,
+    ])
+    #expect(empty.status == 1 && empty.stderr.hasSuffix("fat.example.com: skipped (offline) and not in the cache\n"))
   }
 }

@@ -60,6 +60,17 @@ struct AASACache: Sendable {
     return out
   }
 
+  /// Why the cache holds nothing at all: its folder is not there (`/x/cache does not exist`), or is not a folder;
+  /// nil when it is one. With `--offline`, every host would otherwise be "not in the cache", as if a mistyped
+  /// `--cache-dir` were a cache that had not seen them.
+  var missing: String? {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) else {
+      return "the cache folder \(directory.path) does not exist"
+    }
+    return isFolder.boolValue ? nil : "the cache folder \(directory.path) is not a folder"
+  }
+
   func read(kind: Kind, host: String) -> Entry? {
     let url = fileURL(kind: kind, host: host)
     guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),

@@ -28,6 +28,9 @@ public struct AASAFetchOptions: Sendable {
   public var connectTo: [ConnectToRule]
   /// Where cached files live; nil disables the cache entirely (no reads, no writes).
   public var cacheDirectory: URL?
+  /// Whether the cache's folder was named (`--cache-dir`) rather than the default: offline, one that is not there is
+  /// then said with every host it has no copy of, as the name was likely mistyped.
+  public var cacheDirectoryNamed = false
   /// Use only the cache; nothing touches the network.
   public var offline: Bool
   /// Read `<dir>/<host>` or `<dir>/<host>.json` from the first of these folders that has it, instead of the
@@ -116,6 +119,7 @@ public struct AASAFetchOptions: Sendable {
       problems.append("--offline reads only the cache, so it cannot be combined with --no-cache")
     }
     if !noCache { self.cacheDirectory = cacheDirectory.map(Self.folder) ?? Self.defaultCacheDirectory(environment) }
+    cacheDirectoryNamed = cacheDirectory != nil
     for directory in aasaDirectories {
       var isDirectory: ObjCBool = false
       if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue {

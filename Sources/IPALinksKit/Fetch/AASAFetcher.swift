@@ -140,7 +140,8 @@ public final class AASAFetcher: Sendable {
       }
       return AASAFetchResult(
         host: host, status: .skippedOffline, source: kind == .cdn ? .cdn : .directWellKnown,
-        message: "\(host): skipped (offline) and not in the cache")
+        message: "\(host): skipped (offline) and not in the cache"
+          + (options.cacheDirectoryNamed ? cache?.missing.map { ": \($0)" } ?? "" : ""))
     }
     let now = Date()
     if let cached, cached.isFresh(at: now) {
