@@ -223,6 +223,29 @@ import Testing
     #expect(try CLI.run(["blocklist", "--inventory", empty, "-f", "domains", "-q"]).stderr.isEmpty)
   }
 
+  /// `-o -` is standard output, for `blocklist` and `report`, as `-` is standard input for an inventory: it wrote a
+  /// file named `-` in the working folder, and said `wrote … to -`. `--report -` goes there too when the list goes
+  /// to a file, and is refused when both would.
+  @Test func aDashAsTheOutputIsStandardOutput() throws {
+    let folder = try Engines.folder()
+    let base = ["blocklist", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "-f", "domains", "-q"]
+    let list = try CLI.run(base)
+    try #require(list.status == 0 && !list.stdout.isEmpty, "\(list.stderr)")
+    let dash = try CLI.run(base + ["-o", "-"], currentDirectory: folder)
+    #expect(dash.status == 0 && dash.stdout == list.stdout, "\(dash.stderr)")
+    let page = try CLI.run(
+      ["report", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "-o", "-", "-q"], currentDirectory: folder)
+    #expect(page.status == 0 && page.stdout.hasPrefix("<!doctype html>"), "\(page.stderr)")
+    let file = folder.appendingPathComponent("list.txt").path
+    let notes = try CLI.run(base + ["-o", file, "--report", "-"], currentDirectory: folder)
+    #expect(notes.status == 0, "\(notes.stderr)")
+    #expect(try JSONSerialization.jsonObject(with: Data(notes.stdout.utf8)) is [String: Any], "\(notes.stdout)")
+    #expect(try String(contentsOfFile: file, encoding: .utf8) == list.stdout)
+    let both = try CLI.run(base + ["--report", "-"], currentDirectory: folder)
+    #expect(both.status == 64 && both.stderr.contains("--report - and the list would both go to standard output"))
+    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("-").path), "a file named -")
+  }
+
   /// `-o` naming something other than a regular file writes to it and leaves it what it was: a pipe stays a pipe
   /// (read whole by `cat`), a link stays a link (the file it points at is replaced, keeping its permissions), a
   /// dangling link makes its file, `/dev/full` says the disk is full (exit 2), and `/dev/stdout` is the command's

@@ -33,9 +33,12 @@ enum CLI {
 
   /// Runs `arguments` and waits for the end; `stdin` is what it reads as standard input (by default, the test's).
   static func run(
-    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil,
+    currentDirectory: URL? = nil
   ) throws -> Result {
-    try start(arguments, environment: environment, executable: executable, stdin: stdin).wait()
+    try start(
+      arguments, environment: environment, executable: executable, stdin: stdin, currentDirectory: currentDirectory
+    ).wait()
   }
 
   /// A command started and not yet waited for: ``run(_:environment:executable:)`` in two halves, for a test that
@@ -79,7 +82,8 @@ enum CLI {
   }
 
   static func start(
-    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil
+    _ arguments: [String], environment: [String: String] = [:], executable: URL? = nil, stdin: FileHandle? = nil,
+    currentDirectory: URL? = nil
   ) throws -> Started {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -98,6 +102,7 @@ enum CLI {
     process.standardOutput = try FileHandle(forWritingTo: outURL)
     process.standardError = try FileHandle(forWritingTo: errURL)
     if let stdin { process.standardInput = stdin }
+    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     try process.run()
     return Started(process: process, folder: folder)
   }

@@ -195,8 +195,9 @@ public struct BlocklistOutput: Sendable {
         let assumed = loaded.reports.filter { $0.inputKind == .host }.map {
           AssumedClaims(host: $0.input, appIds: $0.bundles.compactMap(\.appId))
         }
-        try OutputFile.write(
-          self.report(apps: apps, failedLookups: failures.lookups, assumed: assumed), to: report)
+        let text = self.report(apps: apps, failedLookups: failures.lookups, assumed: assumed)
+        // `-`: standard output, which the command allows only when the list goes to a file.
+        if report == "-" { Terminal.write(text) } else { try OutputFile.write(text, to: report) }
       }
       guard let output else {
         files.forEach { Terminal.write($0.text) }

@@ -76,7 +76,7 @@ struct ReportCommand: StatusCommand {
       """)
 
   @Argument(help: "Saved inventories, IPAs or folders.") var inputs: [String] = []
-  @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of stdout.", valueName: "file"))
+  @Option(name: .shortAndLong, help: ArgumentHelp("Write here instead of stdout ('-': stdout).", valueName: "file"))
   var output: String?
   @Option(help: "The page title.") var title = "ipalinks report"
   @Option(
@@ -90,7 +90,9 @@ struct ReportCommand: StatusCommand {
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
-  func validate() throws {
+  mutating func validate() throws {
+    // `-o -` is standard output, as `-` is standard input for an inventory: not a file named `-`.
+    if output == "-" { output = nil }
     if inputs.isEmpty && !store.store.isGiven { throw ValidationError("Give an input, or --store.") }
     if since != nil && !store.store.isGiven { throw ValidationError("--since reads the store: give --store too") }
     if output == nil && Terminal.stdoutIsTerminal {

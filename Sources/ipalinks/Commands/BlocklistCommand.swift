@@ -57,7 +57,8 @@ struct BlocklistCommand: StatusCommand {
   @Option(
     name: .shortAndLong,
     help: ArgumentHelp(
-      "Write here instead of stdout; for more than one rule list, also <name>-2.json and so on.", valueName: "file"))
+      "Write here instead of stdout ('-': stdout); for more than one rule list, also <name>-2.json and so on.",
+      valueName: "file"))
   var output: String?
 
   @Flag(name: .customLong("if-changed"), help: "With -o: leave the files alone when they hold these rules already.")
@@ -65,7 +66,8 @@ struct BlocklistCommand: StatusCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Write the notes (approximations, left-out rules, uncovered domains) as JSON.", valueName: "file"))
+      "Write the notes (approximations, left-out rules, uncovered domains) as JSON ('-': stdout, with -o FILE).",
+      valueName: "file"))
   var report: String?
 
   @Option(
@@ -87,12 +89,19 @@ struct BlocklistCommand: StatusCommand {
   @OptionGroup var audit: BatchOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
-  func validate() throws {
+  mutating func validate() throws {
+    // `-o -` is standard output, as `-` is standard input for an inventory: not a file named `-`.
+    if output == "-" { output = nil }
+    if report == "-" && output == nil {
+      throw ValidationError("--report - and the list would both go to standard output: give -o FILE")
+    }
     if inputs.isEmpty && inventories.isEmpty && host.isEmpty && hosts.isEmpty && !store.store.isGiven {
       throw ValidationError("Give at least one input, --inventory, --host or --store.")
     }
     if maxRules < 1 { throw ValidationError("--max-rules must be at least 1.") }
-    if ifChanged && output == nil { throw ValidationError("--if-changed compares with the files -o names: give -o") }
+    if ifChanged && output == nil {
+      throw ValidationError("--if-changed compares with the files -o names: give -o FILE")
+    }
     if sign != nil, ![.rules, .swift, .js].contains(try chosenFormat()) {
       throw ValidationError("--sign signs the guards' rules document: give --format rules, swift or js")
     }
