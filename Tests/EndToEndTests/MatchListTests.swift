@@ -53,6 +53,17 @@ struct MatchListTests {
     let twice = try CLI.run(["match", "--aasa", "-", "--urls", "-"])
     #expect(twice.status == 64 && twice.stderr.contains("--aasa and --urls cannot both read standard input"))
     #expect(try CLI.run(["match", "--aasa", CLI.sample("aasa/shop.example.com.json")]).status == 64)
+    // --domain is a host, as for `aasa diff`: empty, it made every URL "not the file's domain".
+    for (domain, problem) in [
+      ("", "--domain: '' is not a host name"),
+      (
+        "https://shop.example.com/",
+        "--domain: 'https://shop.example.com/' is a URL; give the host alone, shop.example.com"
+      ),
+    ] {
+      let run = try CLI.run(Self.arguments + ["--domain", domain, "https://shop.example.com/buy/1"])
+      #expect(run.status == 64 && run.stderr.hasPrefix("Error: \(problem)\n"), "\(run.stderr)")
+    }
   }
 
   /// A URL written to the pipe is answered before the pipe ends: a list is decided as it is read.

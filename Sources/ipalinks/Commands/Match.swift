@@ -55,6 +55,8 @@ struct Match: StatusCommand {
     guard !urls.isEmpty || list != nil else { throw ValidationError("give at least one URL, or --urls FILE") }
     if aasa == "-" && list == "-" { throw ValidationError("--aasa and --urls cannot both read standard input") }
     if let problem = urls.lazy.compactMap(URLList.problem).first { throw ValidationError(problem) }
+    // As `aasa diff --domain`: an empty or mistyped host made every URL "not the file's domain".
+    if let domain, let problem = HostArgument.problem(domain) { throw ValidationError("--domain: " + problem) }
   }
 
   func execute() throws -> Int32 {
