@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import UniversalLinks
+
+@testable import IPALinksKit
+
+/// `URLList.problem`'s one-pass check of plain URLs, which spares most lines of a list the two parsers.
+struct URLListTests {
+  /// A line the fast check takes is one both parsers take: 200,000 generated lines (a fixed seed), from schemes,
+  /// hosts and paths that are almost plain, so many are taken and many are not; and the lines it leaves to the
+  /// parsers are judged by them, as before.
+  @Test func urlListsFastCheckAgreesWithTheParsers() {
+    var random = SeededLines(seed: 20_261_130)
+    // Plain parts are repeated, so that a fair share of the lines are plain throughout.
+    func weighted(_ plain: [String], _ times: Int, _ other: [String]) -> [String] {
+      Array(repeating: plain, count: times).flatMap { $0 } + other
+    }
+    let schemes = weighted(["https://", "http://", "HTTPS://", "hTtP://"], 6, ["https:/", "ftp://", "https//", ""])
+    let hostParts = weighted(
+      ["a", "shop", "example", "com", "a-b", "1", "255", "Z9"], 4, ["xn--caf-dma", "XN--a", "-a", "a-", "_", "é", ""])
+    let separators = weighted(["."], 30, ["", ":", ":443", "@", "..", "%2e", " "])
+    let rest = weighted(
+      ["/", "/buy/", "1", "?", "#", "?q=1&r=2", "%20", "!$&'()*+,;=", "~_-.", ":", "/a/../b"], 12,
+      ["##", "%2", "%zz", "@", "[", "]", "é", " ", "\u{0}", "\"", "\\", "{", "|", "^", "`", "\u{1B}[2J", "\u{2028}"])
+    var taken = 0
+    for _ in 0..<200_000 {
+      var host = random.pick(hostParts)
+      for _ in 0..<random.below(4) { host += random.pick(separators) + random.pick(hostParts) }
+      var line = random.pick(schemes) + host
+      for _ in 0..<random.below(6) { line += random.pick(rest) }
+      let parsers = UniversalLinkURL(string: line) != nil && URLComponents(string: line)?.host != nil
+      if URLList.isPlain(line) {
+        taken += 1
+        #expect(parsers, "\(line.debugDescription) is taken, and a parser refuses it")
+      }
+      #expect((URLList.problem(line) == nil) == parsers, "\(line.debugDescription)")
+    }
+    // Enough of both kinds for the comparison to mean something.
+    #expect(taken > 20_000 && taken < 180_000, "\(taken)")
+    for plain in ["https://shop.example.com/buy/1", "http://a.b/c?d=e#f", "HTTPS://Shop.Example.COM/%41?x=%7e"] {
+      #expect(URLList.isPlain(plain), "\(plain)")
+    }
+    for other in ["https://xn--caf-dma.com/", "https://a.com:443/", "https://u@a.com/", "https://a.com/#a#b"] {
+      #expect(!URLList.isPlain(other), "\(other)")
+    }
+  }
+}
+
+/// A seeded generator (SplitMix64), so a failing line is found again.
+private struct SeededLines {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+  mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
