@@ -113,6 +113,13 @@ extension AuditStore {
         }
         try await run.finish(at: time)
         console?.end()
+        if skipped == 0 {
+          // What was made, as `refresh` says its run: the run's number is what `--at` and `store runs` know it by.
+          let written = held.withLockedValue { $0.written }
+          console?.say(
+            "\(reading.name): \(TerminalText.count(written, "input")) imported as run \(run.run)"
+              + (label.map { " (\($0))" } ?? ""))
+        }
         if skipped > 0 {
           let written = held.withLockedValue { $0.written }
           warn(

@@ -238,13 +238,19 @@ import Testing
     try Data("a later week's IPA, not the one the inventory describes".utf8).write(to: ipa)
     let run = try CLI.run(["store", "import", "--store", location, inventory.path])
     #expect(run.status == 0, "\(run.stderr)")
+    // What was made is said, as `refresh` says its run; `-q` leaves it out.
+    #expect(run.stderr == "ipalinks: \(inventory.path): 1 input imported as run 1\n", "\(run.stderr)")
+    let labelled = try CLI.run(["store", "import", "--store", location, inventory.path, "--run-label", "week-1"])
+    #expect(labelled.stderr == "ipalinks: \(inventory.path): 1 input imported as run 2 (week-1)\n")
+    let quiet = try CLI.run(["store", "import", "--store", location, inventory.path, "-q"])
+    #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
     try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
       let files = try await store.sqlRows(
         "SELECT path || ' ' || COALESCE(CAST(size AS TEXT), 'null') || ' ' || COALESCE(file_sha256, 'null') "
           + "FROM input_files")
       #expect(files == ["\(ipa.path) null null"])
       #expect(try await store.sqlRows("SELECT COUNT(*) FROM input_digests") == ["0"])
-      #expect(try await store.sqlRows("SELECT COUNT(*) FROM apps") == ["1"], "the inventory's app is imported")
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM apps") == ["3"], "the app, seen by each of 3 imports")
     }
   }
 
