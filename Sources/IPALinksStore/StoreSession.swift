@@ -163,23 +163,37 @@ extension AuditStore {
   /// An inventory being read, on a thread of its own: a read waits on the file, and a pipe's on its writer (an
   /// `inspect` between two inputs), which must not hold one of Swift concurrency's few threads. One read at a time.
   private final class Reading: @unchecked Sendable {
-    private let stream: InventoryStream
+    /// Made, read and let go on `queue` alone.
+    private var stream: InventoryStream?
     private let queue: DispatchQueue
     /// The file's reports counted ahead (``InventoryStream/expected``); nil from a pipe.
-    let expected: Int?
+    private(set) var expected: Int?
     /// The file as messages name it (``InventoryStream/name``).
     let name: String
 
-    private init(_ stream: InventoryStream, queue: DispatchQueue) {
-      (self.stream, self.queue, expected, name) = (stream, queue, stream.expected, stream.name)
+    // Every field but the stream is written by the task that opens the file, the stream on the reading thread only:
+    // ThreadSanitizer once saw the fields written there and read by a task as a race.
+    private init(_ path: String, queue: DispatchQueue) {
+      (self.queue, name) = (queue, path == "-" ? "standard input" : path)
     }
 
     /// `path` opened, and its first line read, on the reading thread.
     static func open(_ path: String, workers: Int) async throws -> Reading {
-      let queue = DispatchQueue(label: "ipalinks.store-import.read")
-      return try await withCheckedThrowingContinuation { done in
+      let reading = Reading(path, queue: DispatchQueue(label: "ipalinks.store-import.read"))
+      reading.expected = try await reading.next(opening: path, workers: workers)
+      return reading
+    }
+
+    /// Opens the stream on the reading thread; says how many reports it counted ahead.
+    private func next(opening path: String, workers: Int) async throws -> Int? {
+      try await withCheckedThrowingContinuation { done in
         queue.async {
-          done.resume(with: Result { Reading(try InventoryStream(path: path, workers: workers), queue: queue) })
+          done.resume(
+            with: Result {
+              let stream = try InventoryStream(path: path, workers: workers)
+              self.stream = stream
+              return stream.expected
+            })
         }
       }
     }
@@ -187,7 +201,16 @@ extension AuditStore {
     /// `body` of the stream, on the reading thread, after every read asked for before it.
     func next<T: Sendable>(_ body: @escaping @Sendable (InventoryStream) throws -> T) async throws -> T {
       try await withCheckedThrowingContinuation { done in
-        queue.async { done.resume(with: Result { try body(self.stream) }) }
+        queue.async {
+          done.resume(
+            with: Result {
+              // Opened before any read is asked for, on this same queue.
+              guard let stream = self.stream else {
+                throw InventoryReader.Failure(description: "\(self.name): not open")
+              }
+              return try body(stream)
+            })
+        }
       }
     }
   }
