@@ -66,8 +66,8 @@ public final class AuditStore: @unchecked Sendable {
   /// Opens the store and brings its schema up to date; `creating` a SQLite file (mode 0600) that is not there yet,
   /// as the commands that write do. Without it, a file that is not there is "no such store", and nothing is made:
   /// a reader given a mistyped path says so rather than answering from an empty store it created; nor is an empty
-  /// file made a store. A store that
-  /// records `inBackground` of other work (an inspection) works on threads below the command's (``StoreThreads``).
+  /// file made a store. A store that records `inBackground` of other work (an inspection) works on threads below the
+  /// command's (``StoreThreads``).
   public static func open(
     _ location: StoreLocation, creating: Bool = true, inBackground: Bool = false
   ) async throws(Failure) -> AuditStore {

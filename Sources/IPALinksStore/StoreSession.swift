@@ -113,19 +113,17 @@ extension AuditStore {
         }
         try await run.finish(at: time)
         console?.end()
-        if skipped == 0 {
-          // What was made, as `refresh` says its run: the run's number is what `--at` and `store runs` know it by.
-          let written = held.withLockedValue { $0.written }
-          console?.say(
-            "\(reading.name): \(TerminalText.count(written, "input")) imported as run \(run.run)"
-              + (label.map { " (\($0))" } ?? ""))
-        }
+        let written = held.withLockedValue { $0.written }
         if skipped > 0 {
-          let written = held.withLockedValue { $0.written }
           warn(
             InventoryStream.skippedSummary(reading.name, skipped: skipped)
               + "; run \(run.run) holds the other \(TerminalText.count(written, "input"))")
           failed += 1
+        } else {
+          // What was made, as `refresh` says its run: the run's number is what `--at` and `store runs` know it by.
+          console?.say(
+            "\(reading.name): \(TerminalText.count(written, "input")) imported as run \(run.run)"
+              + (label.map { " (\($0))" } ?? ""))
         }
         imported += 1
       } catch let failure as Failure {

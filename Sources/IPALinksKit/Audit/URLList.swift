@@ -13,50 +13,28 @@ public enum URLList {
       ? "\(URLScan.quoted(text)) is not an absolute URL with a host" : nil
   }
 
-  /// Whether `text` is an `http(s)` URL both parsers surely take, read in one pass: a host of ASCII letters, digits
-  /// and inner hyphens (no `xn--` label, which `URLComponents` checks as IDNA), no port or user, and then only
-  /// RFC 3986's characters and `%XX`, one `#` at most. Nearly every URL of a list is one: `URLComponents` parsing
-  /// each was 42% of `match --urls`'s time. Anything else takes the parsers' own test.
-  /// (`urlListsFastCheckAgreesWithTheParsers` checks that a URL this takes, both parsers take.)
+  /// Whether `text` is an `http(s)` URL both parsers surely take, read in one pass: a plain host
+  /// (``HostName/isPlain(_:punycode:)``, no `xn--` label), so no port or user, and then only RFC 3986's characters and
+  /// `%XX`, one `#` at most. Nearly every URL of a list is one: `URLComponents` parsing each was 42% of `match
+  /// --urls`'s time. Anything else takes the parsers' own test. (`urlListsFastCheckAgreesWithTheParsers` checks that
+  /// a URL this takes, both parsers take.)
   static func isPlain(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { b in
       let n = b.count
-      var i: Int
       func lower(_ k: Int) -> UInt8 { b[k] | 0x20 }
-      if n > 8, lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 {
-        i = lower(4) == 0x73 ? 5 : 4
-      } else {
-        return false
-      }
-      guard i + 3 <= n, b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return false }
+      guard n > 8, lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 else { return false }
+      var i = lower(4) == 0x73 ? 5 : 4
+      guard b[i] == 0x3A, b[i + 1] == 0x2F, b[i + 2] == 0x2F else { return false }
       i += 3
-      // The host: labels of letters, digits and inner hyphens, ended by `/`, `?`, `#` or the end.
-      let hostStart = i
-      var labelStart = i
-      func labelIsPlain(_ end: Int) -> Bool {
-        guard end > labelStart, end - labelStart <= 63, b[labelStart] != 0x2D, b[end - 1] != 0x2D else { return false }
-        // `xn--`: a punycode label, which URLComponents decodes and may refuse.
-        return
-          !(end - labelStart >= 4 && lower(labelStart) == 0x78 && lower(labelStart + 1) == 0x6E
-          && b[labelStart + 2] == 0x2D && b[labelStart + 3] == 0x2D)
-      }
-      while i < n, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 {
-        let c = b[i]
-        if c == 0x2E {
-          guard labelIsPlain(i) else { return false }
-          labelStart = i + 1
-        } else if !((c | 0x20) &- 0x61 < 26 || c &- 0x30 < 10 || c == 0x2D) {
-          return false
-        }
-        i += 1
-      }
-      guard labelIsPlain(i), i - hostStart <= 253 else { return false }
-      // The rest: unreserved, sub-delims, `:`, `@`-free, `/`, `?`, `%XX`, and one `#`.
+      // The host ends at `/`, `?`, `#` or the end.
+      let host = i
+      while i < n, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
+      guard HostName.isPlain(b[host..<i], punycode: false) else { return false }
+      // The rest: unreserved, sub-delims, `:`, `/`, `?`, `%XX` and one `#`; no `@`.
       var fragment = false
       while i < n {
-        let c = b[i]
-        switch c {
+        switch b[i] {
         case 0x25:
           func isHex(_ c: UInt8) -> Bool { c &- 0x30 < 10 || (c | 0x20) &- 0x61 < 6 }
           guard i + 2 < n, isHex(b[i + 1]), isHex(b[i + 2]) else { return false }

@@ -1,21 +1,38 @@
 /// Host names come from an untrusted app, and end up in URLs and cache file names, so only plain DNS names pass.
 enum HostName {
-  /// The lowercased host when it is a plain DNS name or IPv4 literal: ASCII letters, digits, `-` and `_` in dot-separated
-  /// labels of 1 to 63 characters, 253 at most in all. Anything else (a `/`, `..`, `:`, `@`, `%`, non-ASCII) is nil.
+  /// The lowercased host when it is a plain DNS name or IPv4 literal (``isPlain(_:punycode:)``). Anything else (a
+  /// `/`, `..`, `:`, `@`, `%`, non-ASCII) is nil.
   static func validated(_ host: String) -> String? {
-    let host = host.lowercased()
-    guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
-    let labels = host.split(separator: ".", omittingEmptySubsequences: false)
-    for label in labels {
-      guard (1...63).contains(label.utf8.count),
-        label.utf8.allSatisfy({ isLetterOrDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") })
-      else { return nil }
-    }
-    return host
+    var host = host.lowercased()
+    return host.withUTF8 { isPlain($0[...]) } ? host : nil
   }
 
-  private static func isLetterOrDigit(_ c: UInt8) -> Bool {
-    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c)
+  /// Whether `bytes` are a plain DNS name or IPv4 literal: ASCII letters (either case), digits, `-` and `_` in
+  /// dot-separated labels of 1 to 63 characters, 253 at most in all. `punycode` false refuses an `xn--` label too,
+  /// which `URLComponents` decodes as IDNA (`URLList.isPlain`).
+  static func isPlain(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, punycode: Bool = true) -> Bool {
+    guard !bytes.isEmpty, bytes.count <= 253 else { return false }
+    var start = bytes.startIndex
+    for end in bytes.indices where bytes[end] == UInt8(ascii: ".") || end == bytes.endIndex - 1 {
+      let label = bytes[start..<(bytes[end] == UInt8(ascii: ".") ? end : end + 1)]
+      guard (1...63).contains(label.count),
+        label.allSatisfy({
+          ($0 | 0x20) &- 0x61 < 26 || $0 &- 0x30 < 10 || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        })
+      else { return false }
+      if !punycode && label.count >= 4 {
+        // `xn--`, in either case, compared in place: a list's every URL passes here.
+        let k = label.startIndex
+        if label[k] | 0x20 == UInt8(ascii: "x") && label[k + 1] | 0x20 == UInt8(ascii: "n") && label[k + 2] == 0x2D
+          && label[k + 3] == 0x2D
+        {
+          return false
+        }
+      }
+      start = end + 1
+    }
+    // A name that ends with a dot has an empty last label.
+    return bytes.last != UInt8(ascii: ".")
   }
 }
 

@@ -188,22 +188,27 @@ extension MatchReporter {
       let key = Key(
         domain: domain, verdict: result.verdict.rawValue, reason: result.reason?.rawValue, pointer: result.rule?.pointer
       )
-      if let template = templates[key] {
-        out += template.head
-        JSONReporter.quote(url, into: &out)
-        out += template.tail
-        return
+      let template: (head: String, tail: String)
+      if let known = templates[key] {
+        template = known
+      } else {
+        // The line with its URL empty: that field appears once, as every other string in it is quoted, its quotes
+        // escaped.
+        var empty = reporter.line(url, result)
+        empty.url = ""
+        let model = JSONReporter.render(empty, pretty: false) + "\n"
+        guard let field = model.range(of: #""url":"""#) else {
+          out += reporter.json(url, result)
+          return
+        }
+        // A list of a million hosts must not keep a template for each.
+        if templates.count >= 4096 { templates.removeAll() }
+        template = (String(model[..<field.upperBound].dropLast(2)), String(model[field.upperBound...]))
+        templates[key] = template
       }
-      let line = reporter.json(url, result)
-      // The URL's field, empty, appears once: every other string in a line is quoted, its quotes escaped.
-      var empty = reporter.line(url, result)
-      empty.url = ""
-      let model = JSONReporter.render(empty, pretty: false) + "\n"
-      out += line
-      guard let field = model.range(of: #""url":"""#) else { return }
-      // A list of a million hosts must not keep a template for each.
-      if templates.count >= 4096 { templates.removeAll() }
-      templates[key] = (String(model[..<field.upperBound].dropLast(2)), String(model[field.upperBound...]))
+      out += template.head
+      JSONReporter.quote(url, into: &out)
+      out += template.tail
     }
   }
 }

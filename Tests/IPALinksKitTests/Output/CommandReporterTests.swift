@@ -99,7 +99,7 @@ struct AASAReporterTests {
     ]
     var lines = MatchReporter.JSONLines()
     var out = ""
-    // Twice over: the first time each line is encoded whole, the second from the templates it left.
+    // Twice over: the first time a template is made for each kind of line, the second it is found.
     for url in urls + urls {
       let result = matcher.verdict(for: url, domain: domain)
       lines.append(
