@@ -21,7 +21,7 @@ public enum InventoryReader {
     let decoder = JSONDecoder()
     let first = data.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
     if first == UInt8(ascii: "[") {
-      do { return try decoder.decode([InspectionReport].self, from: data) } catch {
+      do { return sharingLists(try decoder.decode([InspectionReport].self, from: data)) } catch {
         throw Failure(description: "\(name): not an ipalinks inventory: \(describe(error))")
       }
     }
@@ -39,11 +39,16 @@ public enum InventoryReader {
       }
     }
     let lines = found
+    let shared = SharedLists()
     let decoded = parallelMap(lines.count, workers: workers, minimumChunk: 16) {
       k -> Result<InspectionReport?, Failure> in
       let line = data[data.startIndex + lines[k].lowerBound..<data.startIndex + lines[k].upperBound]
       if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { return .success(nil) }
-      do { return .success(try JSONDecoder().decode(InspectionReport.self, from: line)) } catch {
+      do {
+        var report = try JSONDecoder().decode(InspectionReport.self, from: line)
+        shared.share(&report)
+        return .success(report)
+      } catch {
         return .failure(
           Failure(description: "\(name): line \(k + 1) is not an ipalinks inventory: \(describe(error))"))
       }
@@ -53,6 +58,14 @@ public enum InventoryReader {
       if let report = try result.get() { reports.append(report) }
     }
     if reports.isEmpty { throw Failure(description: "\(name): no inventory found") }
+    return reports
+  }
+
+  /// `reports` with their lists of apps each kept once (``SharedLists``).
+  private static func sharingLists(_ reports: [InspectionReport]) -> [InspectionReport] {
+    let lists = SharedLists()
+    var reports = reports
+    for index in reports.indices { lists.share(&reports[index]) }
     return reports
   }
 

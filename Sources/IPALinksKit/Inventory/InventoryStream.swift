@@ -39,6 +39,8 @@ public final class InventoryStream {
   /// The reports of a document read whole, handed out a batch at a time from `served`.
   private var whole: [InspectionReport]?
   private var served = 0
+  /// The lists of apps the reports read so far hold, each kept once.
+  private let shared = SharedLists()
 
   /// The memory the buffer holds: a batch's lines and a chunk, or a line up to the limit, never the file.
   var bufferedBytes: Int { buffer.capacity }
@@ -148,11 +150,13 @@ public final class InventoryStream {
       }
     }
     guard !lines.isEmpty || !skipped.isEmpty else { return nil }
-    let (bytes, found, name) = (buffer, lines, name)
+    let (bytes, found, name, shared) = (buffer, lines, name, shared)
     let decoded = parallelMap(found.count, workers: workers, minimumChunk: 16) {
       k -> Result<InspectionReport, InventoryReader.Failure> in
       do {
-        return .success(try JSONDecoder().decode(InspectionReport.self, from: Data(bytes[found[k].range])))
+        var report = try JSONDecoder().decode(InspectionReport.self, from: Data(bytes[found[k].range]))
+        shared.share(&report)
+        return .success(report)
       } catch {
         return .failure(
           InventoryReader.Failure(
