@@ -46,6 +46,23 @@ public enum OutputFile {
     }
   }
 
+  /// Why `path` cannot be written, as ``write(_:to:)`` would say it, or nil: said before the work that makes the
+  /// text (a batch of IPAs or a corpus's inventory takes minutes) rather than after it. A file is made in its
+  /// folder, which must be a folder this process can write in; a folder itself cannot be written. A write that
+  /// passes may still fail (a full disk), and is then said as it always was.
+  public static func problem(writing path: String) -> Failure? {
+    var info = stat()
+    switch destination(of: path) {
+    case .replace(let file):
+      let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+      guard stat(folder, &info) == 0 else { return failure(path, errno) }
+      guard info.st_mode & S_IFMT == S_IFDIR else { return failure(path, ENOTDIR) }
+      return access(folder, W_OK | X_OK) == 0 ? nil : failure(path, errno)
+    case .through:
+      return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR ? failure(path, EISDIR) : nil
+    }
+  }
+
   /// How `path` is written: the regular file to replace by a rename, or `through`, opened and written in place.
   private enum Destination {
     case replace(String)

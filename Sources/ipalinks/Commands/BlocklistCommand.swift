@@ -102,7 +102,9 @@ struct BlocklistCommand: StatusCommand {
     if ifChanged && output == nil {
       throw ValidationError("--if-changed compares with the files -o names: give -o FILE")
     }
-    if sign != nil, ![.rules, .swift, .js].contains(try chosenFormat()) {
+    // Said before any input is read: an inventory of a corpus takes seconds.
+    let format = try chosenFormat()
+    if sign != nil, ![.rules, .swift, .js].contains(format) {
       throw ValidationError("--sign signs the guards' rules document: give --format rules, swift or js")
     }
   }
@@ -113,12 +115,19 @@ struct BlocklistCommand: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
+    // A key that cannot be read, or a file that cannot be written, is said before the inputs are read.
+    let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
+    if let problem = [output, report].compactMap({ $0 }).filter({ $0 != "-" }).lazy.compactMap(
+      OutputFile.problem(writing:)
+    ).first {
+      Terminal.warn(problem.description)
+      return 2
+    }
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
     guard BlocklistOutput.canMake(from: loaded, uncovered: uncovered, output: output) else { return 2 }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
-    let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
     let out = BlocklistOutput(
       blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key?.signer)
     if let key, !audit.quiet { Terminal.warn(key.note) }
