@@ -284,12 +284,16 @@ public final class RecordingRun: Sendable {
   public var stored: Bool { state.withLockedValue { $0.stored } }
 
   private let location: StoreLocation
+  /// What the run is known by besides its number, said with it when it ends: its label and shard.
+  private let naming: String?
 
   private init(
-    _ recorder: RunRecorder?, location: StoreLocation, warn: @escaping @Sendable (String) -> Void
+    _ recorder: RunRecorder?, location: StoreLocation, naming: String? = nil,
+    warn: @escaping @Sendable (String) -> Void
   ) {
     self.recorder = recorder
     self.location = location
+    self.naming = naming
     self.warn = warn
     let state = NIOLockedValueBox(State(stored: recorder != nil))
     self.state = state
@@ -331,7 +335,8 @@ public final class RecordingRun: Sendable {
     do {
       let recorder = try await RunRecorder.begin(
         store, command: command, arguments: arguments, label: label, shard: shard)
-      return RecordingRun(recorder, location: location, warn: warn)
+      let naming = [label, shard.map { "shard \($0)" }].compactMap { $0 }.joined(separator: ", ")
+      return RecordingRun(recorder, location: location, naming: naming.isEmpty ? nil : naming, warn: warn)
     } catch {
       warn(error.description)
       try? await store.close()
@@ -491,7 +496,14 @@ public final class RecordingRun: Sendable {
     await settle(showing: console)
     var stored = self.stored
     if stored {
-      do { try await recorder.finish() } catch {
+      do {
+        try await recorder.finish()
+        // What was made, as `store import` and `refresh` say their runs: the number is what `--at`, `store runs`
+        // and `history` know it by.
+        console?.say(
+          "\(location): \(TerminalText.count(state.withLockedValue { $0.written }, "input")) stored as run "
+            + "\(recorder.run)" + (naming.map { " (\($0))" } ?? ""))
+      } catch {
         warn(
           error.description
             + (error.fileRemoved

@@ -181,6 +181,27 @@ import Testing
     #expect(run.status == 0, "\(run.stderr)")
   }
 
+  /// `inspect --store` says the run it made, as `store import` and `refresh` do (it said nothing of the store): the
+  /// number is what `--at`, `store runs` and `history` know it by, with the label and shard when given; `-q` leaves
+  /// it out.
+  @Test(arguments: Backend.usable) func anInspectionSaysTheRunItStored(_ backend: Backend) async throws {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let shown = try StoreLocation(location).description
+    let one = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", location])
+    #expect(one.status == 0 && one.stderr == "ipalinks: \(shown): 1 input stored as run 1\n", "\(one.stderr)")
+    let batch = try CLI.run([
+      "inspect", CLI.samples.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", "week 2",
+      "--shard", "1/2", "--format", "jsonl", "--no-progress",
+    ])
+    #expect(batch.status == 0, "\(batch.stderr)")
+    #expect(
+      batch.stderr.hasSuffix("ipalinks: \(shown): 4 inputs stored as run 2 (week 2, shard 1/2)\n"), "\(batch.stderr)")
+    let quiet = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", location, "-q"])
+    #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+  }
+
   /// A run remembers each input file's digest once the file has settled, and the next run takes it from the store
   /// instead of reading the file (told here by a digest changed in the store, which the next run records); a file
   /// written again is read again.

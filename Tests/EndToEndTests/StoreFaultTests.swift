@@ -560,7 +560,7 @@ import Testing
     let typo = folder.appendingPathComponent("typo.db").path
     for reader in [
       ["store", "runs"], ["history", "--host", "shop.example.com"], ["who-claims", "shop.example.com"],
-      ["blocklist", "-o", folder.appendingPathComponent("rules.json").path], ["diff", "--since", "1d"],
+      ["blocklist", "-o", folder.appendingPathComponent("rules.json").path, "-f", "rules"], ["diff", "--since", "1d"],
       ["refresh", "--aasa-dir", CLI.sample("aasa")],
     ] {
       let run = try CLI.run(reader + ["--store", typo])
