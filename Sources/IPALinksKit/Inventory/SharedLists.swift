@@ -18,14 +18,17 @@ final class SharedLists: @unchecked Sendable {
     let last: String
   }
 
-  /// Guards `kept`, which is all the state there is.
+  /// Guards `kept` and `keptBytes`, which are all the state there is.
   private let lock = NSLock()
   private var kept: [Key: [String]] = [:]
   /// Lists of this many apps or more are shared: shorter ones cost little.
   private static let shortest = 4
-  /// At most this many lists are kept (one per host and file, so far more than a corpus has), so what a hostile
-  /// inventory makes this hold stays bounded.
-  private static let most = 1 << 16
+  /// The bytes of the lists kept and their keys' strings.
+  private var keptBytes = 0
+  /// At most this many bytes are kept (the 90 lists worth sharing among `make bench-store`'s 10,000 apps take
+  /// 0.5 MB): a reader that keeps few reports (`who-claims HOST`) reads an inventory of any size, and what a
+  /// hostile one makes this hold beside them stays bounded.
+  private static let mostBytes = 32 << 20
 
   /// Points each of `report`'s lists that equals one seen before at that one.
   func share(_ report: inout InspectionReport) {
@@ -38,9 +41,13 @@ final class SharedLists: @unchecked Sendable {
         let key = Key(
           host: aasa.fetch.host, url: aasa.fetch.url, bytes: aasa.fetch.bytes, count: aasa.listedApps.count,
           first: first, last: last)
+        let bytes = aasa.listedApps.reduce(0) { $0 + $1.utf8.count } + key.host.utf8.count + (key.url?.utf8.count ?? 0)
         let held = lock.withLock {
           let held = kept[key]
-          if held == nil && kept.count < Self.most { kept[key] = aasa.listedApps }
+          if held == nil && keptBytes + bytes <= Self.mostBytes {
+            kept[key] = aasa.listedApps
+            keptBytes += bytes
+          }
           return held
         }
         if let held, held == aasa.listedApps { report.bundles[b].associatedDomains[d].aasa?.listedApps = held }
