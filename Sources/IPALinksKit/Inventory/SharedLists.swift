@@ -28,7 +28,10 @@ final class SharedLists: @unchecked Sendable {
   /// At most this many bytes are kept (the 90 lists worth sharing among `make bench-store`'s 10,000 apps take
   /// 0.5 MB): a reader that keeps few reports (`who-claims HOST`) reads an inventory of any size, and what a
   /// hostile one makes this hold beside them stays bounded.
-  private static let mostBytes = 32 << 20
+  private let mostBytes: Int
+
+  /// Keeps lists up to `mostBytes` in all (32 MiB unless a test says less).
+  init(mostBytes: Int = 32 << 20) { self.mostBytes = mostBytes }
 
   /// Points each of `report`'s lists that equals one seen before at that one.
   func share(_ report: inout InspectionReport) {
@@ -44,7 +47,7 @@ final class SharedLists: @unchecked Sendable {
         let bytes = aasa.listedApps.reduce(0) { $0 + $1.utf8.count } + key.host.utf8.count + (key.url?.utf8.count ?? 0)
         let held = lock.withLock {
           let held = kept[key]
-          if held == nil && keptBytes + bytes <= Self.mostBytes {
+          if held == nil && keptBytes + bytes <= mostBytes {
             kept[key] = aasa.listedApps
             keptBytes += bytes
           }

@@ -122,6 +122,16 @@ import UniversalLinks
       #expect(storage[0] == storage[1] && storage[0] == storage[3], "equal lists are one")
       #expect(storage[2] != storage[0], "a list that differs is its own")
     }
+    // What is kept is bounded in bytes: past the bound, lists stay each report's own, as they read.
+    let small = SharedLists(mostBytes: 100)
+    var copies = try lines.split(separator: "\n").map {
+      try JSONDecoder().decode(InspectionReport.self, from: Data($0.utf8))
+    }
+    for index in copies.indices { small.share(&copies[index]) }
+    let lists = copies.map { $0.bundles[0].associatedDomains[domain].aasa?.listedApps ?? [] }
+    #expect(lists == [listed, listed, other, listed])
+    let storage = lists.map { $0.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } }
+    #expect(Set(storage).count == 4, "nothing shared past the bound")
   }
 }
 
