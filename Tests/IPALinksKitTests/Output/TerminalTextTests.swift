@@ -88,6 +88,40 @@ struct TerminalTextTests {
         == ["match  https://e.com/x", "    /applinks/details/0/components/1"])
   }
 
+  /// Packing keeps each line's length as it grows instead of counting the whole line again for every field; the
+  /// lines are those of counting it whole, for fields of every kind: ASCII, wide scripts, emoji, and a field that
+  /// begins with a combining mark, which joins the character before it (lengths do not add up there).
+  @Test func packedLinesAreThoseOfCountingEachLineWhole() {
+    func counted(_ fields: [String], width: Int, first: String, rest: String, separator: String) -> [String] {
+      var (lines, line, empty) = ([String](), first, true)
+      for field in fields where !field.isEmpty {
+        let candidate = empty ? line + field : line + separator + field
+        if candidate.count <= width {
+          (line, empty) = (candidate, false)
+          continue
+        }
+        if !empty { (lines, line) = (lines + [line], rest) }
+        let wrapped = TerminalText.wrap(field, width: width, first: line, rest: rest)
+        (lines, line, empty) = (lines + wrapped.dropLast(), wrapped.last ?? line, false)
+      }
+      return lines + [line]
+    }
+    let pieces = ["https://e.com/x", "/applinks/details/0", "\u{301}é", "日本語のパス", "🙂🙂", "a, b, c", "x", "\u{308}", "*"]
+    var state: UInt64 = 7
+    func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int(state >> 33) % bound
+    }
+    for _ in 0..<2_000 {
+      let fields = (0..<next(6)).map { _ in (0...next(3)).map { _ in pieces[next(pieces.count)] }.joined() }
+      let (width, separator) = (20 + next(40), [" ", "  "][next(2)])
+      let first = ["", "match     ", "no-match  ", "é"][next(4)]
+      #expect(
+        TerminalText.pack(fields, width: width, first: first, rest: "    ", separator: separator)
+          == counted(fields, width: width, first: first, rest: "    ", separator: separator), "\(fields) \(width)")
+    }
+  }
+
   @Test func widthIsColumnsThenTheTerminalThen80() {
     #expect(TerminalText.width(columns: "100", terminalWidth: 120) == 100)
     #expect(TerminalText.width(columns: nil, terminalWidth: 120) == 120)
