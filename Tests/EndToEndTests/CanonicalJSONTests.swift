@@ -108,6 +108,9 @@ import Testing
         try CanonicalJSON.encode(["k": Empty()], pretty: pretty) == Self.foundation(["k": Empty()], pretty: pretty))
       #expect(try CanonicalJSON.encode(Optionals(), pretty: pretty) == Self.foundation(Optionals(), pretty: pretty))
       #expect(try CanonicalJSON.encode([[String]](), pretty: pretty) == Self.foundation([[String]](), pretty: pretty))
+      // Lists of strings are made apart from other arrays (the lists of apps a file names are most of an inventory).
+      let lists: [String: [String]] = ["apps": ["b", hostile, "a"], "none": [], "one": [""]]
+      #expect(try CanonicalJSON.encode(lists, pretty: pretty) == Self.foundation(lists, pretty: pretty))
       #expect(try CanonicalJSON.encode(7, pretty: pretty) == Self.foundation(7, pretty: pretty))
     }
     // A value that writes nothing, which JSONEncoder refuses at the top: `{}` either way.

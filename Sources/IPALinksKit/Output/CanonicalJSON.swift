@@ -63,6 +63,13 @@ public enum CanonicalJSON {
         text = value as! String
         return
       }
+      // Lists of strings, most of an inventory's bytes (every app on a shared host lists its file's apps), are made
+      // here rather than through an unkeyed container, a string at a time.
+      if T.self == [String].self {
+        kind = .array
+        items = (value as! [String]).map { Node(.string, $0) }
+        return
+      }
       // What JSONEncoder writes its own way, or as this encoder does not (floating-point numbers).
       if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
         || T.self == Double.self || T.self == Float.self
