@@ -41,7 +41,7 @@ public enum CanonicalJSON {
 
   /// One JSON value, filled in by the containers an `encode(to:)` asks for.
   final class Node {
-    enum Kind { case unset, null, literal, string, object, array }
+    enum Kind { case unset, null, literal, string, object, array, strings }
     var kind = Kind.unset
     /// A number's or a Boolean's text, or a string's value.
     var text = ""
@@ -49,6 +49,8 @@ public enum CanonicalJSON {
     /// keeps the last. An array, not a dictionary: hashing every key cost more than the sort does.
     var members: [(key: String, node: Node)] = []
     var items: [Node] = []
+    /// A list of strings' strings, kept as they are rather than a node each.
+    var strings: [String] = []
 
     init() {}
 
@@ -66,8 +68,8 @@ public enum CanonicalJSON {
       // Lists of strings, most of an inventory's bytes (every app on a shared host lists its file's apps), are made
       // here rather than through an unkeyed container, a string at a time.
       if T.self == [String].self {
-        kind = .array
-        items = (value as! [String]).map { Node(.string, $0) }
+        kind = .strings
+        strings = value as! [String]
         return
       }
       // What JSONEncoder writes its own way, or as this encoder does not (floating-point numbers).
@@ -94,6 +96,14 @@ public enum CanonicalJSON {
           item.write(into: &out, indent: indent.map { $0 + 1 })
         }
         Self.close(UInt8(ascii: "]"), empty: items.isEmpty, into: &out, indent: indent)
+      case .strings:
+        out.append(UInt8(ascii: "["))
+        for (i, string) in strings.enumerated() {
+          if i > 0 { out.append(UInt8(ascii: ",")) }
+          Self.newLine(into: &out, indent: indent.map { $0 + 1 })
+          Self.write(string, into: &out)
+        }
+        Self.close(UInt8(ascii: "]"), empty: strings.isEmpty, into: &out, indent: indent)
       case .unset, .object:
         out.append(UInt8(ascii: "{"))
         // By key, then in the order written, so that of a key written twice the last comes last and is kept.
