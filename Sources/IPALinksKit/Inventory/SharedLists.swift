@@ -44,14 +44,15 @@ final class SharedLists: @unchecked Sendable {
         let key = Key(
           host: aasa.fetch.host, url: aasa.fetch.url, bytes: aasa.fetch.bytes, count: aasa.listedApps.count,
           first: first, last: last)
-        let bytes = aasa.listedApps.reduce(0) { $0 + $1.utf8.count } + key.host.utf8.count + (key.url?.utf8.count ?? 0)
-        let held = lock.withLock {
-          let held = kept[key]
-          if held == nil && keptBytes + bytes <= mostBytes {
-            kept[key] = aasa.listedApps
-            keptBytes += bytes
+        var held = lock.withLock { kept[key] }
+        if held == nil {
+          // Kept unless another thread kept one first, or the bound is reached.
+          let bytes = aasa.listedApps.reduce(key.host.utf8.count + (key.url?.utf8.count ?? 0)) { $0 + $1.utf8.count }
+          held = lock.withLock {
+            if let first = kept[key] { return first }
+            if keptBytes + bytes <= mostBytes { (kept[key], keptBytes) = (aasa.listedApps, keptBytes + bytes) }
+            return nil
           }
-          return held
         }
         if let held, held == aasa.listedApps { report.bundles[b].associatedDomains[d].aasa?.listedApps = held }
       }
