@@ -133,6 +133,7 @@ extension MatchReporter {
     var (allMatch, hosts, count) = (true, Set<String>(), 0)
     var results: [Line] = []
     var lines = JSONLines()
+    var textLines = TextLines()
     let style = Terminal.style
     var out = ""
     out.reserveCapacity(1 << 16)
@@ -150,7 +151,12 @@ extension MatchReporter {
         let result = explanation?.result ?? matcher.verdict(for: url, domain: domain)
         if result.verdict != .match { allMatch = false }
         switch format {
-        case .text: out += text(url, result, explanation: explanation, style: style)
+        case .text:
+          if explanation == nil {
+            textLines.append(url, result, style: style, reporter: self, to: &out)
+          } else {
+            out += text(url, result, explanation: explanation, style: style)
+          }
         case .jsonl:
           if explanation == nil {
             lines.append(url, result, domain: domain ?? host ?? "", reporter: self, to: &out)
@@ -209,6 +215,85 @@ extension MatchReporter {
       out += template.head
       JSONReporter.quote(url, into: &out)
       out += template.tail
+    }
+  }
+}
+
+extension MatchReporter {
+  /// `match --format text` lines without an explanation, many at a time. A verdict is its label, the URL, and the
+  /// rule's fields (or why none decided), each on the line if it fits, else on one of its own: the label and fields
+  /// are the same for every URL a rule decides, so they are escaped and measured once, and for a URL of printable
+  /// ASCII that fits beside the label, as most do, only where the fields go is worked out. Any other line (a URL or
+  /// rule that is not printable ASCII, or too long for a line) is laid out by ``verdictLines(_:_:style:)``: laying
+  /// out each line was most of the time of a list of URLs.
+  struct TextLines {
+    private struct Key: Hashable {
+      var verdict: String
+      var reason: String?
+      var pointer: String?
+    }
+    /// What a verdict's lines hold besides the URL: the label (coloured), its length, and the fields after the URL;
+    /// nil when they are not printable ASCII, or a field would not fit on a line of its own.
+    private struct Template {
+      var head: String
+      var length: Int
+      var fields: [String]
+    }
+    private var templates: [Key: Template?] = [:]
+    /// Where a field that does not fit beside the others begins, as ``verdictLines(_:_:style:)`` indents it.
+    private static let indent = "            "
+
+    /// Appends `url`'s lines (``MatchReporter/text(_:_:explanation:style:)``, without an explanation) to `out`.
+    mutating func append(
+      _ url: String, _ result: MatchResult, style: TextStyle, reporter: MatchReporter, to out: inout String
+    ) {
+      let key = Key(verdict: result.verdict.rawValue, reason: result.reason?.rawValue, pointer: result.rule?.pointer)
+      let template: Template?
+      if let known = templates[key] {
+        template = known
+      } else {
+        let fields = (result.rule.map { [$0.pointer, $0.pattern] } ?? ["(" + reason(result) + ")"]).filter {
+          !$0.isEmpty
+        }
+        let verdict = result.verdict.rawValue
+        let padding = String(repeating: " ", count: max(0, 10 - verdict.utf8.count))
+        template =
+          fields.allSatisfy({ Self.isPrintableASCII($0) && Self.indent.utf8.count + $0.utf8.count <= style.width })
+          ? Template(
+            head: style.verdict(result.verdict) + padding, length: verdict.utf8.count + padding.utf8.count,
+            fields: fields) : nil
+        // A list of a million URLs must not keep a template for each kind of line it could make.
+        if templates.count >= 4096 { templates.removeAll() }
+        templates[key] = template
+      }
+      guard let template, !url.isEmpty, template.length + url.utf8.count <= style.width, Self.isPrintableASCII(url)
+      else {
+        out += reporter.text(url, result, style: style)
+        return
+      }
+      out += template.head
+      out += url
+      var column = template.length + url.utf8.count
+      for field in template.fields {
+        if column + 2 + field.utf8.count <= style.width {
+          out += "  "
+          column += 2 + field.utf8.count
+        } else {
+          out += "\n" + Self.indent
+          column = Self.indent.utf8.count + field.utf8.count
+        }
+        out += field
+      }
+      out += "\n"
+    }
+
+    private func reason(_ result: MatchResult) -> String {
+      MatchReporter.reason(result.reason ?? .noPatternMatched)
+    }
+
+    /// Whether `text` is printable ASCII alone: what escaping leaves as it is, a character a byte.
+    private static func isPrintableASCII(_ text: String) -> Bool {
+      text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
   }
 }

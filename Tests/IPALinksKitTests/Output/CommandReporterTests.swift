@@ -110,6 +110,32 @@ struct AASAReporterTests {
     #expect(out == encoded.joined())
   }
 
+  /// `match --format text` writes a line that fits from its verdict's and rule's parts, laid out once: every line
+  /// must be what laying it out alone gives, at every width (a line that fits, one that wraps, a URL longer than
+  /// the line), with colour or without, whatever the URL holds.
+  @Test func matchTextWrittenFromATemplateIsTheLaidOutText() {
+    let reporter = MatchReporter(appID: "T.a", domain: nil)
+    let matcher = Self.file.matcher(appID: "T.a")
+    let urls = [
+      "https://e.com/42", "https://e.com/51", "https://e.com/x/1", "https://e.com/none", "https://other.com/42",
+      "ftp://e.com/42", #"https://e.com/x/"q"\"#, "https://e.com/caf\u{E9}", "https://e.com/\u{2028}",
+      "https://e.com/\u{1B}[2J", "https://e.com/\u{7F}", "https://e.com/42?a=\"b\"#\u{0}", "",
+      "https://e.com/" + String(repeating: "long/", count: 30), "https://e.com/a, b, c",
+    ]
+    for width in [20, 40, 52, 53, 60, 80, 200] {
+      for style in [TextStyle(useColor: false, width: width), TextStyle(useColor: true, width: width)] {
+        var lines = MatchReporter.TextLines()
+        var out = ""
+        // Twice over: the first time a template is made for each kind of line, the second it is found.
+        for url in urls + urls {
+          lines.append(url, matcher.verdict(for: url), style: style, reporter: reporter, to: &out)
+        }
+        let laidOut = (urls + urls).map { reporter.text($0, matcher.verdict(for: $0), style: style) }
+        #expect(out == laidOut.joined(), "width \(width), colour \(style.useColor)")
+      }
+    }
+  }
+
   @Test func matchWarnsWhenNoURLCanOpenTheApp() {
     #expect(MatchReporter(appID: "T.a", domain: nil).warning(Self.file, name: "f") == nil)
     #expect(
