@@ -72,7 +72,7 @@ struct ReportCommand: StatusCommand {
       escaped, and a Content-Security-Policy allows only the page's own sorting script.
 
       Exit codes: 0 done; 1 partial (some input could not be read; the rest is in the report); 2 nothing could \
-      be read.
+      be read, or the page cannot be written (said before anything is read); 64 usage error.
       """)
 
   @Argument(help: "Saved inventories, IPAs or folders.") var inputs: [String] = []

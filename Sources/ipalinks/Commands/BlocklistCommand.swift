@@ -28,7 +28,8 @@ struct BlocklistCommand: StatusCommand {
 
       Exit codes: 0 done; 1 partial (an input or a domain's AASA file could not be read, a host's too, whether \
       --uncovered skips or blocks it, or a rule was left out); 2 nothing could be read (no list is made, and -o's \
-      file is left as it was), or the output cannot be written; 3 with --if-changed, the file already holds this \
+      file is left as it was), or the output cannot be written (a missing folder is said before anything is \
+      read); 3 with --if-changed, the file already holds this \
       list and was not written; 64 usage error.
       """
   )
