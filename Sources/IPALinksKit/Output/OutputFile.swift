@@ -63,6 +63,15 @@ public enum OutputFile {
     }
   }
 
+  /// Whether every one of `paths` can be written (``problem(writing:)``), standard output (`-`) and nil aside; the
+  /// first that cannot is said on standard error. What `blocklist` and `report` ask before they read anything.
+  public static func canWrite(_ paths: [String?]) -> Bool {
+    guard let problem = paths.lazy.compactMap({ $0 }).filter({ $0 != "-" }).compactMap(problem(writing:)).first
+    else { return true }
+    Terminal.warn(problem.description)
+    return false
+  }
+
   /// How `path` is written: the regular file to replace by a rename, or `through`, opened and written in place.
   private enum Destination {
     case replace(String)

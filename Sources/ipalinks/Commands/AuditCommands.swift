@@ -102,10 +102,7 @@ struct ReportCommand: StatusCommand {
 
   func execute() async throws -> Int32 {
     // Said before the inputs are read, which may take minutes.
-    if let problem = output.flatMap(OutputFile.problem(writing:)) {
-      Terminal.warn(problem.description)
-      return 2
-    }
+    guard OutputFile.canWrite([output]) else { return 2 }
     let loaded = try await audit.load(inputs, store: store, changes: true, since: since, fetch: fetch)
     // The comparison asked for could not be made (told already): no page that would answer another question.
     if loaded.readable == 0 || (since != nil && loaded.changes == nil) { return 2 }

@@ -118,12 +118,7 @@ struct BlocklistCommand: StatusCommand {
   func execute() async throws -> Int32 {
     // A key that cannot be read, or a file that cannot be written, is said before the inputs are read.
     let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
-    if let problem = [output, report].compactMap({ $0 }).filter({ $0 != "-" }).lazy.compactMap(
-      OutputFile.problem(writing:)
-    ).first {
-      Terminal.warn(problem.description)
-      return 2
-    }
+    guard OutputFile.canWrite([output, report]) else { return 2 }
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     let loaded = try await audit.load(
       inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
