@@ -240,8 +240,7 @@ extension MatchReporter {
       var fields: [String]
     }
     private var templates: [Key: Template?] = [:]
-    /// Where a field that does not fit beside the others begins, as ``verdictLines(_:_:style:)`` indents it.
-    private static let indent = "            "
+    private static let indent = MatchReporter.indent
 
     /// Appends `url`'s lines (``MatchReporter/text(_:_:explanation:style:)``, without an explanation) to `out`.
     mutating func append(
@@ -252,21 +251,21 @@ extension MatchReporter {
       if let known = templates[key] {
         template = known
       } else {
-        let fields = (result.rule.map { [$0.pointer, $0.pattern] } ?? ["(" + reason(result) + ")"]).filter {
-          !$0.isEmpty
-        }
-        let verdict = result.verdict.rawValue
-        let padding = String(repeating: " ", count: max(0, 10 - verdict.utf8.count))
+        let (label, all) = MatchReporter.parts(result)
+        let fields = all.filter { !$0.isEmpty }
         template =
-          fields.allSatisfy({ Self.isPrintableASCII($0) && Self.indent.utf8.count + $0.utf8.count <= style.width })
+          fields.allSatisfy({
+            TerminalText.isPrintableASCII($0) && Self.indent.utf8.count + $0.utf8.count <= style.width
+          })
           ? Template(
-            head: style.verdict(result.verdict) + padding, length: verdict.utf8.count + padding.utf8.count,
-            fields: fields) : nil
+            head: style.verdict(result.verdict) + label.dropFirst(result.verdict.rawValue.count),
+            length: label.utf8.count, fields: fields) : nil
         // A list of a million URLs must not keep a template for each kind of line it could make.
         if templates.count >= 4096 { templates.removeAll() }
         templates[key] = template
       }
-      guard let template, !url.isEmpty, template.length + url.utf8.count <= style.width, Self.isPrintableASCII(url)
+      guard let template, !url.isEmpty, template.length + url.utf8.count <= style.width,
+        TerminalText.isPrintableASCII(url)
       else {
         out += reporter.text(url, result, style: style)
         return
@@ -287,14 +286,6 @@ extension MatchReporter {
       out += "\n"
     }
 
-    private func reason(_ result: MatchResult) -> String {
-      MatchReporter.reason(result.reason ?? .noPatternMatched)
-    }
-
-    /// Whether `text` is printable ASCII alone: what escaping leaves as it is, a character a byte.
-    private static func isPrintableASCII(_ text: String) -> Bool {
-      text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-    }
   }
 }
 

@@ -107,20 +107,25 @@ public struct MatchReporter: Sendable {
   /// the deciding rule's pointer and pattern, or why no rule decided; wrapped to the style's width, with every
   /// string escaped for a terminal, since the URL and the rule are untrusted.
   public func verdictLines(_ url: String, _ result: MatchResult, style: TextStyle) -> [String] {
-    let e = { (text: String) in TerminalText.escape(text) }
-    // Padded by hand: Foundation's `padding` was a sixth of the time of a list of URLs.
-    let verdict = result.verdict.rawValue
-    let label = verdict + String(repeating: " ", count: max(0, 10 - verdict.utf8.count))
-    var fields = [e(url)]
-    if let rule = result.rule {
-      fields += [e(rule.pointer), e(rule.pattern)]
-    } else {
-      fields.append("(" + Self.reason(result.reason ?? .noPatternMatched) + ")")
-    }
-    var lines = TerminalText.pack(fields, width: style.width, first: label, rest: "            ")
+    let (label, rest) = Self.parts(result)
+    let fields = ([url] + rest).map { TerminalText.escape($0) }
+    var lines = TerminalText.pack(fields, width: style.width, first: label, rest: Self.indent)
     lines[0] = style.verdict(result.verdict) + lines[0].dropFirst(result.verdict.rawValue.count)
     return lines
   }
+
+  /// The verdict padded to its column, and what follows the URL on a verdict's lines: the deciding rule's pointer
+  /// and pattern, or why no rule decided; not escaped.
+  static func parts(_ result: MatchResult) -> (label: String, fields: [String]) {
+    // Padded by hand: Foundation's `padding` was a sixth of the time of a list of URLs.
+    let verdict = result.verdict.rawValue
+    let label = verdict + String(repeating: " ", count: max(0, 10 - verdict.utf8.count))
+    guard let rule = result.rule else { return (label, ["(" + reason(result.reason ?? .noPatternMatched) + ")"]) }
+    return (label, [rule.pointer, rule.pattern])
+  }
+
+  /// Where a verdict's field that does not fit beside the others begins.
+  static let indent = "            "
 
   /// Why no rule decided, in words.
   static func reason(_ reason: MatchResult.Reason) -> String {

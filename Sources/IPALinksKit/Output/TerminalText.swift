@@ -10,7 +10,7 @@ public enum TerminalText {
   /// override and isolate characters, and the line and paragraph separators.
   public static func escape(_ text: String, keepingLineBreaks: Bool = false) -> String {
     // Printable ASCII, most of what is printed, is checked a byte at a time.
-    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+    if isPrintableASCII(text) { return text }
     guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLineBreaks) }) else { return text }
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
@@ -21,6 +21,12 @@ public enum TerminalText {
       }
     }
     return String(out)
+  }
+
+  /// Whether `text` is printable ASCII alone: what ``escape(_:keepingLineBreaks:)`` leaves as it is, a character a
+  /// byte.
+  public static func isPrintableASCII(_ text: String) -> Bool {
+    text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
   }
 
   /// Whether a scalar must be escaped before it reaches a terminal.
