@@ -91,6 +91,9 @@ public struct BlocklistOutput: Sendable {
   public var size: String
   /// The most rules a WebKit list or a regex file holds.
   public let maxRules: Int
+  /// Whether the files are numbered WebKit lists (`rules.json`, `rules-2.json`, …), which a run may need fewer of
+  /// than the last.
+  let numbered: Bool
 
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   ///
@@ -102,6 +105,7 @@ public struct BlocklistOutput: Sendable {
   ) {
     let renderer = BlocklistRenderer(blocklist)
     self.maxRules = maxRules
+    numbered = format == .wkcontentrules
     notes = blocklist.notes
     let aasaRules = blocklist.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.rules.rules.count } }
     size = TerminalText.count(aasaRules, "rule")
@@ -145,9 +149,10 @@ public struct BlocklistOutput: Sendable {
     return base + suffix + (ext.isEmpty ? "" : "." + ext)
   }
 
-  /// Writes every file under `output` (``path(_:suffix:)``), each through a temporary file and a rename; with
-  /// `ifChanged`, nothing when every file already holds its text. Returns whether it wrote.
-  public func write(to output: String, ifChanged: Bool) throws(OutputFile.Failure) -> Bool {
+  /// Writes every file under `output` (``path(_:suffix:)``), each through a temporary file and a rename, and removes
+  /// the numbered lists of an earlier run past them (``staleLists(beside:)``); with `ifChanged`, nothing when every
+  /// file already holds its text and none is stale. Returns the lists removed, or nil when it wrote nothing.
+  public func write(to output: String, ifChanged: Bool) throws(OutputFile.Failure) -> [String]? {
     if files.count > 1 && OutputFile.isStream(output) {
       // Its -2, -3 … files would be made beside a device or a descriptor, in /dev or /proc.
       throw OutputFile.Failure(
@@ -155,9 +160,35 @@ public struct BlocklistOutput: Sendable {
           + "most \(maxRules) rules; give -o FILE to write them all")
     }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
-    if ifChanged && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return false }
+    let stale = staleLists(beside: output)
+    if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return nil }
     for (path, text) in targets { try OutputFile.write(text, to: path) }
-    return true
+    // Lists an earlier, bigger run split off: an app that compiles every `rules-N.json` would keep their rules.
+    for path in stale where unlink(path) != 0 {
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(path)): cannot remove this list of an earlier run, which the rules no "
+          + "longer need: \(String(cString: strerror(errno)))")
+    }
+    return stale
+  }
+
+  /// The WebKit lists numbered past these files' (`rules-3.json` when the rules need two), one after another, that
+  /// `blocklist` wrote: a file that does not say it was made by ipalinks (``ListStamp``) ends the run of names, and
+  /// is left alone.
+  func staleLists(beside output: String) -> [String] {
+    guard numbered, !OutputFile.isStream(output) else { return [] }
+    var stale: [String] = []
+    for number in (files.count + 1)... {
+      let path = Self.path(output, suffix: "-\(number)")
+      guard let handle = OutputFile.existingFile(path) else { break }
+      defer { try? handle.close() }
+      // The stamp is in the first rule, within its first few hundred bytes.
+      guard let head = try? handle.read(upToCount: 512), let text = String(data: head, encoding: .utf8),
+        text.hasPrefix("["), text.contains(#""ipalinks" : {"#), text.contains(#""generator" : "ipalinks "#)
+      else { break }
+      stale.append(path)
+    }
+    return stale
   }
 
   /// Whether `loaded` makes a list: something was read, or hosts whose AASA files are unknown are to be blocked
@@ -205,9 +236,12 @@ public struct BlocklistOutput: Sendable {
         if apps == 0 && !quiet { Terminal.warn("wrote \(what(apps)) to standard output") }
         return partial
       }
-      let wrote = try write(to: output, ifChanged: ifChanged)
-      if !quiet { Terminal.warn(wrote ? self.wrote(apps: apps, to: output) : unchanged(apps: apps, at: output)) }
-      return wrote ? partial : 3
+      let removed = try write(to: output, ifChanged: ifChanged)
+      if !quiet {
+        Terminal.warn(
+          removed.map { self.wrote(apps: apps, to: output, removed: $0) } ?? unchanged(apps: apps, at: output))
+      }
+      return removed == nil ? 3 : partial
     } catch {
       Terminal.warn(error.description)
       return 2
@@ -236,12 +270,18 @@ public struct BlocklistOutput: Sendable {
       + "--uncovered block"
   }
 
-  /// `wrote 16 rules for 3 apps to rules.json`, and how many more files when the rules needed several.
-  public func wrote(apps: Int, to output: String) -> String {
+  /// `wrote 16 rules for 3 apps to rules.json`, how many more files when the rules needed several, and the lists
+  /// of an earlier run it `removed`.
+  public func wrote(apps: Int, to output: String, removed: [String] = []) -> String {
     let more = files.count > 1 ? " and \(TerminalText.count(files.count - 1, "more file"))" : ""
     let held =
       apps == 0 ? "a list that blocks nothing (no app's rules)" : "\(size) for \(TerminalText.count(apps, "app"))"
-    return "wrote \(held) to \(TerminalText.escape(output))\(more)"
+    let gone =
+      removed.isEmpty
+      ? ""
+      : "; removed \(removed.map { TerminalText.escape($0) }.joined(separator: ", ")), "
+        + (removed.count == 1 ? "a list" : "lists") + " of an earlier run that these rules no longer need"
+    return "wrote \(held) to \(TerminalText.escape(output))\(more)\(gone)"
   }
 
   /// The `--report` document: how many apps the list covers, every note, and every AASA lookup that failed, as
