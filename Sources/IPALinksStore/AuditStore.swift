@@ -120,6 +120,8 @@ public final class AuditStore: @unchecked Sendable {
     // Created here, not by SQLite, so that the file is the owner's alone from its first byte.
     let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     if descriptor < 0, errno != EACCES && errno != EROFS {
+      // A reader never gets here for a missing file; a folder is what it, and a writer, may have been given.
+      if errno == EISDIR { throw Failure(description: "\(location): a folder, not a store (a SQLite file)") }
       throw Failure(description: "\(location): cannot create the store: \(String(cString: strerror(errno)))")
     }
     if descriptor >= 0 { Foundation.close(descriptor) }
@@ -272,7 +274,10 @@ public final class AuditStore: @unchecked Sendable {
     if let sqlite = error as? SQLiteError { return sqlite.message }
     if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
     if let connect = error as? NIOConnectionError {
-      return connect.connectionErrors.first.map { describe($0.error) } ?? "cannot connect to the server"
+      if let first = connect.connectionErrors.first { return describe(first.error) }
+      // No address was tried: the name did not resolve (said once; the caller says it could not connect).
+      return connect.dnsAError != nil || connect.dnsAAAAError != nil
+        ? "\(connect.host) does not resolve" : "no address for \(connect.host)"
     }
     if error is ChannelError { return "the connection failed" }
     return "\(error)"

@@ -36,7 +36,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public var description: String
   }
 
-  /// The location `text` names. `environment` gives `PGPASSWORD`, `PGUSER` and `HOME`; `pgpass` is the text of the
+  /// The location `text` names. `environment` gives `PGPASSWORD`, `PGUSER`, `PGPORT` and `HOME`; `pgpass` is the text of the
   /// `~/.pgpass` file when it may be read (nil: absent or readable by others, which libpq ignores too).
   public init(
     _ text: String, environment: [String: String] = ProcessInfo.processInfo.environment, pgpass: String? = nil
@@ -69,7 +69,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
     let database = query("dbname") ?? String(url.path.drop { $0 == "/" })
     let user = query("user") ?? url.user ?? environment["PGUSER"] ?? environment["USER"] ?? "postgres"
-    guard let port = query("port").map({ Int($0) }) ?? url.port, (1...65_535).contains(port) else {
+    // As libpq: the URL's port, else PGPORT, else 5432.
+    let portText = query("port") ?? url.port.map(String.init) ?? environment["PGPORT"].flatMap { $0.isEmpty ? nil : $0 }
+    guard let port = portText.map({ Int($0) }) ?? 5432, (1...65_535).contains(port) else {
       throw Problem(description: "\(Self.masked(text)): the port must be a number from 1 to 65535")
     }
     let mode = query("sslmode") ?? "prefer"
