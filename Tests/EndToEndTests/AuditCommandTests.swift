@@ -536,10 +536,8 @@ struct AuditCommandTests {
     cutLines[lines.count - 1] = String(lines[lines.count - 1].prefix(100))
     try Data(cutLines.joined(separator: "\n").utf8).write(to: cut)
     let said = [
-      "ipalinks: \(cut.path): line \(damaged + 1) is not an ipalinks inventory, skipped: The given data was not valid "
-        + "JSON.",
-      "ipalinks: \(cut.path): line \(lines.count) is not an ipalinks inventory, skipped: The given data was not valid "
-        + "JSON.",
+      "ipalinks: \(cut.path): line \(damaged + 1) is not an ipalinks inventory, skipped: not JSON",
+      "ipalinks: \(cut.path): line \(lines.count) is not an ipalinks inventory, skipped: not JSON",
       "ipalinks: \(cut.path): 2 lines skipped; \(kept.count) other inputs read",
     ]
     func problems(_ result: CLI.Result) -> [String] { result.stderr.split(separator: "\n").map(String.init) }

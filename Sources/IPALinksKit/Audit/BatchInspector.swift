@@ -84,6 +84,8 @@ public struct BatchInspector: Sendable {
 
   /// One input: read on a thread of its own (libzip and the parsers block), then joined with its AASA files.
   public static func inspect(_ input: String, fetches: SharedAASAFetches?) async -> InspectionReport {
+    // A pipe (`inspect <(curl …)`) cannot be sought in, as libzip does: it is read whole, as standard input is.
+    if InventoryReader.isPipe(input) { return await inspectStream(input, fetches: fetches) }
     let report = await withCheckedContinuation { continuation in
       DispatchQueue.global().async { continuation.resume(returning: Inspector().inspect(path: input)) }
     }
@@ -96,26 +98,33 @@ public struct BatchInspector: Sendable {
   /// An IPA on standard input (`inspect -`), read whole up to ``standardInputLimit``; past it, or unreadable, the
   /// report says why.
   public static func inspectStandardInput(fetches: SharedAASAFetches?) async -> InspectionReport {
-    guard !Terminal.stdinIsTerminal else {
+    await inspectStream("-", fetches: fetches)
+  }
+
+  /// An IPA read whole from `path`, standard input (`-`) or a pipe, up to ``standardInputLimit``; past it, or
+  /// unreadable, the report says why.
+  static func inspectStream(_ path: String, fetches: SharedAASAFetches?) async -> InspectionReport {
+    let (name, what) = path == "-" ? ("-", "standard input") : (path, "the pipe")
+    guard path != "-" || !Terminal.stdinIsTerminal else {
       let why = "standard input is a terminal, not an IPA: pipe one in, as in `ipalinks inspect - < app.ipa`"
       return InspectionReport(
         input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: \(why)")])
     }
     do {
-      let bytes = Array(try WholeFile.read("-", limit: standardInputLimit))
+      let bytes = Array(try WholeFile.read(path, limit: standardInputLimit))
       // As a file of 0 bytes is told: `inspect - < /dev/null`, or a download that wrote nothing.
       guard !bytes.isEmpty else {
         return InspectionReport(
-          input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: empty (0 bytes)")])
+          input: name, inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "\(name): empty (0 bytes)")])
       }
-      return await inspect(ipaBytes: bytes, name: "-", fetches: fetches)
+      return await inspect(ipaBytes: bytes, name: name, fetches: fetches)
     } catch {
       let why =
         error == .tooLarge
-        ? "standard input is over \(standardInputLimit >> 20) MiB; save the IPA to a file and inspect that"
-        : "cannot read standard input"
+        ? "\(what) is over \(standardInputLimit >> 20) MiB; save the IPA to a file and inspect that"
+        : "cannot read \(what)"
       return InspectionReport(
-        input: "-", inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "-: \(why)")])
+        input: name, inputKind: .ipa, diagnostics: [Diagnostic(.error, .inputUnreadable, "\(name): \(why)")])
     }
   }
 

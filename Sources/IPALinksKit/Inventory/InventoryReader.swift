@@ -18,6 +18,11 @@ public enum InventoryReader {
   /// Accepts one report object, an array of them, or JSON Lines (one report per line, blank lines ignored), whose
   /// lines are decoded on up to `workers` threads.
   public static func read(_ data: Data, name: String, workers: Int = 1) throws(Failure) -> [InspectionReport] {
+    if data.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+      throw Failure(
+        description: "\(name): a zip archive (an IPA?), not a saved inventory, which `inspect --format json` or "
+          + "`jsonl` writes")
+    }
     let decoder = JSONDecoder()
     let first = data.first { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
     if first == UInt8(ascii: "[") {
@@ -77,10 +82,19 @@ public enum InventoryReader {
         + "reads JSON Lines of any size into a store, which the readers take with --store")
   }
 
-  /// Whether a path names a saved inventory rather than something to inspect, by its extension.
+  /// Whether a path names a saved inventory rather than something to inspect: by its extension, or as a pipe
+  /// (`<(ipalinks inspect … --format json)`), which cannot be read as an archive is, by seeking.
   public static func looksLikeInventory(_ path: String) -> Bool {
     let lower = path.lowercased()
     return lower.hasSuffix(".json") || lower.hasSuffix(".jsonl") || lower.hasSuffix(".ndjson") || path == "-"
+      || isPipe(path)
+  }
+
+  /// Whether `path` is a pipe or a socket (through links: `/dev/fd/63` of a shell's `<(…)`), read only once, in order.
+  public static func isPipe(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return false }
+    return info.st_mode & S_IFMT == S_IFIFO || info.st_mode & S_IFMT == S_IFSOCK
   }
 
   /// DecodingError's description is a wall of text; the key path and the reason are what a user needs.
@@ -92,7 +106,9 @@ public enum InventoryReader {
     @unknown default: return "\(error)"
     }
     let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-    var reason = context.debugDescription
+    // Foundation's sentence, in the words of every other message.
+    var reason =
+      context.debugDescription == "The given data was not valid JSON." ? "not JSON" : context.debugDescription
     if case .keyNotFound(let key, _) = error { reason = "missing key \"\(key.stringValue)\"" }
     return path.isEmpty ? reason : "\(path.hasPrefix(".") ? String(path.dropFirst()) : path): \(reason)"
   }

@@ -67,7 +67,7 @@ import Testing
       #expect(read.skipped.count == 3)
       #expect(
         read.skipped.first
-          == "\(path): line 2 is not an ipalinks inventory, skipped: The given data was not valid JSON.")
+          == "\(path): line 2 is not an ipalinks inventory, skipped: not JSON")
       #expect(
         read.skipped.dropFirst().first
           == #"\#(path): line 5 is not an ipalinks inventory, skipped: bundles[0]: missing key "path""#)
@@ -89,7 +89,7 @@ import Testing
     #expect(
       read.skipped == [
         "\(path): line 2 is larger than the 1 MiB a report may have, skipped",
-        "\(path): line 3 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
+        "\(path): line 3 is not an ipalinks inventory, skipped: not JSON",
         "\(path): line 5 is larger than the 1 MiB a report may have, skipped",
       ])
     #expect(read.held <= 2 * ((1 << 20) + 2 * InventoryStream.chunk), "held \(read.held) bytes, not a 12 MiB line")
@@ -112,7 +112,7 @@ import Testing
     #expect {
       try InventoryStream(path: wrong)
     } throws: { error in
-      "\(error)" == "\(wrong): line 1 is not an ipalinks inventory: The given data was not valid JSON."
+      "\(error)" == "\(wrong): line 1 is not an ipalinks inventory: not JSON"
     }
     let empty = try scratch.file("empty.jsonl", Data("\n \n".utf8))
     #expect {
