@@ -90,7 +90,8 @@ public enum HostInputs {
     var seen: Set<String> = []
     func add(_ host: String, _ place: String) throws(ListError) {
       if let problem = HostArgument.problem(host) { throw ListError(description: place + problem) }
-      if seen.insert(host.lowercased()).inserted { out.append(host.lowercased()) }
+      let host = HostArgument.normalized(host)
+      if seen.insert(host).inserted { out.append(host) }
     }
     for host in named { try add(host, "--host: ") }
     for file in files {

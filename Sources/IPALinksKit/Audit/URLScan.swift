@@ -386,17 +386,24 @@ public struct URLScanWriter: Sendable {
 }
 
 extension URLScan {
-  /// `who-claims --urls`: the lines of `path` decided in batches as they are read (``decide(_:workers:_:_:)``), so
-  /// the file is never held whole, and written on the terminal as ``URLScanWriter`` makes them in `format`; Ctrl-C
-  /// removes what the text kept on disk. Returns the exit code: 2 for `trouble` or a list that cannot be read, else
-  /// 0 when some URL opens an app and 1 when none does.
-  public static func scan(
-    _ path: String, claims: ClaimsIndex, format: OutputFormat, workers: Int, quiet: Bool, trouble: Bool
-  ) -> Int32 {
+  /// The URL list at `path` (`-`: standard input), opened before any input is read, so that one that cannot be read
+  /// is said at once rather than after a batch's inspection; nil when it cannot, said on stderr.
+  public static func open(_ path: String) -> LineReader? {
     guard let lines = LineReader(path: path) else {
       Terminal.warn(LineReader.cannotRead(path, "URL list"))
-      return 2
+      return nil
     }
+    return lines
+  }
+
+  /// `who-claims --urls`: the lines of the list at `path`, read from `lines` (``open(_:)``), decided in batches as
+  /// they are read (``decide(_:workers:_:_:)``), so the file is never held whole, and written on the terminal as
+  /// ``URLScanWriter`` makes them in `format`; Ctrl-C removes what the text kept on disk. Returns the exit code: 2
+  /// for `trouble`, else 0 when some URL opens an app and 1 when none does.
+  public static func scan(
+    _ lines: LineReader, from path: String, claims: ClaimsIndex, format: OutputFormat, workers: Int, quiet: Bool,
+    trouble: Bool
+  ) -> Int32 {
     var writer = URLScanWriter(format: format, style: Terminal.style)
     let (text, interrupted) = (writer.text, writer.interrupted)
     let interrupt = InterruptWatch {

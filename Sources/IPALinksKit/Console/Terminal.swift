@@ -101,3 +101,16 @@ public enum Terminal {
   /// The width problem lines should fit on a terminal: `COLUMNS` when set, else standard error's terminal, else 80.
   public static var stderrWidth: Int { width(of: STDERR_FILENO) }
 }
+
+/// Standard input named by `-` in more than one place: it can be read once, so a second reader would find it empty
+/// and say something misleading (`no inventory found`), or take an inventory's lines for hosts.
+public enum StandardInput {
+  /// Why the `readers` (each an option, or `an input`, with the values it was given) cannot all be read, or nil when
+  /// `-` is named once at most: `--inventory - and --hosts - cannot both read standard input`.
+  public static func problem(_ readers: [(name: String, values: [String])]) -> String? {
+    let named = readers.flatMap { reader in reader.values.filter { $0 == "-" }.map { _ in reader.name } }
+    guard named.count > 1 else { return nil }
+    if named[0] == named[1] { return "- is given twice as \(named[0]), but standard input can be read once" }
+    return "\(named[0]) - and \(named[1]) - cannot both read standard input"
+  }
+}

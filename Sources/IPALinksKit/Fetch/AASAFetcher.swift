@@ -297,7 +297,8 @@ public final class AASAFetcher: Sendable {
       describeHead(tooLarge.exchange, source: source, into: &result)
       result.status = .tooLarge
       result.bytes = tooLarge.bytes
-      let how = tooLarge.announced ? "announces \(tooLarge.bytes) bytes" : "sent more than \(options.maximumBytes)"
+      let how =
+        tooLarge.announced ? "announces \(tooLarge.bytes) bytes" : "sent more than \(options.maximumBytes) bytes"
       result.message =
         "\(host): \(url) \(how), over the \(options.maximumBytes.byteCount) cap devices allow; stopped reading"
       return NetworkOutcome(result: result)

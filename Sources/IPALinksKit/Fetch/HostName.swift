@@ -42,7 +42,8 @@ public enum HostArgument {
   /// Why `text` is not a host name such as `shop.example.com`, or nil when it is one; `allowURL` accepts an
   /// absolute URL too (its host is then checked), `allowWildcard` a wildcard entry (`*.example.com`).
   public static func problem(_ text: String, allowURL: Bool = false, allowWildcard: Bool = false) -> String? {
-    let shown = TerminalText.escape(text)
+    // A line of a file that is no host list at all (an inventory's, say) is quoted by its start.
+    let shown = TerminalText.escape(text.count > 80 ? text.prefix(79) + "…" : text)
     if allowWildcard && text.hasPrefix("*.") {
       return problem(String(text.dropFirst(2))).map { _ in "'\(shown)' is not a wildcard entry such as *.example.com" }
     }
@@ -54,7 +55,14 @@ public enum HostArgument {
       }
       return HostName.validated(host) == nil ? "'\(shown)' is not a URL with a valid host" : nil
     }
-    let host = text.hasSuffix(".") ? String(text.dropLast()) : text
-    return HostName.validated(host) == nil ? "'\(shown)' is not a host name" : nil
+    return HostName.validated(normalized(text)) == nil ? "'\(shown)' is not a host name" : nil
+  }
+
+  /// The host `text` names, as the commands look it up and store it: lowercased, and without the dot that ends a
+  /// fully qualified name (`shop.example.com.`), which ``problem(_:allowURL:allowWildcard:)`` accepts. Kept, the dot
+  /// made a host that was never looked up read as one without an AASA file.
+  public static func normalized(_ text: String) -> String {
+    let host = text.lowercased()
+    return host.hasSuffix(".") ? String(host.dropLast()) : host
   }
 }

@@ -25,6 +25,9 @@ public struct DomainAASA: Sendable, Equatable, Codable {
   /// app (or every app when none is given), each with an example URL whose verdict differs. Empty when they behave
   /// the same, as when only a comment or the way defaults are written differ.
   public var sourceChanges: [AASAComparison.Change] = []
+  /// Whether the file was read for an app: `fetch` without `--app-id` reads it for none, and then writes no
+  /// `appListed` or rules, which would say false and none where nothing was asked.
+  public var forApp = true
 
   /// Wraps a retrieval result with nothing learned yet; ``evaluate(_:service:appID:)`` fills in the rest.
   public init(fetch: AASAFetchResult) { self.fetch = fetch }
@@ -90,9 +93,11 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     try fetch.encode(to: encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(signed, forKey: .signed)
-    try c.encode(appListed, forKey: .appListed)
-    try c.encode(rules, forKey: .rules)
-    try c.encode(appLinks?.substitutionVariables ?? [], forKey: .substitutionVariables)
+    if forApp {
+      try c.encode(appListed, forKey: .appListed)
+      try c.encode(rules, forKey: .rules)
+      try c.encode(appLinks?.substitutionVariables ?? [], forKey: .substitutionVariables)
+    }
     try c.encode(diagnostics, forKey: .diagnostics)
     try c.encode(listedApps, forKey: .listedApps)
     if !sourceChanges.isEmpty { try c.encode(sourceChanges, forKey: .sourceChanges) }

@@ -56,6 +56,17 @@ extension HostClaims {
     return HostArgument.problem(query, allowURL: true, allowWildcard: true)
   }
 
+  /// Why `who-claims --urls` cannot take its first argument, `first`, as an input: it names no file but is a host,
+  /// the HOST of `who-claims` without `--urls`, which `--host` gives here. Nil when it can (or is not given).
+  public static func problem(firstInput first: String?) -> String? {
+    guard let first, !FileManager.default.fileExists(atPath: first), HostArgument.problem(first) == nil else {
+      return nil
+    }
+    let shown = TerminalText.escape(first)
+    return "with --urls there is no HOST, and no file is named \(shown): for the apps its AASA file lists, give "
+      + "--host \(shown)"
+  }
+
   /// `who-claims HOST`: the claims on `query` written in `format` (`brief`: `-q`). Returns the exit code, like
   /// grep's: 2 for `trouble` (an input that could not be read), whatever the others said; else 0 when the answer is
   /// yes (``answersYes``) and 1 when not; 64 when `query` is neither a host nor a URL.
@@ -298,7 +309,13 @@ extension FetchReporter {
   ) async -> Int32 {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     let results = await fetcher.fetch(requests)
-    let outcomes = requests.compactMap { results[$0].map { DomainAASA.evaluate($0, appID: appID) } }
+    let outcomes = requests.compactMap { request in
+      results[request].map { result in
+        var outcome = DomainAASA.evaluate(result, appID: appID)
+        outcome.forApp = appID != nil
+        return outcome
+      }
+    }
     let shown: [String: [UInt8]] = bodies ? results.reduce(into: [:]) { $0[$1.key.host] = $1.value.body } : [:]
     Terminal.write(rendered(outcomes, format: format, bodies: shown, style: Terminal.style))
     let failed = outcomes.contains { $0.status != .ok || $0.diagnostics.contains { $0.severity == .error } }

@@ -116,7 +116,8 @@ extension AASACommand {
       let before = try AASAInput.orExit { try AASAInput.load(old) }
       let after = try AASAInput.orExit { try AASAInput.load(new) }
       return AASADiffReporter.compare(
-        old: (old, before), new: (new, after), appIDs: appIDs, domain: domain, format: format)
+        old: (old, before), new: (new, after), appIDs: appIDs, domain: domain.map(HostArgument.normalized),
+        format: format)
     }
   }
 }

@@ -42,6 +42,8 @@ struct DiffCommand: StatusCommand {
     if since != nil && old != nil { throw ValidationError("--since compares the store's states: give no OLD, NEW") }
     if since != nil && !store.store.isGiven { throw ValidationError("--since reads the store: give --store too") }
     if since == nil && new == nil { throw ValidationError("give OLD and NEW, or --store with --since") }
+    let readers = [("OLD", [old ?? ""]), ("NEW", [new ?? ""]), ("--urls", [urls ?? ""])]
+    if let problem = StandardInput.problem(readers) { throw ValidationError(problem) }
   }
 
   func execute() async throws -> Int32 {
@@ -93,6 +95,7 @@ struct ReportCommand: StatusCommand {
   mutating func validate() throws {
     // `-o -` is standard output, as `-` is standard input for an inventory: not a file named `-`.
     if output == "-" { output = nil }
+    if output == "" { throw ValidationError("-o: an empty path") }
     if inputs.isEmpty && !store.store.isGiven { throw ValidationError("Give an input, or --store.") }
     if since != nil && !store.store.isGiven { throw ValidationError("--since reads the store: give --store too") }
     if output == nil && Terminal.stdoutIsTerminal {
@@ -178,23 +181,28 @@ struct WhoClaimsCommand: StatusCommand {
     if urls == nil && hostsGiven {
       throw ValidationError("--host and --hosts go with --urls; for one host, give it as HOST")
     }
-    if urls == "-" && (allInputs.contains("-") || inventories.contains("-")) {
-      throw ValidationError("--urls - and an inventory on standard input cannot both read it")
-    }
+    if urls != nil, let problem = HostClaims.problem(firstInput: host) { throw ValidationError(problem) }
+    let readers = [
+      ("--urls", [urls ?? ""]), ("an input", allInputs), ("--inventory", inventories), ("--hosts", claimHostFiles),
+    ]
+    if let problem = StandardInput.problem(readers) { throw ValidationError(problem) }
   }
 
   func execute() async throws -> Int32 {
     // A host alone is answered from its own AASA file.
     let alone = urls == nil && allInputs.isEmpty && inventories.isEmpty && !store.store.isGiven
     let hosts = alone ? [host.flatMap(HostClaims.host(ofQuery:)) ?? ""] : claimHosts
+    let list = urls.map { ($0, URLScan.open($0)) }
+    if let list, list.1 == nil { return 2 }
     let loaded = try await audit.load(
       allInputs, inventories: inventories, hosts: (hosts, claimHostFiles), store: store,
       about: urls == nil ? host : nil, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
-    if let urls {
+    if let (path, opened) = list, let lines = opened {
       return URLScan.scan(
-        urls, claims: index, format: format, workers: audit.jobs, quiet: audit.quiet, trouble: loaded.unreadable > 0)
+        lines, from: path, claims: index, format: format, workers: audit.jobs, quiet: audit.quiet,
+        trouble: loaded.unreadable > 0)
     }
     return HostClaims.answer(
       host ?? "", claims: index, format: format, brief: audit.quiet, trouble: loaded.unreadable > 0)

@@ -93,6 +93,7 @@ struct BlocklistCommand: StatusCommand {
   mutating func validate() throws {
     // `-o -` is standard output, as `-` is standard input for an inventory: not a file named `-`.
     if output == "-" { output = nil }
+    if output == "" || report == "" { throw ValidationError("\(output == "" ? "-o" : "--report"): an empty path") }
     if report == "-" && output == nil {
       throw ValidationError("--report - and the list would both go to standard output: give -o FILE")
     }

@@ -32,6 +32,7 @@ struct Fetch: StatusCommand {
   }
 
   func execute() async throws -> Int32 {
-    await FetchReporter.fetch(hosts, with: try fetch.makeFetcher(), appID: appID, format: format, bodies: body)
+    await FetchReporter.fetch(
+      hosts.map(HostArgument.normalized), with: try fetch.makeFetcher(), appID: appID, format: format, bodies: body)
   }
 }

@@ -29,11 +29,12 @@ struct HistoryCommand: StatusCommand {
   func validate() throws {
     if (host == nil) == (app == nil) { throw ValidationError("give --host HOST or --app ID") }
     if let host, let problem = HostArgument.problem(host) { throw ValidationError("--host: " + problem) }
+    if app == "" { throw ValidationError("--app: an empty ID") }
     _ = try store.store.required()
   }
 
   func execute() async throws -> Int32 {
-    let subject: StoreText.HistorySubject = host.map { .host($0.lowercased()) } ?? .app(app ?? "")
+    let subject: StoreText.HistorySubject = host.map { .host(HostArgument.normalized($0)) } ?? .app(app ?? "")
     let answer = await StoreText.history(
       of: subject, in: try store.store.required(), at: store.at, format: format, style: Terminal.style,
       warn: Terminal.warn)

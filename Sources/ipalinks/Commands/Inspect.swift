@@ -64,6 +64,10 @@ struct Inspect: StatusCommand {
       throw ValidationError("'-' (an IPA on standard input) cannot be combined with other inputs")
     }
     if sort != nil && format != .table { throw ValidationError("--sort orders --format table only") }
+    if runLabel != nil && !store.isGiven {
+      throw ValidationError("--run-label names the store's run: give --store too")
+    }
+    if runLabel == "" { throw ValidationError("--run-label: an empty label") }
     if let shard, Shard(parsing: shard) == nil {
       throw ValidationError("--shard \"\(shard)\" must be i/n with 1 ≤ i ≤ n, e.g. 2/8")
     }

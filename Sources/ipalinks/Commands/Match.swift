@@ -62,7 +62,7 @@ struct Match: StatusCommand {
   func execute() throws -> Int32 {
     let file = try AASAInput.orExit { try AASAInput.load(aasa) }
     guard let appID = self.appID ?? onlyApp(in: file) else { return ExitCode.validationFailure.rawValue }
-    let reporter = MatchReporter(appID: appID, domain: domain)
+    let reporter = MatchReporter(appID: appID, domain: domain.map(HostArgument.normalized))
     guard let list else { return reporter.decide(urls, in: file, name: aasa, explain: explain, format: format) ? 0 : 1 }
     let all = reporter.decide(urls, listedIn: list, in: file, name: aasa, explain: explain, format: format)
     return all.map { $0 ? 0 : 1 } ?? ExitCode(66).rawValue

@@ -95,7 +95,11 @@ struct StoreCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var progress: ProgressOptions
 
-    func validate() throws { _ = try store.required() }
+    func validate() throws {
+      _ = try store.required()
+      if let problem = StandardInput.problem([("an inventory", files)]) { throw ValidationError(problem) }
+      if runLabel == "" { throw ValidationError("--run-label: an empty label") }
+    }
 
     func execute() async throws -> Int32 {
       // A bar on a terminal, and Ctrl-C saying what the store holds, as every batch has.

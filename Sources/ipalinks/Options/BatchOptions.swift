@@ -45,6 +45,8 @@ struct BatchOptions: ParsableArguments {
     order: LoadedInventory.Order = .byInput,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
+    let readers = [("an input", paths), ("--inventory", inventories), ("--hosts", hosts.files)]
+    if let problem = StandardInput.problem(readers) { throw ValidationError(problem) }
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
     let console = console
     let listed = try usageError { try HostInputs.hosts(hosts.named, files: hosts.files) }

@@ -62,5 +62,9 @@ struct StoreReadOptions: ParsableArguments {
 
 extension StoreTime: ExpressibleByArgument {
   /// Parses `--at` and `--since`.
-  public init?(argument: String) { self.init(parsing: argument, allowingAge: true) }
+  public init?(argument: String) {
+    // An empty value is no label a run has: refused as argument-parser refuses any value it cannot read.
+    guard !argument.isEmpty else { return nil }
+    self.init(parsing: argument, allowingAge: true)
+  }
 }

@@ -1,0 +1,220 @@
+import Foundation
+import IPALinksStore
+import Testing
+
+/// What users type that the usual cases do not: a host with the dot of a fully qualified name, a pipe for a file,
+/// standard input named twice, empty values, a list that shrank since the last run, a PostgreSQL URL without a port.
+/// Each is either what the user meant or a usage error that names it; never a silent wrong answer.
+struct ArgumentEdgeTests {
+  static let aasa = CLI.sample("aasa")
+
+  static func folder() throws -> URL {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-edges-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+  }
+
+  /// `shop.example.com.` names `shop.example.com`: it was accepted, then never looked up, so `blocklist` replaced a
+  /// list with an empty one and exited 0.
+  @Test func aHostEndingInADotIsTheHostItNames() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let plain = try CLI.run(["blocklist", "--host", "shop.example.com", "--aasa-dir", Self.aasa, "-f", "domains", "-q"])
+    let dotted = try CLI.run([
+      "blocklist", "--host", "SHOP.example.com.", "--aasa-dir", Self.aasa, "-f", "domains", "-q",
+    ])
+    #expect(plain.status == 0 && plain.stdout == "shop.example.com\n", "\(plain.stdout)\(plain.stderr)")
+    #expect(dotted.status == 0 && dotted.stdout == plain.stdout, "\(dotted.stdout)\(dotted.stderr)")
+    let fetched = try CLI.run(["fetch", "shop.example.com.", "--aasa-dir", Self.aasa, "--format", "json"])
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+    let domain = try #require(
+      ((try JSONSerialization.jsonObject(with: Data(fetched.stdout.utf8)) as? [String: Any])?["domains"]
+        as? [[String: Any]])?.first)
+    #expect(domain["host"] as? String == "shop.example.com" && domain["status"] as? String == "ok", "\(domain)")
+    // The store keeps hosts without the dot, and history finds them either way.
+    let store = folder.appendingPathComponent("audit.db").path
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "--store", store, "-q"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store])
+    let dottedHistory = try CLI.run(["history", "--host", "shop.example.com.", "--store", store])
+    #expect(history.status == 0 && !history.stdout.isEmpty, "\(history.stderr)")
+    #expect(dottedHistory.status == 0 && dottedHistory.stdout == history.stdout, "\(dottedHistory.stderr)")
+    let matched = try CLI.run([
+      "match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--domain", "shop.example.com.", "--app-id",
+      "ST0REAPP42.com.example.store", "https://shop.example.com/buy/1",
+    ])
+    #expect(matched.status == 0 && matched.stdout.hasPrefix("match"), "\(matched.stdout)\(matched.stderr)")
+  }
+
+  /// WebKit lists split into `rules.json`, `rules-2.json`, …: a later run that needs fewer removes the numbered lists
+  /// ipalinks wrote past its own, which an app compiling every `rules-N.json` would otherwise keep, and leaves a file
+  /// it did not write.
+  @Test func aSmallerSplitRemovesTheListsOfTheRunBefore() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let output = folder.appendingPathComponent("rules.json").path
+    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() }
+    let all = try CLI.run([
+      "blocklist", CLI.samples.path, "--aasa-dir", Self.aasa, "-f", "wkcontentrules", "--max-rules", "1", "-q", "-o",
+      output,
+    ])
+    #expect(all.status <= 1, "\(all.stderr)")
+    let split = try names()
+    #expect(split.count >= 3 && split.first == "rules-2.json" && split.last == "rules.json", "\(split)")
+    // Someone else's file, numbered past the stale ones: not ipalinks's to remove.
+    let foreign = folder.appendingPathComponent("rules-\(split.count + 1).json")
+    try Data("[{\"trigger\": {\"url-filter\": \"x\"}, \"action\": {\"type\": \"block\"}}]\n".utf8).write(to: foreign)
+    let one = [
+      "blocklist", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "-f", "wkcontentrules", "-o", output,
+      "--if-changed",
+    ]
+    let smaller = try CLI.run(one)
+    #expect(smaller.status <= 1, "\(smaller.stderr)")
+    let left = try names()
+    #expect(left == [foreign.lastPathComponent, "rules.json"], "\(left)")
+    let stale = (2..<split.count + 1).map { folder.appendingPathComponent("rules-\($0).json").path }
+    #expect(
+      smaller.stderr.contains(
+        "; removed \(stale.joined(separator: ", ")), lists of an earlier run that these rules no longer need"),
+      "\(smaller.stderr)")
+    // Nothing stale now: the same rules again are left as they are.
+    let again = try CLI.run(one)
+    #expect(again.status == 3, "\(again.stderr)")
+  }
+
+  /// A pipe (`<(…)`) cannot be sought in: `inspect` reads an IPA from it whole, as from `-`, and `diff` and `report`
+  /// take it for a saved inventory; Foundation's error never reaches the user.
+  @Test func aPipeIsReadAsItComes() throws {
+    let binary = CLI.binary.path
+    func shell(_ script: String) throws -> CLI.Result {
+      try CLI.run(["-c", script], executable: URL(fileURLWithPath: "/bin/bash"))
+    }
+    let ipa = CLI.sample("Store.ipa")
+    let inspected = try shell("'\(binary)' inspect <(cat '\(ipa)') --no-fetch --format json")
+    #expect(inspected.status == 0, "\(inspected.stderr)")
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(inspected.stdout.utf8)) as? [String: Any])
+    #expect((report["input"] as? String)?.hasPrefix("/dev/fd/") == true, "\(report["input"] ?? "")")
+    #expect((report["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.store")
+    let diffed = try shell(
+      "'\(binary)' diff <('\(binary)' inspect '\(ipa)' --no-fetch --format json) '\(ipa)' --no-fetch")
+    #expect(diffed.status == 0 && diffed.stdout == "No differences.\n", "\(diffed.stdout)\(diffed.stderr)")
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let page = folder.appendingPathComponent("r.html").path
+    let reported = try shell("'\(binary)' report <(cat '\(ipa)') -o '\(page)'")
+    #expect(reported.status == 2, "\(reported.stderr)")
+    #expect(reported.stderr.contains(": a zip archive (an IPA?), not a saved inventory"), "\(reported.stderr)")
+    #expect(!reported.stderr.contains("NSCocoaErrorDomain") && !reported.stderr.contains("Illegal seek"))
+  }
+
+  /// Standard input can be read once: naming `-` twice is a usage error that says which two, not an empty second
+  /// read (`no inventory found`) or an inventory's lines taken for hosts.
+  @Test func standardInputIsNamedOnce() throws {
+    let cases: [([String], String)] = [
+      (["blocklist", "--inventory", "-", "--hosts", "-", "-f", "domains"], "--inventory - and --hosts - cannot both"),
+      (["diff", "-", "-"], "OLD - and NEW - cannot both read standard input"),
+      (["report", "-", "-", "-o", "/dev/null"], "- is given twice as an input, but standard input can be read once"),
+      (["store", "import", "-", "-", "--store", "/nonexistent/x.db"], "- is given twice as an inventory"),
+      (["who-claims", "--urls", "-", "--hosts", "-"], "--urls - and --hosts - cannot both read standard input"),
+    ]
+    for (arguments, message) in cases {
+      let run = try CLI.run(arguments, stdin: FileHandle.nullDevice)
+      #expect(run.status == 64, "\(arguments): \(run.status) \(run.stderr)")
+      #expect(run.stderr.hasPrefix("Error: \(message)"), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  /// What cannot be used is said before anything is inspected: a URL list that cannot be read, a host where
+  /// `--urls` takes inputs, empty values, and a store option without a store.
+  @Test func listsAndValuesThatCannotBeUsedAreSaidFirst() throws {
+    let missing = "/nonexistent-\(UUID().uuidString)/urls.txt"
+    // Inspecting Store.ipa would tell dev.example.com's missing file first.
+    let urls = try CLI.run(["who-claims", "--urls", missing, CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa])
+    #expect(urls.status == 2)
+    #expect(
+      urls.stderr == "ipalinks: \(missing): cannot read the URL list: No such file or directory\n", "\(urls.stderr)")
+    let cases: [([String], String)] = [
+      (
+        ["who-claims", "shop.example.com", "--urls", "/dev/null", CLI.sample("Store.ipa")],
+        "with --urls there is no HOST, and no file is named shop.example.com: for the apps its AASA file lists, "
+          + "give --host shop.example.com"
+      ),
+      (["blocklist", CLI.sample("Store.ipa"), "-o", ""], "-o: an empty path"),
+      (["blocklist", CLI.sample("Store.ipa"), "--report", "", "-o", "/dev/null"], "--report: an empty path"),
+      (["report", CLI.sample("Store.ipa"), "-o", ""], "-o: an empty path"),
+      (["history", "--app", "", "--store", "/nonexistent/x.db"], "--app: an empty ID"),
+      (["history", "--host", "example.com", "--at", "", "--store", "/nonexistent/x.db"], "The value '' is invalid"),
+      (["inspect", CLI.sample("Store.ipa"), "--run-label", "week-1"], "--run-label names the store's run"),
+      (
+        ["inspect", CLI.sample("Store.ipa"), "--run-label", "", "--store", "/nonexistent/x.db"], "--run-label: an empty"
+      ),
+    ]
+    for (arguments, message) in cases {
+      let run = try CLI.run(arguments, environment: ["IPALINKS_STORE": ""])
+      #expect(run.status == 64, "\(arguments): \(run.status) \(run.stderr)")
+      #expect(run.stderr.hasPrefix("Error: \(message)"), "\(arguments): \(run.stderr)")
+    }
+    // A line that is no host is quoted by its start: an inventory's line is kilobytes long.
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let inventory = folder.appendingPathComponent("inventory.jsonl")
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "jsonl"])
+    try Data(saved.stdout.utf8).write(to: inventory)
+    let hosts = try CLI.run(["blocklist", "--hosts", inventory.path, "-f", "domains"])
+    let first = hosts.stderr.split(separator: "\n").first ?? ""
+    #expect(hosts.status == 64 && first.hasSuffix("…' is not a host name") && first.count < 220, "\(first)")
+  }
+
+  /// A saved inventory that is not one says what it is, in the tool's words: an IPA given to `store import`, a
+  /// file that is not JSON; a folder given as a store is one.
+  @Test func whatIsNotAnInventoryOrAStoreIsSaidSo() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    let imported = try CLI.run(["store", "import", CLI.sample("Store.ipa"), "--store", store])
+    #expect(imported.status == 2)
+    #expect(
+      imported.stderr.hasPrefix(
+        "ipalinks: \(CLI.sample("Store.ipa")): a zip archive (an IPA?), not a saved inventory, which `inspect "
+          + "--format json` or `jsonl` writes\n"), "\(imported.stderr)")
+    let broken = folder.appendingPathComponent("broken.json")
+    try Data("{\"bundles\": [".utf8).write(to: broken)
+    let read = try CLI.run(["report", broken.path, "-o", "/dev/null"])
+    #expect(
+      read.stderr == "ipalinks: \(broken.path): line 1 is not an ipalinks inventory: not JSON\n", "\(read.stderr)")
+    let runs = try CLI.run(["store", "runs", "--store", folder.path])
+    #expect(runs.status == 2 && runs.stderr == "ipalinks: \(folder.path): a folder, not a store (a SQLite file)\n")
+  }
+
+  /// Without `--app-id`, `fetch` asks about no app: its JSON says nothing of whether "the app" is listed.
+  @Test func fetchWithoutAnAppSaysNothingOfOne() throws {
+    let bare = try CLI.run(["fetch", "shop.example.com", "--aasa-dir", Self.aasa, "--format", "jsonl"])
+    let forApp = try CLI.run([
+      "fetch", "shop.example.com", "--aasa-dir", Self.aasa, "--format", "jsonl", "--app-id",
+      "ST0REAPP42.com.example.store",
+    ])
+    let line = try #require(try JSONSerialization.jsonObject(with: Data(bare.stdout.utf8)) as? [String: Any])
+    let listed = try #require(try JSONSerialization.jsonObject(with: Data(forApp.stdout.utf8)) as? [String: Any])
+    #expect(line["appListed"] == nil && line["rules"] == nil && line["listedApps"] != nil, "\(line)")
+    #expect(listed["appListed"] as? Bool == true && (listed["rules"] as? [Any])?.isEmpty == false, "\(listed)")
+  }
+
+  /// As libpq reads a URL: no port is `PGPORT`, else 5432, for TCP and for a socket's folder alike.
+  @Test func aPostgreSQLURLWithoutAPortTakesLibpqsDefault() throws {
+    func server(_ url: String, _ environment: [String: String] = [:]) throws -> StoreLocation.Postgres? {
+      if case .postgres(let server) = try StoreLocation(url, environment: environment) { return server }
+      return nil
+    }
+    #expect(try server("postgres://localhost/db")?.port == 5432)
+    #expect(try server("postgres://localhost/db", ["PGPORT": "6543"])?.port == 6543)
+    #expect(try server("postgres://localhost:7000/db", ["PGPORT": "6543"])?.port == 7000)
+    #expect(
+      try server("postgres://auditor@/audits?host=/var/run/postgresql")?.socketPath
+        == "/var/run/postgresql/.s.PGSQL.5432")
+    #expect(throws: StoreLocation.Problem.self) {
+      try StoreLocation("postgres://localhost/db?port=x", environment: [:])
+    }
+    let run = try CLI.run(["store", "runs", "--store", "postgres://localhost/db?port=0"])
+    #expect(run.status == 64 && run.stderr.contains("the port must be a number from 1 to 65535"), "\(run.stderr)")
+  }
+}
