@@ -36,8 +36,8 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public var description: String
   }
 
-  /// The location `text` names. `environment` gives `PGPASSWORD`, `PGUSER`, `PGPORT` and `HOME`; `pgpass` is the text of the
-  /// `~/.pgpass` file when it may be read (nil: absent or readable by others, which libpq ignores too).
+  /// The location `text` names. `environment` gives `PGPASSWORD`, `PGUSER`, `PGPORT` and `HOME`; `pgpass` is the
+  /// text of the `~/.pgpass` file when it may be read (nil: absent or readable by others, which libpq ignores too).
   public init(
     _ text: String, environment: [String: String] = ProcessInfo.processInfo.environment, pgpass: String? = nil
   )
