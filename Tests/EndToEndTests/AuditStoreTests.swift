@@ -301,10 +301,10 @@ import Testing
     let said = run.stderr.split(separator: "\n").map(String.init)
     #expect(
       said == [
-        "ipalinks: \(inventory.path): line 2 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
-        "ipalinks: \(inventory.path): line 5 is not an ipalinks inventory, skipped: The given data was not valid JSON.",
+        "ipalinks: \(inventory.path): line 2 is not an ipalinks inventory, skipped: not JSON",
+        "ipalinks: \(inventory.path): line 5 is not an ipalinks inventory, skipped: not JSON",
         "ipalinks: \(inventory.path): 2 lines skipped; run 1 holds the other 2 inputs",
-        "ipalinks: \(notOne.path): line 1 is not an ipalinks inventory: The given data was not valid JSON.",
+        "ipalinks: \(notOne.path): line 1 is not an ipalinks inventory: not JSON",
       ], "\(run.stderr)")
     try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
       #expect(try await store.sqlRows("SELECT COUNT(*) FROM runs") == ["1"], "no run for the file that is no inventory")
