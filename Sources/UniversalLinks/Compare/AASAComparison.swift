@@ -196,6 +196,9 @@ public struct AASAComparison: Sendable, Equatable, Codable {
   struct Side {
     /// How many changes of one app get a search for an example URL.
     static let exampleBudget = 1_000
+    /// How many URLs a reordering's search decides at most (about 3,000 moved rules' worth), so a hostile file of
+    /// rules reversed costs a bounded time.
+    static let reorderBudget = 120_000
 
     let listed: Bool
     let rules: [LinkRuntime.Rule]
@@ -331,23 +334,41 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         // Rules both files have, in another order: a change where it changes which rule decides a URL. Checked
         // beside added and removed rules too, since a reordering can hide behind an unrelated edit; a URL whose
         // deciding rule is one side's only is the added or removed rule's change, already told.
-        let sampled = moved.flatMap { [old.rules[$0.old], new.rules[$0.new]] }
-        for url in sampled.flatMap({ URLSampler.urls(for: $0, host: host) }) {
-          let (a, b) = (old.decide(url), new.decide(url))
-          guard a.rule != b.rule else { continue }
-          guard a.rule.map(newContent.contains) ?? true, b.rule.map(oldContent.contains) ?? true else { continue }
-          // The rules that decide on either side, in the same order in both lists, so a reader sees where each
-          // one sits in each file: the old decider first, then the new one.
-          let involved = [a.rule, b.rule].compactMap { $0 }
-          let differs = a.verdict != b.verdict
-          out.append(
-            Change(
-              appId: appID, kind: .rulesReordered,
-              old: involved.compactMap { rule in oldContent.firstIndex(of: rule).map { oldRule($0).pointer } },
-              new: involved.compactMap { rule in newContent.firstIndex(of: rule).map { newRule($0).pointer } },
-              example: differs ? url.absoluteString : nil, oldVerdict: differs ? a.verdict : nil,
-              newVerdict: differs ? b.verdict : nil))
-          break
+        //
+        // Such a URL matches two rules that crossed, at least one of them moved; but it is often an instance of
+        // the other, narrower one alone (`/*` moved past `/buy/*`: `/buy/x`, never sampled from `/*`). So the
+        // rules that kept their order are sampled after the moved ones, up to a budget; past it the reordering
+        // is told without an example, a change not ruled out rather than a silent "behaves the same".
+        let sampled =
+          moved.flatMap { [old.rules[$0.old], new.rules[$0.new]] } + kept.sorted().map { old.rules[common[$0].old] }
+        var left = Self.reorderBudget
+        search: for rule in sampled {
+          let urls = URLSampler.urls(for: rule, host: host)
+          left -= urls.count
+          guard left >= 0 else {
+            out.append(
+              Change(
+                appId: appID, kind: .rulesReordered, old: [oldRule(moved[0].old).pointer],
+                new: [newRule(moved[0].new).pointer]))
+            break
+          }
+          for url in urls {
+            let (a, b) = (old.decide(url), new.decide(url))
+            guard a.rule != b.rule else { continue }
+            guard a.rule.map(newContent.contains) ?? true, b.rule.map(oldContent.contains) ?? true else { continue }
+            // The rules that decide on either side, in the same order in both lists, so a reader sees where each
+            // one sits in each file: the old decider first, then the new one.
+            let involved = [a.rule, b.rule].compactMap { $0 }
+            let differs = a.verdict != b.verdict
+            out.append(
+              Change(
+                appId: appID, kind: .rulesReordered,
+                old: involved.compactMap { rule in oldContent.firstIndex(of: rule).map { oldRule($0).pointer } },
+                new: involved.compactMap { rule in newContent.firstIndex(of: rule).map { newRule($0).pointer } },
+                example: differs ? url.absoluteString : nil, oldVerdict: differs ? a.verdict : nil,
+                newVerdict: differs ? b.verdict : nil))
+            break search
+          }
         }
       }
       return out

@@ -137,6 +137,41 @@ struct AASAComparisonTests {
     Self.expectHonestExamples(comparison, old, new)
   }
 
+  /// A rule moved past a narrower one it covers: the URLs that change are instances of the narrower rule, which
+  /// kept its place. Every pair of eight rules (four patterns, each as a match and as an exclusion), swapped: when
+  /// a URL's verdict changes, the files are not called equivalent, and the example is one that changes (8 of the 56
+  /// swaps were called equivalent when only the moved rule was sampled).
+  @Test func aRuleMovedPastANarrowerOneIsAChange() throws {
+    let patterns = ["/buy/*", "/buy/gift/*", "/*", "/help/*"]
+    let rules = patterns.flatMap { [#"{"/": "\#($0)"}"#, #"{"/": "\#($0)", "exclude": true}"#] }
+    let probes = ["/", "/x", "/buy", "/buy/", "/buy/x", "/buy/gift/", "/buy/gift/x", "/help/x", "/helpx"].map {
+      "https://example.com" + $0
+    }
+    var changed = 0
+    for first in rules.indices {
+      for second in rules.indices where second != first {
+        let old = Self.details(#""components": [\#(rules[first]), \#(rules[second])]"#)
+        let new = Self.details(#""components": [\#(rules[second]), \#(rules[first])]"#)
+        let comparison = AASAComparison(old: old, new: new)
+        let (before, after) = (old.matcher(appID: Self.app), new.matcher(appID: Self.app))
+        let differs = probes.contains { before.verdict(for: $0).verdict != after.verdict(for: $0).verdict }
+        if differs {
+          changed += 1
+          #expect(!comparison.equivalent, "\(rules[first]) ⇄ \(rules[second])")
+          #expect(comparison.changes.first?.example != nil, "\(rules[first]) ⇄ \(rules[second])")
+        }
+        Self.expectHonestExamples(comparison, old, new)
+      }
+    }
+    #expect(changed >= 16, "\(changed) swaps change a verdict")
+    // The helper's case, from the files `refresh` compared: `/buy/*` starts opening the app.
+    let old = Self.details(#""components": [{"/": "/*", "exclude": true}, {"/": "/buy/*"}]"#)
+    let new = Self.details(#""components": [{"/": "/buy/*"}, {"/": "/*", "exclude": true}]"#)
+    let change = try #require(AASAComparison(old: old, new: new).changes.first)
+    #expect(change.kind == .rulesReordered && change.oldVerdict == .exclude && change.newVerdict == .match)
+    #expect(change.example?.hasPrefix("https://example.com/buy/") == true, "\(change)")
+  }
+
   @Test func appsAddedOrRemovedFromASection() throws {
     let old = Self.details(#""components": [{"/": "/buy/*"}]"#)
     let new = Self.details(#""components": [{"/": "/buy/*"}]"#, apps: [Self.app, Self.other])
@@ -191,6 +226,12 @@ struct AASAComparisonTests {
     let forward = Self.details(#""components": [\#(rules(2_000, "a").joined(separator: ","))]"#)
     let reversed = Self.details(#""components": [\#(rules(2_000, "a").reversed().joined(separator: ","))]"#)
     #expect(AASAComparison(old: forward, new: reversed).equivalent)
+    // Past the search's budget a reordering cannot be ruled out: it is told, without an example, rather than called
+    // equivalent unchecked.
+    let many = Self.details(#""components": [\#(rules(3_500, "a").joined(separator: ","))]"#)
+    let manyReversed = Self.details(#""components": [\#(rules(3_500, "a").reversed().joined(separator: ","))]"#)
+    let unchecked = AASAComparison(old: many, new: manyReversed).changes
+    #expect(unchecked.map(\.kind) == [.rulesReordered] && unchecked.first?.example == nil, "\(unchecked.count)")
     let edited = Self.details(#""components": [\#(rules(2_000, "b").joined(separator: ","))]"#)
     let comparison = AASAComparison(old: forward, new: edited)
     #expect(comparison.changes.count == 2_000)
