@@ -15,8 +15,8 @@ enum AASADirectory {
       guard stat(file.path, &info) == 0 else { continue }
       guard info.st_mode & S_IFMT == S_IFREG else {
         return AASAFetchResult(
-          host: host, status: .notFound, source: .aasaDir, url: shown,
-          message: "\(host): \(shown) is not a regular file")
+          host: host, status: .unreadable, source: .aasaDir, url: shown,
+          message: "\(host): \(shown) is not a regular file, so its AASA file is unknown")
       }
       guard Int(info.st_size) <= maximumBytes else {
         return AASAFetchResult(
@@ -38,8 +38,8 @@ enum AASADirectory {
           message: "\(host): read \(data.count) bytes from \(shown)", body: [UInt8](data))
       } catch {
         return AASAFetchResult(
-          host: host, status: .notFound, source: .aasaDir, url: shown,
-          message: "\(host): \(shown) cannot be read (\(error.localizedDescription))")
+          host: host, status: .unreadable, source: .aasaDir, url: shown,
+          message: "\(host): \(shown) cannot be read (\(WholeFile.unreadable(file.path) ?? "a read failed"))")
       }
     }
     return AASAFetchResult(

@@ -31,12 +31,15 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     /// Set by callers that parse the body: past a limit of ours (patterns, `$(…)` expansion) that iOS may not
     /// share, so what opens stays unknown and blocklists say so instead of dropping the domain.
     case overLimit = "over-limit"
+    /// The AASA directory has an entry for the host that cannot be read: a folder, a device, a pipe, or a file
+    /// whose read fails. Not the same as no file: what the site serves is not known from it.
+    case unreadable
 
     /// An answer iOS would get too, so it says what opens (nothing, unless `ok`); the others leave the file unknown.
     public var isDefinite: Bool {
       switch self {
       case .ok, .notFound, .redirect, .tooLarge, .invalidJSON, .refusedPrivateAddress: true
-      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit: false
+      case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit, .unreadable: false
       }
     }
   }

@@ -169,6 +169,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case aasaSkippedOffline = "aasa.skipped-offline"
   /// The file is past a limit of ours (patterns, `$(…)` expansion).
   case aasaOverLimit = "aasa.over-limit"
+  /// The AASA directory's entry for the host cannot be read.
+  case aasaUnreadable = "aasa.unreadable"
 
   // MARK: Fetcher set-up
 
@@ -187,7 +189,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
       .aasaTLSError,
       .aasaDNSError, .aasaConnectionError, .aasaInvalidJSON, .aasaRefusedPrivateAddress, .aasaSkippedOffline,
       .aasaNeverRetrieved,
-      .aasaOverLimit:
+      .aasaOverLimit, .aasaUnreadable:
       true
     default: false
     }
@@ -209,6 +211,7 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
     case .refusedPrivateAddress: .aasaRefusedPrivateAddress
     case .skippedOffline: .aasaSkippedOffline
     case .overLimit: .aasaOverLimit
+    case .unreadable: .aasaUnreadable
     }
   }
 }

@@ -55,6 +55,24 @@ struct AASADirectoryTests {
     }
   }
 
+  /// An entry that is there but cannot be read (a folder, a device, a pipe) leaves the file unknown, a partial
+  /// answer: it was `not-found`, which `refresh` recorded as the file removed, unblocking the host.
+  @Test func anEntryThatCannotBeReadLeavesTheFileUnknown() async throws {
+    try await Self.withFolder { folder in
+      try FileManager.default.createDirectory(
+        at: folder.appendingPathComponent("folder.test.json"), withIntermediateDirectories: true)
+      try FileManager.default.createSymbolicLink(
+        at: folder.appendingPathComponent("device.test"), withDestinationURL: URL(fileURLWithPath: "/dev/zero"))
+      #expect(mkfifo(folder.appendingPathComponent("pipe.test").path, 0o600) == 0)
+      for host in ["folder.test", "device.test", "pipe.test"] {
+        let result = try await Self.fetch(host, from: folder)
+        #expect(result.status == .unreadable && !result.status.isDefinite, "\(host): \(result.status)")
+        #expect(result.message.hasSuffix("is not a regular file, so its AASA file is unknown"), "\(result.message)")
+        #expect(result.body == nil)
+      }
+    }
+  }
+
   @Test func fileOverTheCapIsTooLarge() async throws {
     try await Self.withFolder { folder in
       let result = try await Self.fetch("big.test", from: folder)

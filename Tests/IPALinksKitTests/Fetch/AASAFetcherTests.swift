@@ -404,7 +404,7 @@ struct AASAFetcherTests {
     #expect(
       AASAFetchResult.Status.allCases.map(\.rawValue) == [
         "ok", "not-found", "http-error", "redirect", "too-large", "timeout", "tls-error", "dns-error",
-        "connection-error", "invalid-json", "refused-private-address", "skipped-offline", "over-limit",
+        "connection-error", "invalid-json", "refused-private-address", "skipped-offline", "over-limit", "unreadable",
       ])
     #expect(
       AASAFetchResult.Source.allCases.map(\.rawValue) == [
