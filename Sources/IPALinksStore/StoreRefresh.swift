@@ -100,7 +100,8 @@ public struct Refresh: Sendable, Encodable {
   public var run: Int
   /// When the refresh started.
   public var startedAt: String
-  /// How many apps of the latest state claim the hosts.
+  /// How many apps of the latest state claim the hosts (a bundle that claims none, such as a share extension, is
+  /// not counted).
   public var appCount: Int
   /// How many hosts the store watches without an app that claims them (`refresh --host`).
   public var watched = 0
@@ -158,8 +159,8 @@ extension AuditStore {
     }
     requests.sort { ($0.host, $0.developerMode ? 1 : 0) < ($1.host, $1.developerMode ? 1 : 0) }
     var refresh = Refresh(
-      run: recorder.run, startedAt: AuditStore.timestamp(started), appCount: reports.flatMap(\.bundles).count,
-      hosts: [])
+      run: recorder.run, startedAt: AuditStore.timestamp(started),
+      appCount: Set(claimants.values.joined().map(\.key)).count, hosts: [])
     refresh.watched = assumed.count
     // Ctrl-C ends the command where it is: what the store holds is said with how many hosts were done.
     let recorded = NIOLockedValueBox(0)

@@ -59,6 +59,8 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   }
 
   private static func instant(_ text: String) -> Date? {
+    // RFC 3339 allows `t` and `z` in lower case; the formatter reads only upper case.
+    let text = text.uppercased()
     let formatter = ISO8601DateFormatter()
     if let date = formatter.date(from: text) { return date }
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

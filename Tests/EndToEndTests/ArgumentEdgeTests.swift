@@ -165,6 +165,22 @@ struct ArgumentEdgeTests {
     #expect(hosts.status == 64 && first.hasSuffix("…' is not a host name") && first.count < 220, "\(first)")
   }
 
+  /// `--at` takes an RFC 3339 time with `t` and `z` in lower case, as RFC 3339 allows: it was taken for a run's
+  /// label, and no run was labelled so.
+  @Test func aTimeInLowerCaseIsATime() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    let made = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "--store", store, "-q"],
+      environment: ["SOURCE_DATE_EPOCH": "1795078800"])
+    #expect(made.status == 0, "\(made.stderr)")
+    let upper = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "--at", "2026-11-19T10:00:00Z"])
+    let lower = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "--at", "2026-11-19t10:00:00z"])
+    #expect(upper.status == 0 && upper.stdout.contains("2026-11-19 09:00"), "\(upper.stdout)\(upper.stderr)")
+    #expect(lower.status == 0 && lower.stdout == upper.stdout, "\(lower.stderr)")
+  }
+
   /// A saved inventory that is not one says what it is, in the tool's words: an IPA given to `store import`, a
   /// file that is not JSON; a folder given as a store is one.
   @Test func whatIsNotAnInventoryOrAStoreIsSaidSo() throws {
