@@ -181,6 +181,49 @@ struct ArgumentEdgeTests {
     #expect(lower.status == 0 && lower.stdout == upper.stdout, "\(lower.stderr)")
   }
 
+  /// Messages in the tool's words, not a library's: swift-asn1's error named its source file and line, a UTF-16
+  /// file was "unexpected character 'ÿ'" (the byte 0xFF as Latin-1), and a key encrypted with a passphrase was "not
+  /// an Ed25519 private key".
+  @Test func messagesAreInTheToolsWords() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    func validate(_ bytes: [UInt8]) throws -> String {
+      let file = folder.appendingPathComponent("file-\(UUID().uuidString).json")
+      try Data(bytes).write(to: file)
+      let run = try CLI.run(["aasa", "validate", file.path])
+      #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+      return run.stdout.replacingOccurrences(of: "\n    ", with: " ")
+    }
+    // A CMS envelope's start, cut short.
+    let envelope = try validate([0x30, 0x80, 0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02, 0xA0])
+    #expect(envelope.contains("not a valid CMS envelope: a length runs past the end of the data"), "\(envelope)")
+    #expect(!envelope.contains("SwiftASN1") && !envelope.contains("ASN1Error"), "\(envelope)")
+    let utf16 = try validate([0xFF, 0xFE] + Array("{}".utf16).flatMap { [UInt8($0), 0] })
+    #expect(utf16.contains("the text is UTF-16 or UTF-32, not UTF-8"), "\(utf16)")
+    let latin1 = try validate(Array("{\"applinks\": ".utf8) + [0xE9] + Array("}".utf8))
+    #expect(latin1.contains("unexpected byte 0xE9"), "\(latin1)")
+    let key = folder.appendingPathComponent("encrypted.pem")
+    try Data(Self.encryptedKey.utf8).write(to: key)
+    let signed = try CLI.run([
+      "blocklist", CLI.sample("Store.ipa"), "--no-fetch", "-f", "rules", "--sign", key.path, "-o",
+      folder.appendingPathComponent("rules.json").path,
+    ])
+    #expect(signed.status == 2 || signed.status == 64, "\(signed.stderr)")
+    #expect(
+      signed.stderr.contains("\(key.path) is encrypted with a passphrase; give the key unencrypted"), "\(signed.stderr)"
+    )
+  }
+
+  /// `openssl genpkey -algorithm ed25519 -aes256 -pass pass:x`.
+  static let encryptedKey = """
+    -----BEGIN ENCRYPTED PRIVATE KEY-----
+    MIGbMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAiRQYk1sGtZfgICCAAw
+    DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEEK6HtqIc3xEdZXtCZwl9wUoEQNZx
+    pr+Eu14I9S4EOQ4zsKq6ND6FKYfcwvxWFo8kHBIh8xy42GFpes36HpB6ZY9hgl0a
+    BERbnx6IsZIeuhSWvXs=
+    -----END ENCRYPTED PRIVATE KEY-----
+    """
+
   /// A saved inventory that is not one says what it is, in the tool's words: an IPA given to `store import`, a
   /// file that is not JSON; a folder given as a store is one.
   @Test func whatIsNotAnInventoryOrAStoreIsSaidSo() throws {

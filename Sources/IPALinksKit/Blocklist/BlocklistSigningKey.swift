@@ -43,6 +43,12 @@ public struct BlocklistSigningKey {
     } else if let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), raw.count == 32 {
       seed = Array(raw)
     }
+    if text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") {
+      // Signing runs unattended (CI): a passphrase would have to be typed, so the key is taken in the clear.
+      throw Failure(
+        description: "--sign: \(shown) is encrypted with a passphrase; give the key unencrypted, as written by: "
+          + "openssl pkey -in \(shown) -out KEY")
+    }
     guard let seed, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
       throw Failure(
         description:

@@ -83,6 +83,10 @@ struct JSONReader {
 
   static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var reader = JSONReader(bytes)
+    // UTF-16 and UTF-32 start with their byte order mark or a NUL byte: said as such, not as a strange character.
+    if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.prefix(4).contains(0) {
+      throw reader.error("the text is UTF-16 or UTF-32, not UTF-8", at: 0)
+    }
     reader.skipWhitespace()
     let value = try reader.readValue(depth: 0)
     reader.skipWhitespace()
@@ -121,7 +125,13 @@ struct JSONReader {
     case UInt8(ascii: "f"): return try readLiteral("false", .bool(false))
     case UInt8(ascii: "n"): return try readLiteral("null", .null)
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try readNumber()
-    default: throw error("unexpected character '\(Unicode.Scalar(bytes[index]))'")
+    default:
+      // A byte that is no printable ASCII is named by its value: as a character it would read as Latin-1.
+      let byte = bytes[index]
+      throw error(
+        (0x21..<0x7F).contains(byte)
+          ? "unexpected character '\(Unicode.Scalar(byte))'"
+          : "unexpected byte 0x\(String(byte, radix: 16, uppercase: true))")
     }
   }
 

@@ -43,7 +43,7 @@ public enum CMSEnvelope {
   /// The encapsulated content of a `ContentInfo { signedData, [0] SignedData { … encapContentInfo … } }`.
   public static func content(of bytes: [UInt8]) throws(Error) -> [UInt8] {
     let root: ASN1Node
-    do { root = try BER.parse(bytes) } catch { throw .malformed("\(error)") }
+    do { root = try BER.parse(bytes) } catch { throw .malformed(reason(error)) }
     guard root.identifier == .sequence, case .constructed(let info) = root.content else {
       throw .malformed("top level is not a SEQUENCE")
     }
@@ -69,6 +69,16 @@ public enum CMSEnvelope {
   }
 
   /// BER allows an OCTET STRING to be constructed from chunks; concatenate them.
+  /// swift-asn1's error in words: its description names its own source file and line.
+  static func reason(_ error: any Swift.Error) -> String {
+    guard let asn1 = error as? ASN1Error else { return "\(error)" }
+    switch asn1.code {
+    case .truncatedASN1Field: return "a length runs past the end of the data"
+    case .unsupportedFieldLength: return "a length field is too large"
+    default: return "not valid BER (\(asn1.code))"
+    }
+  }
+
   private static func collectOctets(_ node: ASN1Node, into out: inout [UInt8]) throws(Error) {
     switch node.content {
     case .primitive(let bytes):
