@@ -224,6 +224,64 @@ struct ArgumentEdgeTests {
     -----END ENCRYPTED PRIVATE KEY-----
     """
 
+  /// A saved inventory's partial and unreadable inputs count as they did when inspected: `report`, `blocklist`
+  /// and `who-claims` read from it exited 0, as if every app had been read, where the IPAs gave 1 (2 for
+  /// `who-claims`, like grep); each is told on stderr as the inspection told it.
+  @Test func anInventorysBrokenInputsCountAsTheInputsDid() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let inputs = [
+      CLI.sample("Store.ipa"), CLI.fixture("bad/broken-signature.ipa"), CLI.fixture("bad/not-a-zip.ipa"),
+    ]
+    let inventory = folder.appendingPathComponent("week.jsonl")
+    let inspected = try CLI.run(["inspect"] + inputs + ["--aasa-dir", Self.aasa, "--format", "jsonl", "-q"])
+    #expect(inspected.status == 1)
+    try Data(inspected.stdout.utf8).write(to: inventory)
+    let fromIPAs = [
+      try CLI.run(["report"] + inputs + ["--aasa-dir", Self.aasa, "-o", "/dev/null", "-q"]).status,
+      try CLI.run(["blocklist"] + inputs + ["--aasa-dir", Self.aasa, "-f", "domains", "-o", "/dev/null", "-q"]).status,
+      try CLI.run(["who-claims", "shop.example.com"] + inputs + ["--aasa-dir", Self.aasa, "-q"]).status,
+    ]
+    let page = folder.appendingPathComponent("week.html")
+    let report = try CLI.run(["report", inventory.path, "-o", page.path, "-q"])
+    // The page says so at its top, as the summary line counts them (its cards beside the inputs').
+    let html = try String(contentsOf: page, encoding: .utf8)
+    #expect(html.contains(#"<p class="muted">3 inputs (1 complete, 1 partial, 1 unreadable), 2 bundles · "#))
+    #expect(
+      html.contains(
+        #"<b>3</b><span>inputs</span></div><div class="card sev-warning"><b>1</b><span>inputs read in part</span>"#
+          + #"</div><div class="card sev-error"><b>1</b><span>inputs not read</span>"#))
+    let blocklist = try CLI.run(["blocklist", "--inventory", inventory.path, "-f", "domains", "-o", "/dev/null"])
+    let whoClaims = try CLI.run(["who-claims", "shop.example.com", "--inventory", inventory.path, "-q"])
+    #expect(fromIPAs == [1, 1, 2], "\(fromIPAs)")
+    #expect([report.status, blocklist.status, whoClaims.status] == fromIPAs, "\(report.stderr)\(blocklist.stderr)")
+    let told = blocklist.stderr.split(separator: "\n").map(String.init)
+    #expect(
+      told.contains { $0.hasPrefix("ipalinks: partial: \(CLI.fixture("bad/broken-signature.ipa")): ") }, "\(told)")
+    #expect(told.contains("ipalinks: unreadable: \(CLI.fixture("bad/not-a-zip.ipa")): not a zip archive"), "\(told)")
+  }
+
+  /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
+  /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
+  /// be read back).
+  @Test func aTableMarksPartialRowsAndKeepsCellsWholeInAFile() throws {
+    let inputs = [
+      CLI.sample("Nested.ipa"), CLI.fixture("bad/broken-signature.ipa"), CLI.fixture("bad/not-a-zip.ipa"),
+    ]
+    let arguments = ["inspect"] + inputs + ["--aasa-dir", Self.aasa, "--format", "table", "-q"]
+    let fitted = try CLI.run(arguments)
+    let lines = fitted.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines)")
+    #expect(lines.contains { $0.hasPrefix("*com.example.fixture.brok") }, "\(lines)")
+    #expect(lines.contains { $0.hasPrefix(CLI.fixture("bad/not-a-zip.ipa").prefix(8)) && $0.hasSuffix("(unreadable)") })
+    #expect(lines.suffix(2).first?.hasPrefix("* 1 row from inputs not read wholly (partial) may miss") == true)
+    let whole = try CLI.run(
+      ["-u", "COLUMNS", CLI.binary.path] + arguments, executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(
+      whole.stdout.contains("N3STEDAPP7.com.example.nested.cafe.watchkitapp.watchkitextension"), "\(whole.stdout)")
+    #expect(!whole.stdout.contains("…"), "\(whole.stdout)")
+  }
+
   /// A saved inventory that is not one says what it is, in the tool's words: an IPA given to `store import`, a
   /// file that is not JSON; a folder given as a store is one.
   @Test func whatIsNotAnInventoryOrAStoreIsSaidSo() throws {

@@ -323,6 +323,39 @@ struct AuditCommandTests {
         "\(bars)")
       #expect(stderr.contains("ipalinks: interrupted: 1 of 2 inputs finished"), "\(stderr)")
     }
+
+    /// Ctrl-C in the middle of a busy batch: the bar is cleared where it stands (its line, with the `^C` a terminal
+    /// echoes after it, which the bar leaves room for), not left above a new line and redrawn; and the count it
+    /// says is the number of reports written, which two jobs writing as it was taken made a few short.
+    @Test func ctrlCClearsTheBarAndCountsWhatWasWritten() async throws {
+      let folder = try scratch()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let ipas = folder.appendingPathComponent("ipas")
+      try FileManager.default.createDirectory(at: ipas, withIntermediateDirectories: true)
+      for k in 0..<20_000 {
+        try FileManager.default.linkItem(
+          at: URL(fileURLWithPath: CLI.sample("Store.ipa")), to: ipas.appendingPathComponent("App\(k).ipa"))
+      }
+      let out = folder.appendingPathComponent("out.jsonl")
+      _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+      let run = try TerminalRun(
+        ["inspect", ipas.path, "--format", "jsonl", "--jobs", "2", "--no-fetch"],
+        stdout: try FileHandle(forWritingTo: out), columns: 80)
+      // Under way: a hundred or a thousand and more written (`] 1…/20000`), two jobs still writing.
+      let (running, status, stderr, bars) = try await run.interrupt(once: "] 1")
+      #expect(running && status == 130, "\(status): \(stderr.suffix(300))")
+      #expect(!bars.isEmpty && bars.allSatisfy { $0.count <= 77 }, "room for ^C after each bar: \(bars.suffix(2))")
+      let summary = try #require(stderr.range(of: "ipalinks: interrupted: "), "\(stderr.suffix(300))")
+      let lastBar = try #require(stderr[..<summary.lowerBound].range(of: "\r\u{1B}[2K[", options: .backwards))
+      let between = stderr[lastBar.lowerBound..<summary.lowerBound]
+      #expect(!between.contains("\n"), "the summary takes the bar's line: \(between.debugDescription)")
+      #expect(between.hasSuffix("\r\u{1B}[2K"), "the line cleared first: \(between.debugDescription)")
+      #expect(!stderr[summary.lowerBound...].contains("\r\u{1B}[2K["), "no bar after the summary")
+      let said = stderr[summary.upperBound...].prefix { $0 != " " }
+      let written = try String(contentsOf: out, encoding: .utf8)
+      #expect(written.isEmpty || written.hasSuffix("\n"))
+      #expect(Int(said) == written.split(separator: "\n").count, "said \(said)")
+    }
   #endif
 
   /// Ctrl-C while a later input waits on a stalled server: what was written before is whole.

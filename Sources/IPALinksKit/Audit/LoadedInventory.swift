@@ -91,6 +91,9 @@ public struct LoadedInventory: Sendable {
           defer { reading(.read(read + skipped)) }
           reports += batch.reports.compactMap(kept)
           read += batch.reports.count
+          loaded.counting(batch.reports)
+          // Told as an inspection of the input would have told it.
+          batch.reports.compactMap(InspectReporter.problemLine).forEach(problem)
           for line in batch.skipped {
             skipped += 1
             if skipped <= InventoryStream.skippedLinesNamed { notRead(line.description) }
@@ -194,7 +197,16 @@ public struct LoadedInventory: Sendable {
     }
     self.reports += reports
     readable += 1
-    // What the state holds of inputs that could not be read, or not wholly, counts as the files would have.
-    if reports.contains(where: { $0.status != .complete }) { partial = true }
+    counting(reports)
+  }
+
+  /// Counts what `reports`, read from a saved inventory or a store, say of their inputs as the inputs themselves
+  /// would count: one not read wholly makes the answer partial, one not read at all is an input that could not be
+  /// read. An inventory of broken apps otherwise read as if every app had been read (`report` exiting 0).
+  mutating func counting(_ reports: [InspectionReport]) {
+    for report in reports where report.status != .complete {
+      partial = true
+      if report.status == .unreadable { unreadable += 1 }
+    }
   }
 }

@@ -16,6 +16,9 @@ public final class BatchConsole: @unchecked Sendable {
   /// `-v`: every failing host, not the first few of each status.
   private let verbose: Bool
   private var interrupt: InterruptWatch?
+  /// Ctrl-C was pressed and its summary said: nothing more is drawn or written, so what it counted is what the
+  /// output holds.
+  private var interrupted = false
   private var total: Int? = 0
   private var done = 0
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
@@ -58,8 +61,18 @@ public final class BatchConsole: @unchecked Sendable {
   /// Ctrl-C clears the bar, says how many inputs finished and the notes (``InterruptWatch/note(_:)``: what the store
   /// holds), then exits 130.
   private func watchInterrupts() {
-    interrupt = InterruptWatch { [self] in
+    interrupt = InterruptWatch(newLine: false) { [self] in
       locked {
+        interrupted = true
+        // The bar's line (drawn, or erased for a line and not yet redrawn) holds the `^C` the terminal echoed, as
+        // the bar leaves room for it: clearing the line takes both. Without a bar, the summary goes on a line of
+        // its own past the `^C`.
+        if bar != nil {
+          _ = bar?.erase()
+          Terminal.write(Data("\r\u{1B}[2K".utf8), to: STDERR_FILENO)
+        } else if isatty(STDERR_FILENO) == 1 {
+          Terminal.write(Data("\n".utf8), to: STDERR_FILENO)
+        }
         removeBar()
         Terminal.warn(
           "interrupted: "
@@ -116,8 +129,17 @@ public final class BatchConsole: @unchecked Sendable {
   }
 
   /// One input is done: counts its lookup failures, and says what else went wrong in it.
-  public func finished(_ report: InspectionReport) {
+  public func finished(_ report: InspectionReport) { finished(report, writing: "") }
+
+  /// One input is done and `text` (its report) goes to stdout, in one step: Ctrl-C's count is then always the
+  /// number of reports written.
+  public func finished(_ report: InspectionReport, writing text: String) {
     locked {
+      guard !interrupted else { return }
+      if !text.isEmpty {
+        clearBar()
+        Terminal.write(text)
+      }
       done += 1
       failures.add(report)
       if let line = InspectReporter.problemLine(report) { warnLocked(line) }
@@ -148,6 +170,7 @@ public final class BatchConsole: @unchecked Sendable {
   /// Writes text on stdout with the bar out of the way.
   public func output(_ text: String) {
     locked {
+      guard !interrupted else { return }
       clearBar()
       Terminal.write(text)
       drawBar(force: true)
@@ -177,6 +200,7 @@ public final class BatchConsole: @unchecked Sendable {
   }
 
   private func warnLocked(_ line: String) {
+    guard !interrupted else { return }
     clearBar()
     Terminal.warn(line)
     drawBar(force: true)
@@ -199,6 +223,7 @@ public final class BatchConsole: @unchecked Sendable {
   private func clearBar() { if let erase = bar?.erase() { Terminal.write(Data(erase.utf8), to: STDERR_FILENO) } }
 
   private func drawBar(force: Bool = false) {
+    guard !interrupted else { return }
     if let text = bar?.redraw(width: Terminal.stderrWidth, force: force) {
       Terminal.write(Data(text.utf8), to: STDERR_FILENO)
     }
@@ -252,8 +277,8 @@ public final class InterruptWatch: Sendable {
   public static var notes: [String] { noteMakers.withLock { makers }.compactMap { $0() } }
 
   /// Installs the handler; `onInterrupt` runs on the watching thread, on a line of its own past the `^C` the
-  /// terminal echoed, and the process then exits.
-  public init(onInterrupt: @escaping @Sendable () -> Void) {
+  /// terminal echoed (unless not `newLine`: a handler that clears the line instead), and the process then exits.
+  public init(newLine: Bool = true, onInterrupt: @escaping @Sendable () -> Void) {
     var ends: [Int32] = [-1, -1]
     guard pipe(&ends) == 0 else {
       writeEnd = -1
@@ -274,7 +299,7 @@ public final class InterruptWatch: Sendable {
       // 0 comes from the handler; 1 from stop().
       guard byte == 0 else { return }
       // Whatever became of standard error, the process still exits 130 below.
-      _ = Foundation.write(STDERR_FILENO, "\n", 1)
+      if newLine { _ = Foundation.write(STDERR_FILENO, "\n", 1) }
       onInterrupt()
       // _exit: no atexit handlers racing the threads still running; every write so far was unbuffered.
       _exit(130)

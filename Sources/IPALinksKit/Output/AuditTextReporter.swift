@@ -142,7 +142,9 @@ public struct AuditTextReporter: Sendable {
       let others = shown.count - opening.count
       out.append(
         "\(clean(url)): opened by \(opening.isEmpty ? "no app" : TerminalText.count(opening.count, "app"))"
-          + (others > 0 ? "; \(others) more claim the host and do not open it" : ""))
+          + (others == 1
+            ? "; 1 more claims the host and does not open it"
+            : others > 1 ? "; \(others) more claim the host and do not open it" : ""))
       shown = opening + shown.filter { $0.verdict?.verdict != .match }
     } else {
       let active = shown.filter(\.isActive)

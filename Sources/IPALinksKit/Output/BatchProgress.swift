@@ -130,12 +130,22 @@ public struct BatchProgress: Sendable {
     if let name {
       // Terminal control characters in a file name must not reach the terminal.
       var shown = TerminalText.escape(name.split(separator: "/").last.map(String.init) ?? name)
-      let room = width - 1 - text.count - 2 - suffix.count
+      let room = Self.columns(width) - text.count - 2 - suffix.count
       if shown.count > room && room >= 8 { shown = String(shown.prefix(room - 1)) + "…" }
       text += "  " + shown + suffix
     }
-    return text.count > width - 1 ? String(text.prefix(max(0, width - 1))) : text
+    let columns = Self.columns(width)
+    guard text.count > columns else { return text }
+    // Whole fields: `31% 1` would read as a rate of 1.
+    let cut = text.prefix(columns)
+    let next = text[text.index(text.startIndex, offsetBy: columns)]
+    return next == " " ? String(cut) : String(cut[..<(cut.lastIndex(of: " ") ?? cut.endIndex)])
   }
+
+  /// The columns a bar may take on a terminal `width` wide: three fewer, so that the `^C` a terminal echoes when
+  /// Ctrl-C is pressed fits after it on its line, where clearing the line takes both away (on the next line, it
+  /// would leave the bar above the summary).
+  static func columns(_ width: Int) -> Int { max(0, width - 3) }
 
   /// Seconds as `m:ss`.
   static func clock(_ seconds: Int) -> String { String(format: "%d:%02d", seconds / 60, seconds % 60) }

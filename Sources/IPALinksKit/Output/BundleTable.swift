@@ -56,9 +56,12 @@ public struct BundleTable: Sendable {
       let ok = domains.filter { $0.aasa?.outcome == .listed }.count
       let failed = domains.filter { $0.aasa != nil && $0.aasa?.outcome != .listed }.count
       let version = bundle.version ?? bundle.build ?? ""
+      // A partial input's rows may miss what could not be read (a broken signature leaves no domains): marked, and
+      // told under the table.
+      let mark = report.status == .partial ? Self.partialMark : ""
       let cells = [
-        bundle.appId ?? bundle.bundleId ?? bundle.path, bundle.name ?? "", version, String(domains.count), String(ok),
-        String(failed), bundle.urlSchemes.joined(separator: ","),
+        mark + (bundle.appId ?? bundle.bundleId ?? bundle.path), bundle.name ?? "", version, String(domains.count),
+        String(ok), String(failed), bundle.urlSchemes.joined(separator: ","),
       ]
       rows.append(
         Row(cells: cells, counts: [.domains: domains.count, .ok: ok, .failed: failed], input: report.input))
@@ -89,8 +92,11 @@ public struct BundleTable: Sendable {
     // heading's width; the app's counts for less, so it keeps the most.
     let gaps = 2 * (widths.count - 1)
     let weights: [Int: Double] = [0: 0.4, 1: 1, 2: 1, 6: 1]
+    // An input nothing could be read from says so in the name's column, `(unreadable)`, whole.
+    var floors = headings.map { max($0.count, 8) }
+    floors[1] = max(floors[1], rows.filter { $0.counts.isEmpty }.map { $0.cells[1].count }.max() ?? 0)
     while widths.reduce(0, +) + gaps > width,
-      let widest = weights.keys.filter({ widths[$0] > max(headings[$0].count, 8) })
+      let widest = weights.keys.filter({ widths[$0] > floors[$0] })
         .max(by: { (Double(widths[$0]) * weights[$0]!, -$0) < (Double(widths[$1]) * weights[$1]!, -$1) })
     {
       widths[widest] -= 1
@@ -108,6 +114,24 @@ public struct BundleTable: Sendable {
       }
       return String(out.reversed().drop { $0 == " " }.reversed())
     }
-    return ([line(headings)] + rows.map { line($0.cells) }).map { $0 + "\n" }.joined()
+    let partial = rows.filter { $0.cells[0].hasPrefix(Self.partialMark) }.count
+    var note: [String] = []
+    if partial > 0 {
+      // Word by word, as wide as the table may be.
+      let words =
+        "\(Self.partialMark) \(TerminalText.count(partial, "row")) from inputs not read wholly (partial) may miss "
+        + "what could not be read; --format json says what"
+      for word in words.split(separator: " ") {
+        if let last = note.last, last.count + 1 + word.count <= width {
+          note[note.count - 1] += " " + word
+        } else {
+          note.append((note.isEmpty ? "" : "  ") + word)
+        }
+      }
+    }
+    return ([line(headings)] + rows.map { line($0.cells) } + note).map { $0 + "\n" }.joined()
   }
+
+  /// What starts the app cell of a row from a partial input.
+  static let partialMark = "*"
 }

@@ -351,7 +351,8 @@ extension AASADiffReporter {
 extension InspectReporter {
   /// A reporter whose text fits `style` (colour and width).
   public init(format: InspectFormat, style: TextStyle) {
-    self.init(format: format, useColor: style.useColor, width: style.width)
+    // A table in a file or a pipe keeps its cells whole, as `store runs` does: a cut app ID cannot be read back.
+    self.init(format: format, useColor: style.useColor, width: format == .table ? Terminal.tableWidth : style.width)
   }
 
   /// `inspect INPUT`: one input (`-`: an IPA on standard input) inspected, handed to `record` (the audit store's
@@ -424,8 +425,7 @@ extension BatchInspector {
         console.begin(total: $0.count)
       }, started: console.started
     ) { report in
-      console.output(await finished(report))
-      console.finished(report)
+      console.finished(report, writing: await finished(report))
     }
     console.end()
     return outcome

@@ -132,6 +132,9 @@ struct ReportModel {
   /// Host numbers by name (`*.example.com` for a wildcard).
   var hostNumbers: [String: Int]
   var inputs: Int
+  /// How many inputs were read only in part, and how many not at all.
+  var partial: Int
+  var unreadable: Int
   var bundles: Int
   /// Associated domains per outcome, over every bundle.
   var domainCounts: [Outcome: Int]
@@ -156,6 +159,8 @@ struct ReportModel {
       }
     }
     inputs = index.inputs.count
+    partial = index.inputs.filter { $0.status == .partial }.count
+    unreadable = index.inputs.filter { $0.status == .unreadable }.count
     bundles = index.apps.count
     let domains = index.apps.flatMap(\.bundle.associatedDomains)
     domainCounts = Dictionary(grouping: domains, by: { Outcome($0.aasa) }).mapValues(\.count)
