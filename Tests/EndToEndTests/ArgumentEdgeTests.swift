@@ -246,7 +246,7 @@ struct ArgumentEdgeTests {
     let report = try CLI.run(["report", inventory.path, "-o", page.path, "-q"])
     // The page says so at its top, as the summary line counts them (its cards beside the inputs').
     let html = try String(contentsOf: page, encoding: .utf8)
-    #expect(html.contains(#"<p class="muted">3 inputs (1 complete, 1 partial, 1 unreadable), 2 bundles · "#))
+    #expect(html.contains(#"<p class="muted">3 inputs, 2 bundles · 1 complete, 1 partial, 1 unreadable · "#))
     #expect(
       html.contains(
         #"<b>3</b><span>inputs</span></div><div class="card sev-warning"><b>1</b><span>inputs read in part</span>"#

@@ -80,13 +80,23 @@ import Testing
       [Output].self, from: Data(contentsOf: Self.folder.appendingPathComponent("schema6-outputs.json")))
     #expect(outputs.count >= 20)
     let environment = ["COLUMNS": "100", "NO_COLOR": "1", "SOURCE_DATE_EPOCH": "1795856400"]
+    var actual: [[String: Any]] = []
     for output in outputs {
       let result = try CLI.run(
         output.arguments.map { $0 == "STORE" ? location : $0 }, environment: environment)
+      actual.append([
+        "arguments": output.arguments, "stdout": result.stdout.replacingOccurrences(of: location, with: "STORE"),
+        "stderr": result.stderr.replacingOccurrences(of: location, with: "STORE"), "exit": result.status,
+      ])
       let named = output.arguments.joined(separator: " ")
       #expect(result.status == output.exit, "\(named)")
       #expect(result.stdout.replacingOccurrences(of: location, with: "STORE") == output.stdout, "\(named)")
       #expect(result.stderr.replacingOccurrences(of: location, with: "STORE") == output.stderr, "\(named)")
+    }
+    // What they print now, to compare with the fixture when an output changes on purpose.
+    if let path = ProcessInfo.processInfo.environment["IPALINKS_READER_OUTPUTS"] {
+      try JSONSerialization.data(withJSONObject: actual, options: [.prettyPrinted, .sortedKeys])
+        .write(to: URL(fileURLWithPath: path + "-" + backend.rawValue + ".json"))
     }
     let (version, apps, observations) = try await Self.using(try await AuditStoreTests.open(location)) { store in
       try await Self.expectNoMissingObservation(store)

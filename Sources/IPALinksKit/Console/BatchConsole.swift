@@ -144,7 +144,8 @@ public final class BatchConsole: @unchecked Sendable {
       failures.add(report)
       if let line = InspectReporter.problemLine(report) { warnLocked(line) }
       bar?.finished(report.input)
-      drawBar(force: done == total)
+      // Redrawn at once after a report erased it, as after any output.
+      drawBar(force: !text.isEmpty || done == total)
     }
   }
 

@@ -33,6 +33,8 @@ public struct BundleTable: Sendable {
     var counts: [Column: Int]
     /// The input the bundle came from, for the default order.
     var input: String
+    /// Whether the input was read only in part: the row is marked (``partialMark``).
+    var partial = false
   }
 
   /// The rows so far, in the order inputs finished.
@@ -64,7 +66,9 @@ public struct BundleTable: Sendable {
         String(ok), String(failed), bundle.urlSchemes.joined(separator: ","),
       ]
       rows.append(
-        Row(cells: cells, counts: [.domains: domains.count, .ok: ok, .failed: failed], input: report.input))
+        Row(
+          cells: cells, counts: [.domains: domains.count, .ok: ok, .failed: failed], input: report.input,
+          partial: !mark.isEmpty))
     }
   }
 
@@ -73,7 +77,9 @@ public struct BundleTable: Sendable {
   /// the last to give way.
   public func text(width: Int, sortedBy column: Column? = nil) -> String {
     var rows = rows.enumerated().sorted { ($0.element.input, $0.offset) < ($1.element.input, $1.offset) }.map {
-      Row(cells: $0.element.cells.map { TerminalText.escape($0) }, counts: $0.element.counts, input: $0.element.input)
+      Row(
+        cells: $0.element.cells.map { TerminalText.escape($0) }, counts: $0.element.counts, input: $0.element.input,
+        partial: $0.element.partial)
     }
     if let column {
       let index = Column.allCases.firstIndex(of: column)!
@@ -114,7 +120,7 @@ public struct BundleTable: Sendable {
       }
       return String(out.reversed().drop { $0 == " " }.reversed())
     }
-    let partial = rows.filter { $0.cells[0].hasPrefix(Self.partialMark) }.count
+    let partial = rows.filter(\.partial).count
     var note: [String] = []
     if partial > 0 {
       // Word by word, as wide as the table may be.
