@@ -179,10 +179,15 @@ struct AuditCommandTests {
     /// Waits (two minutes at most) until it has written `text`, then sends it Ctrl-C: whether it still ran then,
     /// its exit status, all it wrote, and each drawing of the progress bar in that.
     func interrupt(once text: String) async throws -> (running: Bool, status: Int32, stderr: String, bars: [String]) {
-      let deadline = Date().addingTimeInterval(120)
-      while !self.text.contains(text), Date() < deadline { try await Task.sleep(for: .milliseconds(100)) }
-      let running = process.isRunning
-      process.interrupt()
+      // Watched on a thread of its own: a task waits for the few threads of the pool, which other suites hold
+      // (under `make test`, a batch of 20,000 inputs ended before a task woke to interrupt it).
+      let running = try await CLI.offPool { [self] in
+        let deadline = Date().addingTimeInterval(120)
+        while !self.text.contains(text), Date() < deadline { usleep(10_000) }
+        let running = process.isRunning
+        process.interrupt()
+        return running
+      }
       let (status, stderr) = try await finished()
       let bars = stderr.components(separatedBy: "\r\u{1B}[2K").filter { $0.hasPrefix("[") }
         .map { $0.trimmingCharacters(in: .newlines) }
@@ -341,8 +346,8 @@ struct AuditCommandTests {
       let run = try TerminalRun(
         ["inspect", ipas.path, "--format", "jsonl", "--jobs", "2", "--no-fetch"],
         stdout: try FileHandle(forWritingTo: out), columns: 80)
-      // Under way: a hundred or a thousand and more written (`] 1…/20000`), two jobs still writing.
-      let (running, status, stderr, bars) = try await run.interrupt(once: "] 1")
+      // Under way: a hundred or a thousand and more written (`] 100…/20000`), two jobs still writing.
+      let (running, status, stderr, bars) = try await run.interrupt(once: "] 100")
       #expect(running && status == 130, "\(status): \(stderr.suffix(300))")
       #expect(!bars.isEmpty && bars.allSatisfy { $0.count <= 77 }, "room for ^C after each bar: \(bars.suffix(2))")
       let summary = try #require(stderr.range(of: "ipalinks: interrupted: "), "\(stderr.suffix(300))")
