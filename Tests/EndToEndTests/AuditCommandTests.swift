@@ -183,7 +183,7 @@ struct AuditCommandTests {
       // (under `make test`, a batch of 20,000 inputs ended before a task woke to interrupt it).
       let running = try await CLI.offPool { [self] in
         let deadline = Date().addingTimeInterval(120)
-        while !self.text.contains(text), Date() < deadline { usleep(10_000) }
+        while !self.text.contains(text), Date() < deadline { usleep(100_000) }
         let running = process.isRunning
         process.interrupt()
         return running
