@@ -123,8 +123,9 @@ extension AuditStore {
       }
       var reports = try Self.reports(apps)
       // Inputs that could not be read are part of the state too, as a report from files lists them: each path whose
-      // latest input gave no app (not asked about one host, where they say nothing).
-      if pattern == nil && files {
+      // latest input gave no app. Asked about one host too, since any of them might claim it (an app read in part
+      // is read only when it has an entry on the host, as an inventory's apps are kept).
+      if files {
         reports += try await unreadableInputs(at: time == nil ? nil : at)
       }
       // The hosts watched without an app (`refresh --host`), each a report of the apps its file lists, as a host

@@ -224,8 +224,8 @@ struct ArgumentEdgeTests {
     -----END ENCRYPTED PRIVATE KEY-----
     """
 
-  /// A saved inventory's partial and unreadable inputs count as they did when inspected: `report`, `blocklist`
-  /// and `who-claims` read from it exited 0, as if every app had been read, where the IPAs gave 1 (2 for
+  /// A saved inventory's or a store's partial and unreadable inputs count as they did when inspected: `report`,
+  /// `blocklist` and `who-claims` read from it exited 0, as if every app had been read, where the IPAs gave 1 (2 for
   /// `who-claims`, like grep); each is told on stderr as the inspection told it.
   @Test func anInventorysBrokenInputsCountAsTheInputsDid() throws {
     let folder = try Self.folder()
@@ -259,6 +259,27 @@ struct ArgumentEdgeTests {
     #expect(
       told.contains { $0.hasPrefix("ipalinks: partial: \(CLI.fixture("bad/broken-signature.ipa")): ") }, "\(told)")
     #expect(told.contains("ipalinks: unreadable: \(CLI.fixture("bad/not-a-zip.ipa")): not a zip archive"), "\(told)")
+    // A store of the same run counts them too, `who-claims HOST` as well: it read the apps on the host alone, and
+    // said nothing of an input it could not read, which might claim the host (exit 0).
+    let store = folder.appendingPathComponent("audit.db").path
+    let stored = try CLI.run(
+      ["inspect"] + inputs + ["--aasa-dir", Self.aasa, "--format", "jsonl", "-q", "--store", store])
+    #expect(stored.status == 1, "\(stored.stderr)")
+    let fromStore = [
+      try CLI.run(["report", "--store", store, "-o", "/dev/null"]),
+      try CLI.run(["blocklist", "--store", store, "-f", "domains", "-o", "/dev/null"]),
+      try CLI.run(["who-claims", "shop.example.com", "--store", store]),
+    ]
+    #expect(fromStore.map(\.status) == fromIPAs, "\(fromStore.map(\.stderr))")
+    // Each told on stderr, as from the inventory; `who-claims HOST` reads the apps on the host alone, and a
+    // partial app elsewhere does not change its answer.
+    for (index, run) in fromStore.enumerated() {
+      let lines = run.stderr.split(separator: "\n").map(String.init)
+      #expect(
+        lines.contains("ipalinks: unreadable: \(CLI.fixture("bad/not-a-zip.ipa")): not a zip archive"), "\(lines)")
+      let partial = lines.contains { $0.hasPrefix("ipalinks: partial: \(CLI.fixture("bad/broken-signature.ipa")): ") }
+      #expect(partial == (index < 2), "\(lines)")
+    }
   }
 
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable

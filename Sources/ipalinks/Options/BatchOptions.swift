@@ -58,6 +58,8 @@ struct BatchOptions: ParsableArguments {
       let read = await AuditStore.state(
         location, at: store.at, about: about, withChanges: changes, since: since, warn: console.problem)
       loaded.add(read.state, told: read.told)
+      // Its inputs not read wholly are told as a saved inventory's are, as their inspection told them.
+      read.state?.compactMap(InspectReporter.problemLine).forEach(console.problem)
       loaded.changes = read.changes
     }
     // Hosts given with --host, and those a store watches: their claims are assumed.
