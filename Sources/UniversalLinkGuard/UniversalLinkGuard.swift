@@ -71,7 +71,8 @@ public struct UniversalLinkGuard: Sendable {
     public var generatedAt: String?
     /// The SHA-256 of its rules, in lower-case hex.
     public var sha256: String?
-    /// The Ed25519 signature of its rules (`blocklist --sign`), in base64; nil when it is not signed.
+    /// The Ed25519 signature (`blocklist --sign`) of its rules and when and by what they were made (the bytes
+    /// ``signed(of:)`` gives), in base64; nil when it is not signed.
     public var signature: String? = nil
 
     /// Whether `rulesJSON`, the document this stamp came from, holds the rules its `sha256` is the digest of.
@@ -80,12 +81,25 @@ public struct UniversalLinkGuard: Sendable {
       return LinkRuntime.sha256Hex(rules) == sha256
     }
 
-    /// The bytes a rules document's digest and signature are of: the document's bytes before its stamp
-    /// (`,"generatedAt":`), closed with `}`, as `ipalinks blocklist` writes it; nil without a stamp.
+    /// The bytes a rules document's digest is of: the document's bytes before its stamp (`,"generatedAt":`),
+    /// closed with `}`, as `ipalinks blocklist` writes it; nil without a stamp.
     public static func rules(of rulesJSON: String) -> [UInt8]? {
+      prefix(of: rulesJSON, before: #","generatedAt":""#)
+    }
+
+    /// The bytes a rules document's signature is of: its rules and the stamp's `generatedAt` and `generator`, the
+    /// document's bytes before `,"sha256":`, closed with `}`; nil without them. The time is signed so that an old
+    /// signed document cannot be given a new time and replayed over newer rules.
+    public static func signed(of rulesJSON: String) -> [UInt8]? {
+      guard let signed = prefix(of: rulesJSON, before: #","sha256":""#), rules(of: rulesJSON) != nil else { return nil }
+      return signed
+    }
+
+    /// The bytes before the first `marker`, closed with `}`. Inside a JSON string a quote is escaped, so the first
+    /// unescaped marker is the stamp's.
+    private static func prefix(of rulesJSON: String, before marker: String) -> [UInt8]? {
       let bytes = Array(rulesJSON.utf8)
-      let marker = Array(#","generatedAt":""#.utf8)
-      // Inside a JSON string a quote is escaped, so the first unescaped marker is the stamp's.
+      let marker = Array(marker.utf8)
       guard bytes.count >= marker.count,
         let start = (0...(bytes.count - marker.count)).first(where: {
           bytes[$0..<($0 + marker.count)].elementsEqual(marker)
@@ -127,6 +141,12 @@ public struct UniversalLinkGuard: Sendable {
   public init(table: LinkRuntime.Table) {
     self.table = table
     stamp = Stamp()
+  }
+
+  /// `rules`' table under another stamp.
+  init(_ rules: UniversalLinkGuard, stamp: Stamp) {
+    table = rules.table
+    self.stamp = stamp
   }
 
   /// A guard for a rules document: the JSON that `ipalinks blocklist --format rules` writes, and `--format swift`
@@ -213,6 +233,7 @@ public struct UniversalLinkGuard: Sendable {
 ///
 /// - cannot be loaded (cut short, not JSON, no `apps`);
 /// - has no `sha256`, or one that is not the digest of its rules (edited, or damaged on the way);
+/// - for a guard that takes signed documents only: is not signed, or not with its key, or has its time changed;
 /// - was made before the rules in use (to go back, ``rollBack(to:allowingNoRules:now:)`` says so in so many words);
 /// - was made more than ``allowedClockSkew`` after this device's clock, which would lock out every real update
 ///   until then;
@@ -232,9 +253,9 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
   /// runs ahead. A document from further in the future is refused.
   public static let allowedClockSkew: TimeInterval = 300
 
-  /// Checks a document's signature: given its rules' bytes (``UniversalLinkGuard/Stamp/rules(of:)``) and the
-  /// signature, whether the signature is valid for them. Nil when documents need none.
-  private let verifySignature: (@Sendable (_ rules: [UInt8], _ signature: [UInt8]) -> Bool)?
+  /// Checks a document's signature: given the bytes signed (``UniversalLinkGuard/Stamp/signed(of:)``: its rules and
+  /// when they were made) and the signature, whether the signature is valid for them. Nil when documents need none.
+  private let verifySignature: (@Sendable (_ signed: [UInt8], _ signature: [UInt8]) -> Bool)?
 
   /// Starts with `initial`'s rules, and takes documents that need no signature.
   public init(_ initial: UniversalLinkGuard) {
@@ -243,11 +264,12 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
   }
 
   /// Starts with `initial`'s rules, and takes only documents signed (`blocklist --sign`) with a signature that
-  /// `verify` accepts for the document's rules: an unsigned or wrongly signed one is refused. With CryptoKit, use
-  /// ``init(_:publicKey:)`` instead; this form lets another Ed25519 implementation check.
+  /// `verify` accepts for the bytes signed (``UniversalLinkGuard/Stamp/signed(of:)``): an unsigned or wrongly signed
+  /// one is refused. With CryptoKit, use ``init(_:publicKey:)`` instead; this form lets another Ed25519
+  /// implementation check.
   public init(
     _ initial: UniversalLinkGuard,
-    verifyingSignatures verify: @escaping @Sendable (_ rules: [UInt8], _ signature: [UInt8]) -> Bool
+    verifyingSignatures verify: @escaping @Sendable (_ signed: [UInt8], _ signature: [UInt8]) -> Bool
   ) {
     guarded = initial
     verifySignature = verify
@@ -285,16 +307,28 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     func refuse(_ reason: String) -> UniversalLinkGuard.LoadError {
       UniversalLinkGuard.LoadError(description: "the rules document " + reason + "; kept the rules in use")
     }
-    let next = try UniversalLinkGuard(rulesJSON: rulesJSON)
+    var next = try UniversalLinkGuard(rulesJSON: rulesJSON)
     guard let sha256 = next.stamp.sha256 else { throw refuse("has no sha256 to check its rules against") }
     guard next.stamp.matches(rulesJSON) else { throw refuse("does not match its sha256 (\(sha256))") }
     if let verifySignature {
       guard let signature = next.stamp.signature else {
         throw refuse("is not signed, and this guard takes signed ones")
       }
-      guard let bytes = Data(base64Encoded: signature), let rules = UniversalLinkGuard.Stamp.rules(of: rulesJSON),
-        verifySignature(rules, Array(bytes))
-      else { throw refuse("has a signature that does not verify with the key this guard trusts") }
+      let bytes = Data(base64Encoded: signature).map(Array.init) ?? []
+      guard let signed = UniversalLinkGuard.Stamp.signed(of: rulesJSON), verifySignature(signed, bytes) else {
+        // Older ipalinks signed the rules alone, which let an old document pass with a new time.
+        if let rules = UniversalLinkGuard.Stamp.rules(of: rulesJSON), verifySignature(rules, bytes) {
+          throw refuse("is signed without its time, by an older ipalinks; sign it again with this one")
+        }
+        throw refuse("has a signature that does not verify with the key this guard trusts")
+      }
+      // What was signed, and nothing after it (a second "apps" key, say), is what the guard uses.
+      let asSigned = try UniversalLinkGuard(rulesJSON: String(decoding: signed, as: UTF8.self))
+      next = UniversalLinkGuard(
+        asSigned,
+        stamp: UniversalLinkGuard.Stamp(
+          generator: asSigned.stamp.generator, generatedAt: asSigned.stamp.generatedAt, sha256: sha256,
+          signature: signature))
     }
     guard let made = next.stamp.generatedAt, let madeAt = UniversalLinkGuard.Stamp.date(made) else {
       throw refuse("says no time it was made (generatedAt)")

@@ -389,7 +389,9 @@ import Testing
     let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     let encoded = try #require(document["signature"] as? String)
     let signature = try #require(Data(base64Encoded: encoded))
-    let stamp = try #require(text.range(of: #","generatedAt":""#))
+    // What is signed: the rules, and when and by what they were made (the bytes before the digest).
+    let stamp = try #require(text.range(of: #","sha256":""#))
+    #expect(text[..<stamp.lowerBound].contains(#","generatedAt":""#))
     try Data(Array(text[..<stamp.lowerBound].utf8) + [UInt8(ascii: "}")]).write(
       to: folder.appendingPathComponent("rules.bin"))
     try signature.write(to: folder.appendingPathComponent("rules.sig"))
@@ -412,11 +414,26 @@ import Testing
     let raw = try Data(contentsOf: URL(fileURLWithPath: der)).suffix(32).base64EncodedString()
     #expect(
       run.stderr.contains("signed with the Ed25519 key whose public key (raw, base64) is \(raw)"), "\(run.stderr)")
-    // Signatures are deterministic: the same rules later are still the same file.
+    // The same rules later are still the same file: its signature, which covers its time, verifies.
     let again = try CLI.run(
       ["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output, "--if-changed"],
       environment: ["SOURCE_DATE_EPOCH": "1900000000"])
     #expect(again.status == 3, "\(again.stderr)")
+    // Signed with another key, or not at all, it is made again with this one.
+    let otherKey = folder.appendingPathComponent("other.pem").path
+    _ = try CLI.run(
+      ["openssl", "genpkey", "-algorithm", "ed25519", "-out", otherKey],
+      executable: URL(fileURLWithPath: "/usr/bin/env"))
+    for signing in [["--sign", otherKey], []] {
+      #expect(try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "-o", output] + signing).status == 0)
+      let remade = try CLI.run(
+        ["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output, "--if-changed"],
+        environment: ["SOURCE_DATE_EPOCH": "1900000000"])
+      #expect(remade.status == 0, "\(signing): \(remade.stderr)")
+      let held = try CLI.run(
+        ["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output, "--if-changed"])
+      #expect(held.status == 3, "\(signing): \(held.stderr)")
+    }
     let notAKey = try Engines.write("not a key")
     #expect(try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "--sign", notAKey]).status == 64)
     // A key that cannot be read is found as the command runs, before the inputs are read: said with the system's

@@ -248,7 +248,7 @@ struct SwiftGuardCompileTests {
       return try #require(
         BlocklistOutput(
           blocklist, format: format, maxRules: 100, generator: "t", at: Date(timeIntervalSince1970: time),
-          sign: key.map { BlocklistSigningKey($0).signer }
+          sign: key.map(BlocklistSigningKey.init)
         ).files.first
       ).text
     }
@@ -416,9 +416,10 @@ struct SwiftGuardCompileTests {
   }
 }
 
-/// The bytes a rules document's digest and signature are of, as `UniversalLinkGuard.Stamp.rules(of:)` reads them
-/// (this target does not link the guard library): the bytes before `,"generatedAt":"`, closed with `}`.
+/// The bytes a rules document's signature is of, as `UniversalLinkGuard.Stamp.signed(of:)` reads them (this target
+/// does not link the guard library): the rules and the stamp's time and generator, the bytes before `,"sha256":"`,
+/// closed with `}`.
 func signedRules(of document: String) -> [UInt8]? {
-  guard let range = document.range(of: #","generatedAt":""#) else { return nil }
+  guard let range = document.range(of: #","sha256":""#) else { return nil }
   return Array(document[..<range.lowerBound].utf8) + [UInt8(ascii: "}")]
 }

@@ -177,7 +177,7 @@ struct UpdatingGuardTests {
       let blocklist = try RulesDocumentTests.blocklist([(Self.app, "alpha.example", false, json)])
       let output = BlocklistOutput(
         blocklist, format: .rules, maxRules: 100, generator: "ipalinks test", at: Date(timeIntervalSince1970: time),
-        sign: key.map { BlocklistSigningKey($0).signer })
+        sign: key.map(BlocklistSigningKey.init))
       return try #require(output.files.first).text
     }
     let first = try UniversalLinkGuard(rulesJSON: try document(["/buy/*"], at: 1_790_000_000, signedBy: key))
@@ -199,5 +199,53 @@ struct UpdatingGuardTests {
     #expect(try linkGuard.update(rulesJSON: signed, now: Self.later))
     #expect(linkGuard.current.verdict(for: sell) != .staysInWebView)
     #expect(throws: UpdatingLinkGuard.KeyError.self) { try UpdatingLinkGuard(first, publicKey: Data([1, 2, 3])) }
+  }
+
+  /// A signed document's time is signed: an old one given a newer time (a replay that would undo newer rules) does
+  /// not verify, one signed the old way (its rules alone) says so, and what follows the signature (a second `apps`,
+  /// which one JSON decoder or another may take) changes nothing the guard uses.
+  @Test func aSignedDocumentsTimeCannotBeChanged() throws {
+    let key = Curve25519.Signing.PrivateKey()
+    func document(_ paths: [String], at time: TimeInterval) throws -> String {
+      let components = paths.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+      let json = #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components)]}]}}"#
+      let blocklist = try RulesDocumentTests.blocklist([(Self.app, "alpha.example", false, json)])
+      let output = BlocklistOutput(
+        blocklist, format: .rules, maxRules: 100, generator: "ipalinks test", at: Date(timeIntervalSince1970: time),
+        sign: BlocklistSigningKey(key))
+      return try #require(output.files.first).text
+    }
+    let old = try document(["/buy/*"], at: 1_790_000_000)
+    let newer = try document(["/buy/*", "/sell/*"], at: 1_790_604_800)
+    let sell = "https://alpha.example/sell/1"
+    let linkGuard = try UpdatingLinkGuard(
+      try UniversalLinkGuard(rulesJSON: old), publicKey: key.publicKey.rawRepresentation)
+    #expect(try linkGuard.update(rulesJSON: newer, now: Self.later))
+    #expect(linkGuard.current.verdict(for: sell) != .staysInWebView)
+    // The old document replayed as it is is older than the rules in use; with a newer time, its signature fails.
+    let replayed = old.replacingOccurrences(of: "2026-09-21T14:13:20Z", with: "2026-12-01T00:00:00Z")
+    #expect(replayed != old && replayed.contains("2026-12-01T00:00:00Z"))
+    #expect { try linkGuard.update(rulesJSON: old, now: Self.later) } throws: { "\($0)".contains("before the rules") }
+    #expect { try linkGuard.update(rulesJSON: replayed, now: Self.later) } throws: {
+      "\($0)".contains("has a signature that does not verify")
+    }
+    #expect(linkGuard.current.verdict(for: sell) != .staysInWebView)
+    // Signed as before: the rules alone.
+    let marker = try #require(old.range(of: #","generatedAt":""#))
+    let rules = Array(old[..<marker.lowerBound].utf8) + [UInt8(ascii: "}")]
+    let signature = try #require(try UniversalLinkGuard(rulesJSON: old).stamp.signature)
+    let oldWay = old.replacingOccurrences(
+      of: signature, with: try key.signature(for: Data(rules)).base64EncodedString())
+    #expect { try linkGuard.rollBack(to: oldWay, now: Self.later) } throws: {
+      "\($0)".contains("is signed without its time, by an older ipalinks")
+    }
+    // No rules after the signature: the ones signed are used.
+    let emptied = String(newer.dropLast(2)) + #","apps":[]}"# + "\n"
+    #expect(emptied.hasSuffix(#"","apps":[]}"# + "\n"))
+    let fresh = try UpdatingLinkGuard(
+      try UniversalLinkGuard(rulesJSON: old), publicKey: key.publicKey.rawRepresentation)
+    #expect(try fresh.update(rulesJSON: emptied, now: Self.later))
+    #expect(fresh.current.verdict(for: sell) != .staysInWebView)
+    #expect(fresh.current.ruleCount == 2)
   }
 }

@@ -39,6 +39,8 @@ public struct ContentRule: Sendable, Equatable {
 public struct BlocklistRenderer: Sendable {
   /// Signs bytes (`blocklist --sign`: Ed25519, by the executable, which links a crypto package): the signature.
   public typealias Signer = @Sendable ([UInt8]) -> [UInt8]
+  /// Whether a signature (the second bytes) is valid for the first bytes, under the key a ``Signer`` signs with.
+  public typealias Verifier = @Sendable ([UInt8], [UInt8]) -> Bool
 
   /// The apps, entries and notes every format is made from.
   public var blocklist: Blocklist
@@ -300,7 +302,8 @@ public struct BlocklistRenderer: Sendable {
 
   /// The rules document with its ``ListStamp`` (`generatedAt` and `sha256` beside `generator`), made at `time`.
   ///
-  /// With `sign`, the document carries `signature`: `sign` of the bytes its digest is of (the rules), in base64.
+  /// With `sign`, the document carries `signature`: `sign` of the rules and the stamp's time and generator (the
+  /// document's bytes before `sha256`, closed with `}`: `UniversalLinkGuard.Stamp.signed(of:)`), in base64.
   func stampedGuardDocument(
     generator: String, at time: Date = Clock.now, sign: Signer? = nil
   ) -> (text: String, stamp: ListStamp) {
@@ -350,9 +353,17 @@ public struct BlocklistRenderer: Sendable {
     var document = String(rules.dropLast())
     let quoted = (try? JSONEncoder().encode(generator)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
     document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + JSONReporter.terminalSafe(quoted)
+    // The signature covers the time too: signed alone, the rules of an old document could be given a new time and
+    // replayed over newer ones.
+    let signed = document + "}"
     document += #","sha256":"\#(stamp.sha256)""#
-    if let sign { document += #","signature":"\#(Data(sign(Array(rules.utf8))).base64EncodedString())""# }
-    return (document + "}", stamp)
+    var signedStamp = stamp
+    if let sign {
+      let signature = Data(sign(Array(signed.utf8))).base64EncodedString()
+      document += #","signature":"\#(signature)""#
+      (signedStamp.signature, signedStamp.signed) = (signature, signed)
+    }
+    return (document + "}", signedStamp)
   }
 
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
@@ -405,6 +416,10 @@ public struct ListStamp: Sendable, Equatable {
   public var generatedAt: String
   /// The rules' SHA-256, in lower-case hex.
   public var sha256: String
+  /// The signature (`--sign`), in base64; nil for a list not signed.
+  public var signature: String? = nil
+  /// The text the signature is of: the rules, `generatedAt` and `generator`.
+  var signed: String? = nil
 
   /// The stamp of `content` made by `generator` at `time`.
   init(generator: String, at time: Date, content: [UInt8]) {

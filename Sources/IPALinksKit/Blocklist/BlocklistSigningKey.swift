@@ -57,13 +57,22 @@ public struct BlocklistSigningKey {
     self.key = key
   }
 
-  /// The signer the rules document is stamped with (Ed25519 signatures are deterministic, so the same rules sign the
-  /// same, and `--if-changed` still sees an unchanged list).
+  /// The signer the rules document is stamped with.
   public var signer: BlocklistRenderer.Signer {
     // The seed, not the key, goes into the closure: the key type is not Sendable everywhere.
     let seed = key.rawRepresentation
     return { bytes in
       (try? Curve25519.Signing.PrivateKey(rawRepresentation: seed).signature(for: Data(bytes))).map(Array.init) ?? []
+    }
+  }
+
+  /// Checks a signature made with this key (`--if-changed` keeps a signed list made earlier when its signature,
+  /// which covers its time, still verifies).
+  public var verifier: BlocklistRenderer.Verifier {
+    let publicKey = key.publicKey.rawRepresentation
+    return { bytes, signature in
+      (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey))?.isValidSignature(
+        Data(signature), for: Data(bytes)) ?? false
     }
   }
 

@@ -64,9 +64,10 @@ public struct BlocklistOutput: Sendable {
     public var stamp: ListStamp? = nil
 
     /// Whether the file at `path` holds exactly this text, made at another time: for a stamped format, its bytes
-    /// with the time it says it was made are this text's with that time. A file cut short, edited by hand or
-    /// unreadable is not held, so `--if-changed` replaces it; one with the same rules made earlier is.
-    func isHeld(at path: String) -> Bool {
+    /// with the time it says it was made are this text's with that time (and, signed, with its signature, which
+    /// `verify` must find valid for these rules at that time). A file cut short, edited by hand, signed with another
+    /// key or unreadable is not held, so `--if-changed` replaces it; one with the same rules made earlier is.
+    func isHeld(at path: String, verify: BlocklistRenderer.Verifier? = nil) -> Bool {
       guard let stamp else { return OutputFile.holds(text, at: path) }
       guard let handle = OutputFile.existingFile(path) else { return false }
       defer { try? handle.close() }
@@ -78,7 +79,21 @@ public struct BlocklistOutput: Sendable {
         let made = disk[match].range(of: #"[0-9]{4}-[0-9-]+T[0-9:]+Z"#, options: .regularExpression)
       else { return false }
       guard let mine = text.range(of: stamp.generatedAt) else { return false }
-      return text.replacingCharacters(in: mine, with: disk[match][made]) == disk
+      let then = String(disk[match][made])
+      var expected = text.replacingCharacters(in: mine, with: then)
+      if let signature = stamp.signature {
+        // The signature covers the time, so the file's is checked rather than compared.
+        let pattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
+        guard let verify, let signed = stamp.signed, let found = disk.range(of: pattern, options: .regularExpression),
+          let value = disk[found].split(separator: "\"").last, let bytes = Data(base64Encoded: String(value)),
+          let ours = expected.range(of: signature)
+        else { return false }
+        expected.replaceSubrange(ours, with: value)
+        let signedThen = signed.replacingOccurrences(
+          of: #""generatedAt":"\#(stamp.generatedAt)""#, with: #""generatedAt":"\#(then)""#)
+        guard verify(Array(signedThen.utf8), Array(bytes)) else { return false }
+      }
+      return expected == disk
     }
   }
 
@@ -91,6 +106,8 @@ public struct BlocklistOutput: Sendable {
   public var size: String
   /// The most rules a WebKit list or a regex file holds.
   public let maxRules: Int
+  /// Checks the signature of a signed list written earlier, for `--if-changed`.
+  let verify: BlocklistRenderer.Verifier?
   /// Whether the files are numbered WebKit lists (`rules.json`, `rules-2.json`, …), which a run may need fewer of
   /// than the last.
   let numbered: Bool
@@ -98,12 +115,14 @@ public struct BlocklistOutput: Sendable {
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   ///
   /// The WebKit lists and the guards' rules carry a ``ListStamp`` made at `time`; with `sign`, the guards' rules
-  /// document carries its signature too (``BlocklistRenderer/Signer``).
+  /// document carries its signature too, made with that key.
   public init(
     _ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String, at time: Date = Clock.now,
-    sign: BlocklistRenderer.Signer? = nil
+    sign key: BlocklistSigningKey? = nil
   ) {
     let renderer = BlocklistRenderer(blocklist)
+    let sign = key?.signer
+    verify = key?.verifier
     self.maxRules = maxRules
     numbered = format == .wkcontentrules
     notes = blocklist.notes
@@ -161,7 +180,9 @@ public struct BlocklistOutput: Sendable {
     }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
     let stale = staleLists(beside: output)
-    if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0) }) { return nil }
+    if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0, verify: verify) }) {
+      return nil
+    }
     for (path, text) in targets { try OutputFile.write(text, to: path) }
     // Lists an earlier, bigger run split off: an app that compiles every `rules-N.json` would keep their rules.
     for path in stale where unlink(path) != 0 {

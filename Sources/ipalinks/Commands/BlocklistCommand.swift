@@ -126,7 +126,7 @@ struct BlocklistCommand: StatusCommand {
     guard BlocklistOutput.canMake(from: loaded, uncovered: uncovered, output: output) else { return 2 }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
     let out = BlocklistOutput(
-      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key?.signer)
+      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key)
     if let key, !audit.quiet { Terminal.warn(key.note) }
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
