@@ -260,6 +260,8 @@ struct BlocklistEngineTests {
   /// Real pointer clicks (GDK events under Xvfb) on a page: the guard stops the taps iOS would hand to an app and
   /// makes the same navigation without the tap's user gesture (WebKit's `is_user_gesture` in `decide-policy`), from
   /// its iframe; it leaves alone taps on the page's own host, excluded and unclaimed links, and the page's own script.
+  /// A form whose method HTML does not know submits as GET, and a link to another origin navigates whatever its
+  /// `download` says: both are guarded.
   @Test func javascriptGuardRenavigatesWithoutTheUsersGesture() throws {
     let page = """
       <!doctype html><meta charset=utf-8><title>links</title>
@@ -274,6 +276,9 @@ struct BlocklistEngineTests {
       <form method=post action="https://alpha.example/buy/form"><input name=q value="a b">
         <button id=submit data-click>submit</button></form>
       <form action="https://beta.example/search"><input name=q value=x><button id=get data-click>get</button></form>
+      <form method=PUT action="https://alpha.example/buy/put"><input name=q value=x>
+        <button id=put data-click>a method HTML does not know submits as GET</button></form>
+      <a id=download download href="https://alpha.example/buy/file" data-click>another origin's download</a>
       <form action="https://alpha.example/buy/gift/card"><input name=q value=x>
         <button id=excluded data-click>excluded</button></form>
       <div id=later></div>
@@ -316,7 +321,7 @@ struct BlocklistEngineTests {
     let without = navigations(bare)
     let gesture = { (nav: [String: Any]) in nav["userGesture"] as? Bool == true }
     let leaving = { (nav: [String: Any]) in (nav["uri"] as? String ?? "").hasPrefix("https://") }
-    for id in ["app", "inner", "blank", "modified", "added", "submit", "get"] {
+    for id in ["app", "inner", "blank", "modified", "added", "submit", "get", "put", "download"] {
       // Without the guard the user's tap starts the navigation, with its gesture: iOS would open the app.
       #expect(without[id]?.contains { leaving($0) && gesture($0) } == true, "\(id) baseline: \(without[id] ?? [])")
       // With it the same URL loads, carrying no gesture, after the guard's iframe (about:blank) appears.
@@ -329,6 +334,7 @@ struct BlocklistEngineTests {
     }
     #expect(with["submit"]?.first(where: leaving)?["navigationType"] as? String == "form-submitted")
     #expect(with["get"]?.first(where: leaving)?["uri"] as? String == "https://beta.example/search?q=x")
+    #expect(with["put"]?.first(where: leaving)?["uri"] as? String == "https://alpha.example/buy/put?q=x")
     // Left alone: each navigates as without the guard, with the user's gesture.
     for id in ["web", "other", "own", "script", "excluded"] {
       let nav = with[id] ?? []

@@ -490,8 +490,12 @@
     function (event) {
       if (event.defaultPrevented || event.button !== 0) return;
       var link = linkOf(event);
-      if (!link || link.hasAttribute("download") || link.hasAttribute(OWN)) return;
+      if (!link || link.hasAttribute(OWN)) return;
       var href = hrefOf(link);
+      // A download stays a download on the page's own origin only: WebKit ignores `download` on a link to another
+      // origin and navigates, which may open an app.
+      var target = link.hasAttribute("download") && webURL(href);
+      if (link.hasAttribute("download") && (!target || target.origin === location.origin)) return;
       var where = windowOf(link.getAttribute("target"), event);
       if (!navigation(tapNavigation(href, where, "link-activated")).opensApp) return;
       event.preventDefault();
@@ -518,8 +522,10 @@
         var own = submitter && submitter.getAttribute("form" + name);
         return own !== null && own !== undefined ? own : fallback;
       };
+      // HTML's method: "post" and "dialog" by name (in any case), anything else, missing or not, a GET.
       var method = String(attribute("method", form.getAttribute("method")) || "get").toLowerCase();
-      if (method !== "get" && method !== "post") return; // a dialog closes; nothing navigates
+      if (method === "dialog") return; // a dialog closes; nothing navigates
+      if (method !== "post") method = "get";
       var action = submitter && submitter.hasAttribute("formaction") ? submitter.formAction : form.action;
       var data;
       try {
