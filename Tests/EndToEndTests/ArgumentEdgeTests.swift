@@ -282,6 +282,50 @@ struct ArgumentEdgeTests {
     }
   }
 
+  /// A URL whose deciding AASA file is unknown (here a folder where the file should be) is answered as unknown, from
+  /// the IPAs and from a store: `who-claims URL` said "does not open it" (exit 1), its JSON `appListed: false`, and
+  /// `--urls` counted it among the URLs that open none.
+  @Test func aURLWhoseAASAFileIsUnknownIsNotAnsweredNo() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let aasa = folder.appendingPathComponent("aasa")
+    try FileManager.default.copyItem(atPath: Self.aasa, toPath: aasa.path)
+    try FileManager.default.removeItem(at: aasa.appendingPathComponent("shop.example.com.json"))
+    try FileManager.default.createDirectory(
+      at: aasa.appendingPathComponent("shop.example.com.json"), withIntermediateDirectories: false)
+    let store = folder.appendingPathComponent("audit.db").path
+    let ipa = CLI.sample("Store.ipa")
+    let stored = try CLI.run(["inspect", ipa, "--aasa-dir", aasa.path, "--store", store, "--format", "jsonl", "-q"])
+    #expect(stored.status == 1, "\(stored.stderr)")
+    let url = "https://shop.example.com/buy/1"
+    for source in [[ipa, "--aasa-dir", aasa.path], ["--store", store]] {
+      let text = try CLI.run(["who-claims", url] + source)
+      #expect(text.status == 2, "\(source): \(text.stderr)")
+      #expect(
+        text.stdout.hasPrefix("\(url): opened by no app; 1 more may open it (its AASA file unknown)\n"),
+        "\(text.stdout)")
+      #expect(text.stdout.contains("  verdict: unknown (the AASA file that decides is unknown)\n"))
+      #expect(!text.stdout.contains("does not list the app"), "\(text.stdout)")
+      let json = try CLI.run(["who-claims", url, "--format", "json"] + source)
+      let claims = try #require(
+        (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["claims"]
+          as? [[String: Any]])
+      #expect(claims.count == 1 && claims[0]["verdictUnknown"] as? Bool == true && claims[0]["verdict"] == nil)
+      let entries = try #require(claims[0]["entries"] as? [[String: Any]])
+      #expect(entries.first { $0["status"] as? String == "unreadable" }.map { $0["appListed"] == nil } == true)
+      // Where a known file decides (the wildcard's), the answer stands.
+      #expect(try CLI.run(["who-claims", "https://www.example.com/s/1", "-q"] + source).status == 0)
+    }
+    let list = folder.appendingPathComponent("urls.txt")
+    try Data("\(url)\nhttps://nowhere.example/\n".utf8).write(to: list)
+    let scanned = try CLI.run(["who-claims", "--urls", list.path, ipa, "--aasa-dir", aasa.path, "--format", "jsonl"])
+    #expect(scanned.status == 2, "\(scanned.stderr)")
+    #expect(
+      scanned.stdout == #"{"apps":[],"excludedBy":[],"unknown":["ST0REAPP42.com.example.store"],"url":"\#(url)"}"#
+        + "\n" + #"{"apps":[],"excludedBy":[],"url":"https://nowhere.example/"}"# + "\n", "\(scanned.stdout)")
+    #expect(scanned.stderr.hasSuffix("ipalinks: 2 URLs: 0 open an app, 0 excluded, 1 unknown, 1 open none\n"))
+  }
+
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
   /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
   /// be read back).

@@ -17,7 +17,7 @@ public struct HostClaims: Sendable, Encodable {
     public var inactiveReason: String?
     /// The AASA fetch status for this entry; nil when not fetched.
     public var status: String?
-    /// Whether the entry's AASA file lists this app; nil when the file was not fetched.
+    /// Whether the entry's AASA file lists this app; nil when the file was not fetched or is unknown.
     public var appListed: Bool?
     /// For applinks: whether iOS uses this entry for the host (an exact entry beats a wildcard, a longer
     /// wildcard beats a shorter one).
@@ -40,8 +40,11 @@ public struct HostClaims: Sendable, Encodable {
     public var entries: [Entry]
     /// The rules iOS applies for this host (from the deciding applinks entry), in order; empty when none.
     public var rules: [EffectiveRule]
-    /// With a URL: what this app's rules decide for it.
+    /// With a URL: what this app's rules decide for it; nil when ``verdictUnknown``.
     public var verdict: MatchResult?
+    /// With a URL: true when the AASA file of the entry that decides for its host is unknown (a timeout, an
+    /// unreadable file, offline), so whether the app opens the URL is unknown; nil otherwise.
+    public var verdictUnknown: Bool?
 
     /// An active entry (not just one iOS ignores).
     public var isActive: Bool { entries.contains(where: \.active) }
@@ -73,7 +76,8 @@ public struct HostClaims: Sendable, Encodable {
         let d = bundle.associatedDomains[position]
         return Entry(
           service: d.service, raw: d.raw, wildcard: d.wildcard, active: d.active,
-          inactiveReason: d.inactiveReason?.message, status: d.aasa?.status.rawValue, appListed: d.aasa?.appListed,
+          inactiveReason: d.inactiveReason?.message, status: d.aasa?.status.rawValue,
+          appListed: d.aasa.flatMap { $0.outcome.isDefinite ? $0.appListed : nil },
           decides: d.service == .applinks ? position == found.governing : nil)
       }
       let rules = index.rules(found)
@@ -81,7 +85,13 @@ public struct HostClaims: Sendable, Encodable {
         input: index.inputs[index.apps[found.app].input].path, path: bundle.path, name: bundle.name,
         bundleId: bundle.bundleId, appId: bundle.appId, entries: entries, rules: rules?.rules ?? [])
       if let parsed {
-        claim.verdict = rules.map { AASAMatcher(rules: $0).verdict(for: parsed) } ?? MatchResult(verdict: .noMatch)
+        // An entry whose file is unknown (or not fetched) decides nothing either way: its answer is unknown, not
+        // "no".
+        if let entry = index.governingEntry(found), entry.aasa?.outcome.isDefinite != true {
+          claim.verdictUnknown = true
+        } else {
+          claim.verdict = rules.map { AASAMatcher(rules: $0).verdict(for: parsed) } ?? MatchResult(verdict: .noMatch)
+        }
       }
       return claim
     }

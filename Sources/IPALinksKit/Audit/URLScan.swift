@@ -28,12 +28,16 @@ public struct URLScan: Sendable {
     public var apps: [Claim]
     /// The apps whose rules exclude it.
     public var excludedBy: [Claim]
+    /// The app IDs whose AASA file for the URL's host is unknown (a timeout, an unreadable file, not fetched), so
+    /// whether they open it is unknown; nil when there are none.
+    public var unknown: [String]?
 
     /// Creates an answer.
-    public init(url: String, apps: [Claim], excludedBy: [Claim]) {
+    public init(url: String, apps: [Claim], excludedBy: [Claim], unknown: [String]? = nil) {
       self.url = url
       self.apps = apps
       self.excludedBy = excludedBy
+      self.unknown = unknown
     }
 
     /// The line as one JSON Lines record, the same text `JSONReporter.render(line, pretty: false)` writes, built
@@ -57,6 +61,14 @@ public struct URLScan: Sendable {
       append(apps)
       out += #","excludedBy":"#
       append(excludedBy)
+      if let unknown {
+        out += #","unknown":["#
+        for (k, appID) in unknown.enumerated() {
+          if k > 0 { out += "," }
+          JSONReporter.quote(appID, into: &out)
+        }
+        out += "]"
+      }
       out += #","url":"#
       JSONReporter.quote(url, into: &out)
       out += "}"
@@ -83,15 +95,15 @@ public struct URLScan: Sendable {
 
   private let table: LinkRuntime.Table
 
-  /// Decides URLs with the claims model's runtime table. Domains whose AASA file is unknown are handled as
-  /// `uncovered` says (see ``ClaimsIndex/linkingApps(uncovered:)``).
-  public init(claims: ClaimsIndex, uncovered: UncoveredDomains = .skip) {
-    table = claims.table(uncovered: uncovered)
+  /// Decides URLs with the claims model's runtime table. A domain whose AASA file is unknown makes the apps that
+  /// claim it ``Line/unknown`` for its URLs, where their file decides (see ``ClaimsIndex/linkingApps(uncovered:)``).
+  public init(claims: ClaimsIndex) {
+    table = claims.table(uncovered: .block)
   }
 
   /// The same from inspections.
-  public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
-    self.init(claims: ClaimsIndex(reports: reports), uncovered: uncovered)
+  public init(reports: [InspectionReport]) {
+    self.init(claims: ClaimsIndex(reports: reports))
   }
 
   /// Decides one line of input (surrounding white space ignored); `number` names it in a problem.
@@ -115,7 +127,14 @@ public struct URLScan: Sendable {
     var line = Line(url: trimmed, apps: [], excludedBy: [])
     for decision in decisions {
       let claim = Claim(appId: decision.appID ?? "", pointer: decision.pointer ?? "")
-      if decision.verdict == .match { line.apps.append(claim) } else { line.excludedBy.append(claim) }
+      // The rule that stands for an unknown file (`AppLinkRules.everyURL`) has no pointer: no AASA file holds it.
+      if decision.verdict == .match && claim.pointer.isEmpty {
+        line.unknown = (line.unknown ?? []) + [claim.appId]
+      } else if decision.verdict == .match {
+        line.apps.append(claim)
+      } else {
+        line.excludedBy.append(claim)
+      }
     }
     return .success(line)
   }
@@ -188,6 +207,8 @@ public struct URLScanSummary: Sendable {
   public var opening = 0
   /// URLs that open no app but that some app's rules exclude.
   public var excluded = 0
+  /// URLs that open no app known to, but that an app whose AASA file is unknown claims.
+  public var unknown = 0
   /// Lines skipped because they are not http(s) URLs.
   public var skipped = 0
 
@@ -199,15 +220,19 @@ public struct URLScanSummary: Sendable {
     decided += 1
     if !line.apps.isEmpty {
       opening += 1
+    } else if line.unknown != nil {
+      unknown += 1
     } else if !line.excludedBy.isEmpty {
       excluded += 1
     }
   }
 
-  /// `5 URLs: 3 open an app, 1 excluded, 1 open none; 1 line skipped`.
+  /// `5 URLs: 3 open an app, 1 excluded, 1 open none; 1 line skipped`, with `, 1 unknown` before `open none` when
+  /// some are.
   public var line: String {
     var out = TerminalText.count(decided, "URL") + ": \(opening) open an app, \(excluded) excluded, "
-    out += "\(decided - opening - excluded) open none"
+    if unknown > 0 { out += "\(unknown) unknown, " }
+    out += "\(decided - opening - excluded - unknown) open none"
     if skipped > 0 { out += "; " + TerminalText.count(skipped, "line") + " skipped" }
     return out
   }
@@ -233,6 +258,9 @@ public struct URLScanSummary: Sendable {
     /// Files the URL of `line` under each app it opens.
     public func add(_ line: URLScan.Line) {
       for app in line.apps { grouped.append(Self.hit(line.url, app.pointer, style: style), to: app.appId) }
+      for app in line.unknown ?? [] {
+        grouped.append(Self.hit(line.url, "AASA file unknown", style: style), to: app)
+      }
     }
 
     /// Writes the text through `write`, app after app, then lets go of its temporary files.
@@ -399,7 +427,8 @@ extension URLScan {
   /// `who-claims --urls`: the lines of the list at `path`, read from `lines` (``open(_:)``), decided in batches as
   /// they are read (``decide(_:workers:_:_:)``), so the file is never held whole, and written on the terminal as
   /// ``URLScanWriter`` makes them in `format`; Ctrl-C removes what the text kept on disk. Returns the exit code: 2
-  /// for `trouble`, else 0 when some URL opens an app and 1 when none does.
+  /// for `trouble`, else 0 when some URL opens an app, 2 when none is known to but some app's answer is unknown,
+  /// and 1 when none does.
   public static func scan(
     _ lines: LineReader, from path: String, claims: ClaimsIndex, format: OutputFormat, workers: Int, quiet: Bool,
     trouble: Bool
@@ -420,6 +449,7 @@ extension URLScan {
     if let problem = writer.text.problem { Terminal.warn(problem) }
     interrupt.stop()
     if !quiet { Terminal.warn(writer.summary.line) }
-    return trouble ? 2 : writer.summary.opening > 0 ? 0 : 1
+    // No URL opens an app, but some may: "none" is not the answer either.
+    return trouble ? 2 : writer.summary.opening > 0 ? 0 : writer.summary.unknown > 0 ? 2 : 1
   }
 }

@@ -93,8 +93,9 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     try fetch.encode(to: encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(signed, forKey: .signed)
+    // Whether an unknown file lists the app is unknown too: left out, as an unknown value is.
+    if forApp && outcome.isDefinite { try c.encode(appListed, forKey: .appListed) }
     if forApp {
-      try c.encode(appListed, forKey: .appListed)
       try c.encode(rules, forKey: .rules)
       try c.encode(appLinks?.substitutionVariables ?? [], forKey: .substitutionVariables)
     }

@@ -139,13 +139,16 @@ public struct AuditTextReporter: Sendable {
     var shown = claims.claims
     if let url = claims.url {
       let opening = shown.filter { $0.verdict?.verdict == .match }
-      let others = shown.count - opening.count
+      let unknown = shown.filter { $0.verdictUnknown == true }
+      let others = shown.count - opening.count - unknown.count
       out.append(
         "\(clean(url)): opened by \(opening.isEmpty ? "no app" : TerminalText.count(opening.count, "app"))"
+          + (unknown.isEmpty
+            ? "" : "; \(unknown.count) more may open it (\(unknown.count == 1 ? "its" : "their") AASA file unknown)")
           + (others == 1
             ? "; 1 more claims the host and does not open it"
             : others > 1 ? "; \(others) more claim the host and do not open it" : ""))
-      shown = opening + shown.filter { $0.verdict?.verdict != .match }
+      shown = opening + unknown + shown.filter { $0.verdict?.verdict != .match && $0.verdictUnknown != true }
     } else {
       let active = shown.filter(\.isActive)
       out.append(
@@ -189,6 +192,9 @@ public struct AuditTextReporter: Sendable {
       out += lines(clean(e.raw) + (facts.isEmpty ? "" : "  (" + facts.joined(separator: ", ") + ")"), indent: "  ")
       // The rules belong under the entry iOS uses for the host.
       if e.decides == true { out += style.ruleLines(c.rules.map(\.reference), indent: "    ") }
+    }
+    if c.verdictUnknown == true {
+      out.append("  verdict: unknown (the AASA file that decides is unknown)")
     }
     if let v = c.verdict {
       out += TerminalText.pack(

@@ -69,7 +69,8 @@ extension HostClaims {
 
   /// `who-claims HOST`: the claims on `query` written in `format` (`brief`: `-q`). Returns the exit code, like
   /// grep's: 2 for `trouble` (an input that could not be read), whatever the others said; else 0 when the answer is
-  /// yes (``answersYes``) and 1 when not; 64 when `query` is neither a host nor a URL.
+  /// yes (``answersYes``), 2 when it is unknown (``answerUnknown``) and 1 when not; 64 when `query` is neither a host
+  /// nor a URL.
   public static func answer(
     _ query: String, claims: ClaimsIndex, format: OutputFormat, brief: Bool, trouble: Bool
   ) -> Int32 {
@@ -78,7 +79,7 @@ extension HostClaims {
       return 64
     }
     Terminal.write(answer.rendered(format, style: Terminal.style, brief: brief))
-    if trouble { return 2 }
+    if trouble || answer.answerUnknown { return 2 }
     return answer.answersYes ? 0 : 1
   }
 }

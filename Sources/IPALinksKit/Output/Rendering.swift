@@ -18,6 +18,10 @@ extension HostClaims {
   public var answersYes: Bool {
     url == nil ? claims.contains(where: \.isActive) : claims.contains { $0.verdict?.verdict == .match }
   }
+
+  /// For a URL no app opens: whether an app's answer is unknown (its file for the host is), so "none" is not known
+  /// either; `who-claims` exits 2 for it.
+  public var answerUnknown: Bool { !answersYes && claims.contains { $0.verdictUnknown == true } }
 }
 
 extension InventoryDiff {

@@ -135,8 +135,8 @@ struct WhoClaimsCommand: StatusCommand {
       named on stderr by line number and skipped.
 
       Exit codes (like grep): 0 some app claims the host (for a URL: opens it; with --urls: some URL opens an \
-      app); 1 none does; 2 trouble (an input could not be read; what was read is still answered); 64 usage error; \
-      130 interrupted.
+      app); 1 none does; 2 trouble (an input could not be read; what was read is still answered), or no app is \
+      known to open the URL but an app's AASA file for it is unknown; 64 usage error; 130 interrupted.
       """)
 
   @Argument(help: "The host (example.com), a wildcard (*.example.com) or a URL; left out with --urls.")
