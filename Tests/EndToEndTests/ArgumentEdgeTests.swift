@@ -326,6 +326,28 @@ struct ArgumentEdgeTests {
     #expect(scanned.stderr.hasSuffix("ipalinks: 2 URLs: 0 open an app, 0 excluded, 1 unknown, 1 open none\n"))
   }
 
+  /// `IPALINKS_STORE` counts only when no other input is given: beside inputs, `--at` (which reads the store) is a
+  /// usage error, as without the variable, where the store went unread and `--at` unsaid, the inputs' answer of now
+  /// given as the answer of then.
+  @Test func atBesideInputsNeedsAStoreGivenWithStore() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    let ipa = CLI.sample("Store.ipa")
+    #expect(try CLI.run(["inspect", ipa, "--aasa-dir", Self.aasa, "--store", store, "-q"]).status == 0)
+    let url = "https://shop.example.com/buy/1"
+    let beside = try CLI.run(
+      ["who-claims", url, ipa, "--no-fetch", "--at", "1d"], environment: ["IPALINKS_STORE": store])
+    #expect(beside.status == 64, "\(beside.stdout)\(beside.stderr)")
+    #expect(beside.stderr.contains("--at reads the store: give --store too (IPALINKS_STORE counts only"))
+    #expect(beside.stdout.isEmpty)
+    // Alone, the variable is the store, and --at reads it.
+    let alone = try CLI.run(["who-claims", url, "--at", "2099-01-01"], environment: ["IPALINKS_STORE": store])
+    #expect(alone.status == 2 && alone.stderr.contains("in the future"), "\(alone.stderr)")
+    let now = try CLI.run(["who-claims", url, "-q"], environment: ["IPALINKS_STORE": store])
+    #expect(now.status == 0, "\(now.stderr)")
+  }
+
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
   /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
   /// be read back).

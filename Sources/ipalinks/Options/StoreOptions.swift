@@ -56,7 +56,15 @@ struct StoreReadOptions: ParsableArguments {
   /// The store to read beside `inputs`: `--store`, or `IPALINKS_STORE` when no other input is given, so that a
   /// variable set for `inspect` does not add itself to every command's inputs.
   func location(besideInputs inputs: Bool) throws -> StoreLocation? {
-    inputs && store.store == nil ? nil : try store.location()
+    if inputs && store.store == nil {
+      // Read without a store, `--at` would be ignored: the answer of now, given as the answer of then.
+      if at != nil {
+        throw ValidationError(
+          "--at reads the store: give --store too (IPALINKS_STORE counts only when no other input is given)")
+      }
+      return nil
+    }
+    return try store.location()
   }
 }
 
