@@ -33,7 +33,10 @@ struct BlocklistEngineTests {
           {"/": "*/t/*.html"},
           {"/": "/o/$(digit)$(digit)/$(alpha)"},
           {"/": "/v/$(hex)-*"},
-          {"/": "/l/$(lang)/*"}
+          {"/": "/l/$(lang)/*"},
+          {"/": "/pipe%7Cx/*"},
+          {"/": "/qb/*", "?": "k=%7Bv%7D"},
+          {"/": "/raw/a|b/*", "percentEncoded": false}
         ]}]}}
       """
     let wild = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/*"}]}]}}"#
@@ -92,6 +95,12 @@ struct BlocklistEngineTests {
     // A multi-character variable expands into one filter per value while the app's budget lasts.
     "https://alpha.example/l/fr/1", "https://alpha.example/l/FR/1", "https://alpha.example/l/zzz9/1",
     "https://alpha.example/l/f/1",
+    // What WebKit leaves plain and iOS reads escaped (`|` in a path, `{}` in a query), and a host's trailing dot: the
+    // list missed these, though the app opens them.
+    "https://alpha.example/pipe|x/1", "https://alpha.example/pipe%7Cx/1", "https://alpha.example/pipe%7cx/1",
+    "https://alpha.example/pipe/x/1", "https://alpha.example/qb/1?k={v}", "https://alpha.example/qb/1?k=%7Bv%7D",
+    "https://alpha.example/qb/1?k=v", "https://alpha.example/raw/a|b/1", "https://alpha.example/raw/a%7Cb/1",
+    "https://alpha.example./buy/shoes", "https://alpha.example.:443/buy/shoes", "https://alpha.example./buy/gift/x",
   ]
 
   @Test func contentRulesBlockExactlyWhatOpensTheApp() throws {

@@ -35,7 +35,8 @@ struct URLFilterTranslator {
   ///
   /// WebKit refuses a whole list over one non-ASCII pattern, and the URLs it matches carry hosts in printable ASCII
   /// (punycode), so a host character outside printable ASCII is written as its `%XX` escapes: the list compiles,
-  /// and the entry matches no URL, as no host holds a `%`.
+  /// and the entry matches no URL, as no host holds a `%`. A trailing dot (`alpha.example.`), which WebKit keeps and
+  /// iOS reads as the same host, is covered too.
   static func hostPrefix(_ scope: RuleScope) -> String {
     var host = ""
     for c in scope.host.unicodeScalars {
@@ -44,7 +45,7 @@ struct URLFilterTranslator {
         ? escape(String(c))
         : UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
     }
-    return "^https?://([^/@]*@)?" + (scope.wildcard ? "[^/:@]+\\." : "") + host + "(:[0-9]+)?"
+    return "^https?://([^/@]*@)?" + (scope.wildcard ? "[^/:@]+\\." : "") + host + "\\.?(:[0-9]+)?"
   }
 
   /// `pathLimit`: most filters the rule's path may expand to; the renderer raises it while the app's
@@ -173,7 +174,11 @@ struct URLFilterTranslator {
 
     let prefix = Self.hostPrefix(scope)
     for path in paths {
-      for query in queries { out.filters.append(prefix + path + query + "(#.*)?$") }
+      for query in queries {
+        let filter = prefix + path + query + "(#.*)?$"
+        // A block takes both spellings of what WebKit may leave plain; an exception only the escape, erring to block.
+        out.filters.append(direction == .wider ? Self.eitherSpelling(filter) : filter)
+      }
     }
     if out.filters.count > max(Self.maxFiltersPerRule * 4, pathLimit) {
       out.filters = []
@@ -380,6 +385,42 @@ struct URLFilterTranslator {
   }
 
   static func isHostASCII(_ c: Unicode.Scalar) -> Bool { c.value > 0x20 && c.value < 0x7F }
+
+  /// Characters the matcher, as iOS, reads percent-encoded but WebKit's URL parser leaves as they are in a path
+  /// (`|`, `^`), a query or a fragment (`` ` ``, `{`, `}`, `\`): WebKit matches `/a|b` where iOS decides `/a%7Cb`.
+  static let leftPlainByWebKit: [String: Unicode.Scalar] = [
+    "5C": "\\", "5E": "^", "60": "`", "7B": "{", "7C": "|", "7D": "}",
+  ]
+
+  /// `filter` with each escape of a ``leftPlainByWebKit`` character (outside a character class) also taking the
+  /// character itself: `%7C` becomes `[%|](7C)?` (WebKit's regexes have no alternation). It also matches a lone `%`
+  /// or `|7C` there, which errs towards blocking.
+  static func eitherSpelling(_ filter: String) -> String {
+    let s = Array(filter.unicodeScalars)
+    var out = String.UnicodeScalarView()
+    var (i, inClass) = (0, false)
+    while i < s.count {
+      let c = s[i]
+      if c == "\\" && i + 1 < s.count {
+        out.append(c)
+        out.append(s[i + 1])
+        i += 2
+        continue
+      }
+      if c == "[" { inClass = true } else if c == "]" { inClass = false }
+      if !inClass, c == "%", i + 2 < s.count,
+        let plain = leftPlainByWebKit[String(String.UnicodeScalarView(s[(i + 1)...(i + 2)])).uppercased()]
+      {
+        let hex = String(String.UnicodeScalarView(s[(i + 1)...(i + 2)]))
+        out.append(contentsOf: "[%\(escapeClass(String(plain)))](\(hex))?".unicodeScalars)
+        i += 3
+        continue
+      }
+      out.append(c)
+      i += 1
+    }
+    return String(out)
+  }
 
   static func escape(_ text: String) -> String {
     var out = ""

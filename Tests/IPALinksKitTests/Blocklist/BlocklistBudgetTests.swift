@@ -55,8 +55,8 @@ import UniversalLinks
     let hostWide = Set(rules.filter { $0.urlFilter.contains("hostile") }.map(\.urlFilter))
     #expect(
       hostWide == [
-        "^https?://([^/@]*@)?hostile\\.example(:[0-9]+)?/",
-        "^https?://([^/@]*@)?[^/:@]+\\.hostile\\.example(:[0-9]+)?/",
+        "^https?://([^/@]*@)?hostile\\.example\\.?(:[0-9]+)?/",
+        "^https?://([^/@]*@)?[^/:@]+\\.hostile\\.example\\.?(:[0-9]+)?/",
       ])
     #expect(rules.allSatisfy { $0.action == .block })
     #expect(rules.filter { $0.urlFilter.contains("plain") }.count == 1)
@@ -69,7 +69,7 @@ import UniversalLinks
     #expect(!notes.contains { $0.kind == .dropped })
     // The regex list is built from the same rules.
     let (regexes, _) = BlocklistRenderer(list).regexes(maxRules: 100)
-    #expect(regexes.contains("block\tcase-insensitive\t^https?://([^/@]*@)?hostile\\.example(:[0-9]+)?/\n"))
+    #expect(regexes.contains("block\tcase-insensitive\t^https?://([^/@]*@)?hostile\\.example\\.?(:[0-9]+)?/\n"))
   }
 
   /// The scale the budget is for: about 90 KB of JSON, under the 128 KB devices accept and within the expansion

@@ -19,7 +19,7 @@ import UniversalLinks
     return URLFilterTranslator().translate(rule, in: s, direction: rule.exclude ? .narrower : .wider)
   }
 
-  static let prefix = "^https?://([^/@]*@)?h\\.example(:[0-9]+)?"
+  static let prefix = "^https?://([^/@]*@)?h\\.example\\.?(:[0-9]+)?"
   static let tail = "(\\?[^#]*)?(#.*)?$"
 
   @Test(arguments: [
@@ -90,7 +90,7 @@ import UniversalLinks
 
   @Test func wildcardEntriesCoverSubdomainsOnly() {
     let t = Self.filters(#"{"/": "*"}"#, wildcard: true)
-    #expect(t.filters == ["^https?://([^/@]*@)?[^/:@]+\\.h\\.example(:[0-9]+)?(/[^?#]*)?" + Self.tail])
+    #expect(t.filters == ["^https?://([^/@]*@)?[^/:@]+\\.h\\.example\\.?(:[0-9]+)?(/[^?#]*)?" + Self.tail])
   }
 
   @Test func effectiveRulesSurviveJSON() throws {
