@@ -18,6 +18,8 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
   case readFailed(entry: String, detail: String)
   /// A read past the end of a file, usually a parser following a bad offset in hostile data.
   case outOfBounds(entry: String, offset: UInt64, count: Int, size: UInt64)
+  /// The archive's entries together inflated past the limit one archive may; `entry` is the one being read then.
+  case archiveInflatesTooMuch(file: String, entry: String, limit: UInt64)
 
   /// One line naming the file or entry and the problem, as printed in diagnostics.
   public var description: String {
@@ -34,6 +36,9 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
     case .readFailed(let entry, let detail): "\(entry): read failed (\(detail))"
     case .outOfBounds(let entry, let offset, let count, let size):
       "\(entry): \(count) bytes at offset \(offset) lie outside the \(size)-byte file"
+    case .archiveInflatesTooMuch(let file, let entry, let limit):
+      "\(entry): \(file) has inflated past the \(Int(clamping: limit).byteCount) one archive may; refused (possible zip "
+        + "bomb: entries that share their compressed data)"
     }
   }
 }
@@ -41,6 +46,7 @@ public enum ArchiveError: Error, CustomStringConvertible, Equatable, Sendable {
 extension Int {
   /// "8 MiB" rather than "8388608" in messages people read.
   var byteCount: String {
+    if self >= 1 << 30 && self % (1 << 30) == 0 { return "\(self >> 30) GiB" }
     if self >= 1 << 20 && self % (1 << 20) == 0 { return "\(self >> 20) MiB" }
     if self >= 1 << 10 && self % (1 << 10) == 0 { return "\(self >> 10) KiB" }
     return "\(self) bytes"

@@ -13,11 +13,21 @@ public final class ZipArchive: FileContainer {
   public static let maximumInflatedBytes: UInt64 = 2 << 30
   /// This archive's cap on inflated bytes per entry (``maximumInflatedBytes`` unless a test lowers it).
   public let inflatedLimit: UInt64
+  /// The most bytes all of one archive's reads inflate together: entries of the central directory that point at one
+  /// entry's data each inflate it again (250 names for one 2 GiB executable took five minutes), where a real app's
+  /// reads (its plists, and its executables up to their signatures) come to a few GiB at most.
+  public static let maximumInflatedPerArchive: UInt64 = 8 << 30
+  /// This archive's cap on the bytes its reads inflate together.
+  public let archiveLimit: UInt64
+  private let spentLock = NSLock()
+  private var spent: UInt64 = 0
 
   /// The archive's path, or the name given to an in-memory one, used to label errors.
   public let name: String
   /// File entries in archive order, without directories, unsafe names, or repeats of a name (the first copy wins).
   public private(set) var paths: [String] = []
+  /// Names that more than one entry has, in archive order: the first copy is read, an extractor may take another.
+  public private(set) var duplicatePaths: [String] = []
   /// Entry names refused because they are absolute or climb out with `..`; kept so the report can warn about each.
   public private(set) var unsafePaths: [String] = []
   fileprivate let handle: OpaquePointer
@@ -30,10 +40,12 @@ public final class ZipArchive: FileContainer {
   /// and with ``ArchiveError/tooManyEntries(file:count:limit:)`` past `maximumEntries`.
   public init(
     path: String, maximumEntries: Int = ZipArchive.maximumEntries,
-    maximumInflatedBytes: UInt64 = ZipArchive.maximumInflatedBytes
+    maximumInflatedBytes: UInt64 = ZipArchive.maximumInflatedBytes,
+    maximumInflatedPerArchive: UInt64 = ZipArchive.maximumInflatedPerArchive
   ) throws(ArchiveError) {
     name = path
     inflatedLimit = maximumInflatedBytes
+    archiveLimit = maximumInflatedPerArchive
     buffer = nil
     var code: Int32 = 0
     guard let h = zip_open(path, ZIP_RDONLY, &code) else {
@@ -48,6 +60,7 @@ public final class ZipArchive: FileContainer {
   public init(bytes: [UInt8], name: String = "<memory>") throws(ArchiveError) {
     self.name = name
     inflatedLimit = Self.maximumInflatedBytes
+    archiveLimit = Self.maximumInflatedPerArchive
     let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
     copy.copyBytes(from: bytes)
     var error = zip_error_t()
@@ -110,6 +123,8 @@ public final class ZipArchive: FileContainer {
       if indexByPath[entry] == nil {
         indexByPath[entry] = index
         paths.append(entry)
+      } else if !duplicatePaths.contains(entry) {
+        duplicatePaths.append(entry)
       }
     }
   }
@@ -127,6 +142,15 @@ public final class ZipArchive: FileContainer {
   }
 
   fileprivate func lastError() -> String { String(cString: zip_strerror(handle)) }
+
+  /// Counts `bytes` read from `entry` against ``archiveLimit``, refusing the read that goes past it.
+  fileprivate func spend(_ bytes: Int, reading entry: String) throws(ArchiveError) {
+    spentLock.lock()
+    spent += UInt64(bytes)
+    let over = spent > archiveLimit
+    spentLock.unlock()
+    if over { throw .archiveInflatesTooMuch(file: name, entry: entry, limit: archiveLimit) }
+  }
 
   /// Inflates at most `limit` + 1 bytes whatever the entry's header claims, since a header can lie about the size.
   public func contents(of path: String, limit: Int) throws(ArchiveError) -> [UInt8] {
@@ -184,6 +208,7 @@ final class ZipEntryFile {
       }
       if n == 0 { break }
       filled += Int(n)
+      try archive.spend(Int(n), reading: entry)
     }
     position += UInt64(filled)
     if filled < count { out.removeSubrange(filled...) }
@@ -208,6 +233,7 @@ final class ZipEntryFile {
           detail: n < 0 ? String(cString: zip_error_strerror(zip_file_get_error(file))) : "unexpected end of data")
       }
       position += UInt64(n)
+      try archive.spend(Int(n), reading: entry)
     }
   }
 }

@@ -78,6 +78,14 @@ enum InputLocator {
           .warning, .archiveUnsafeEntryName,
           "\(container.name): ignoring entry \"\(unsafe)\" whose name could escape the archive"))
     }
+    // What an extractor installs may be another copy than the one read: the answer is not certain.
+    for duplicate in ((container as? ZipArchive)?.duplicatePaths ?? []).prefix(20) {
+      report.diagnostics.append(
+        Diagnostic(
+          .error, .archiveDuplicateEntry,
+          "\(container.name): more than one entry is named \"\(duplicate)\"; the first is read, and a tool that "
+            + "extracts the archive may keep another"))
+    }
     let (bundles, truncated) = BundleLocator.locate(paths: container.paths)
     if truncated {
       report.diagnostics.append(

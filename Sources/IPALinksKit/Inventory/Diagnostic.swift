@@ -61,6 +61,7 @@ extension ArchiveError: CodedError {
     case .entryEncrypted: .archiveEntryEncrypted
     case .readFailed: .archiveReadFailed
     case .outOfBounds: .archiveOutOfBounds
+    case .archiveInflatesTooMuch: .archiveInflatesTooMuch
     }
   }
 }

@@ -28,6 +28,10 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case archiveOutOfBounds = "archive.out-of-bounds"
   /// An entry name is absolute or climbs out with `..`; it is skipped.
   case archiveUnsafeEntryName = "archive.unsafe-entry-name"
+  /// Two entries have one name: the first is read, and an extracting tool may take the other.
+  case archiveDuplicateEntry = "archive.duplicate-entry"
+  /// The archive inflated past the bytes one archive may (its entries may share their compressed data).
+  case archiveInflatesTooMuch = "archive.inflates-too-much"
   /// More bundles than the inspector reads; the rest are left out.
   case archiveTooManyBundles = "archive.too-many-bundles"
   /// No `Payload/<Name>.app/` at the archive root.

@@ -35,6 +35,55 @@ struct ResourceLimitTests {
         == "Payload/A.app/A: entry inflates past the 1 MiB limit; refused (possible zip bomb)")
   }
 
+  /// What one archive's reads inflate together is capped too: entries that point at one entry's data each inflate
+  /// it again (250 names for one 2 GiB executable kept `inspect` busy for five minutes).
+  @Test func bytesInflatedPerArchive() throws {
+    let zip = try ZipTool()
+    for name in ["A", "B", "C"] { try zip.write("Payload/A.app/\(name)", [UInt8](repeating: 0x41, count: 1 << 20)) }
+    let archive = try ZipArchive(path: try zip.zip("three.ipa"), maximumInflatedPerArchive: 5 << 19)
+    #expect(try archive.contents(of: "Payload/A.app/A", limit: 2 << 20).count == 1 << 20)
+    #expect(try archive.byteSource(for: "Payload/A.app/B").read(at: (1 << 20) - 16, count: 16).count == 16)
+    #expect(throws: ArchiveError.archiveInflatesTooMuch(file: archive.name, entry: "Payload/A.app/C", limit: 5 << 19)) {
+      try archive.contents(of: "Payload/A.app/C", limit: 2 << 20)
+    }
+    #expect(
+      ArchiveError.archiveInflatesTooMuch(file: "a.ipa", entry: "Payload/A.app/C", limit: 8 << 30).description
+        == "Payload/A.app/C: a.ipa has inflated past the 8 GiB one archive may; refused (possible zip bomb: entries "
+        + "that share their compressed data)")
+  }
+
+  /// Two entries of one name: the first is read, as before, and the input is partial with an error that says an
+  /// extractor may keep the other (Info-ZIP's `unzip` keeps the last).
+  @Test func twoEntriesOfOneName() throws {
+    let zip = try ZipTool()
+    let path = zip.folder.appendingPathComponent("dup.ipa").path
+    func info(_ id: String) -> String {
+      #"<?xml version="1.0"?><plist version="1.0"><dict><key>CFBundleIdentifier</key><string>"# + id
+        + #"</string></dict></plist>"#
+    }
+    let script = """
+      import sys, zipfile, warnings
+      warnings.simplefilter("ignore")
+      with zipfile.ZipFile(sys.argv[1], "w") as z:
+          z.writestr("Payload/A.app/Info.plist", sys.argv[2])
+          z.writestr("Payload/A.app/Info.plist", sys.argv[3])
+      """
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script, path, info("com.example.first"), info("com.example.second")]
+    try p.run()
+    p.waitUntilExit()
+    try #require(p.terminationStatus == 0)
+    let report = Inspector().inspect(path: path)
+    #expect(report.status == .partial)
+    #expect(report.bundles.first?.bundleId == "com.example.first")
+    #expect(
+      report.diagnostics.contains {
+        $0.code == .archiveDuplicateEntry
+          && $0.message.contains(#"more than one entry is named "Payload/A.app/Info.plist""#)
+      }, "\(report.diagnostics)")
+  }
+
   /// 60 nested SETs: swift-asn1 stops at 50 levels, and the message says so in words.
   @Test func derNestingDepth() throws {
     var der: [UInt8] = [0x0C, 0x01, 0x61]
