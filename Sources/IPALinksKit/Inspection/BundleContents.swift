@@ -88,22 +88,80 @@ struct BundleContents {
   }
 
   private mutating func readInfo(_ info: [String: PlistValue]) {
-    bundle.bundleId = info["CFBundleIdentifier"]?.stringValue
-    bundle.name = info["CFBundleDisplayName"]?.stringValue ?? info["CFBundleName"]?.stringValue
-    bundle.version = info["CFBundleShortVersionString"]?.stringValue
-    bundle.build = info["CFBundleVersion"]?.stringValue
-    bundle.minimumOSVersion = info["MinimumOSVersion"]?.stringValue ?? info["LSMinimumSystemVersion"]?.stringValue
-    if let exe = info["CFBundleExecutable"]?.stringValue, !exe.isEmpty, !exe.contains("/"), exe != "..", exe != "." {
+    bundle.bundleId = string(info, "CFBundleIdentifier")
+    bundle.name = string(info, "CFBundleDisplayName") ?? string(info, "CFBundleName")
+    bundle.version = string(info, "CFBundleShortVersionString")
+    bundle.build = string(info, "CFBundleVersion")
+    bundle.minimumOSVersion = string(info, "MinimumOSVersion") ?? string(info, "LSMinimumSystemVersion")
+    if let exe = string(info, "CFBundleExecutable"), !exe.isEmpty, !exe.contains("/"), exe != "..", exe != "." {
       bundle.executable = exe
     }
     var schemes: [String] = []
-    for type in info["CFBundleURLTypes"]?.arrayValue ?? [] {
-      for scheme in type["CFBundleURLSchemes"]?.stringArray ?? [] where !schemes.contains(scheme) {
+    // A lone dictionary is read as a list of one; anything else that is not a list, said and left out.
+    var typeList: [PlistValue] = []
+    if let types = info["CFBundleURLTypes"] {
+      if let list = types.arrayValue {
+        typeList = list
+      } else if types.dictionaryValue != nil {
+        wrongType("CFBundleURLTypes", types, "an array; read as a list of one")
+        typeList = [types]
+      } else {
+        wrongType("CFBundleURLTypes", types, "an array; left out")
+      }
+    }
+    for (index, type) in typeList.enumerated() {
+      guard type.dictionaryValue != nil else {
+        wrongType("CFBundleURLTypes/\(index)", type, "a dictionary; left out")
+        continue
+      }
+      for scheme in strings(type["CFBundleURLSchemes"], at: "CFBundleURLTypes/\(index)/CFBundleURLSchemes")
+      where !schemes.contains(scheme) {
         schemes.append(scheme)
       }
     }
     bundle.urlSchemes = schemes
-    bundle.queriedURLSchemes = info["LSApplicationQueriesSchemes"]?.stringArray ?? []
+    bundle.queriedURLSchemes = strings(info["LSApplicationQueriesSchemes"], at: "LSApplicationQueriesSchemes")
+  }
+
+  /// `info[key]` when it is a string; another type is said (``wrongType(_:_:_:)``) and read as none.
+  private mutating func string(_ info: [String: PlistValue], _ key: String) -> String? {
+    guard let value = info[key] else { return nil }
+    guard let text = value.stringValue else {
+      wrongType(key, value, "a string; left out")
+      return nil
+    }
+    return text
+  }
+
+  /// The strings of a list of strings: a number among them is left out and said, and a lone string is read as a
+  /// list of one (said too), so that a scheme an app registers is never dropped with its neighbours.
+  private mutating func strings(_ value: PlistValue?, at path: String) -> [String] {
+    guard let value else { return [] }
+    if let text = value.stringValue {
+      wrongType(path, value, "an array of strings; read as a list of one")
+      return [text]
+    }
+    guard let items = value.arrayValue else {
+      wrongType(path, value, "an array of strings; left out")
+      return []
+    }
+    var out: [String] = []
+    for (index, item) in items.enumerated() {
+      if let text = item.stringValue {
+        out.append(text)
+      } else {
+        wrongType("\(path)/\(index)", item, "a string; left out")
+      }
+    }
+    return out
+  }
+
+  /// Says that the value at `path` of Info.plist is not of the type `expected` says (with what was done about it).
+  private mutating func wrongType(_ path: String, _ value: PlistValue, _ expected: String) {
+    bundle.diagnostics.append(
+      Diagnostic(
+        .warning, .infoPlistWrongType,
+        "\(bundle.path)/Info.plist: \(path) is \(value.typeName), not \(expected)"))
   }
 
   /// Reads every slice's signature; a failure in one slice is reported and the others still count.

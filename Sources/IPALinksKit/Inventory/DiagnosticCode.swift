@@ -53,6 +53,9 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case plistNulCharacter = "plist.nul-character"
   /// The bundle's `Info.plist` cannot be read.
   case infoPlistUnreadable = "info-plist.unreadable"
+  /// A key of `Info.plist` the report reads has a value of another type than Apple documents (a number among the
+  /// URL schemes, a string where a list belongs): what can be read of it is kept, and the rest named.
+  case infoPlistWrongType = "info-plist.wrong-type"
 
   // MARK: The executable and its signature
 

@@ -28,6 +28,20 @@ public enum PlistValue: Sendable, Hashable {
     return nil
   }
 
+  /// The type's name, as messages say it: `a string`, `an integer`, `an array`.
+  public var typeName: String {
+    switch self {
+    case .string: "a string"
+    case .integer: "an integer"
+    case .real: "a real"
+    case .bool: "a boolean"
+    case .date: "a date"
+    case .data: "data"
+    case .array: "an array"
+    case .dictionary: "a dictionary"
+    }
+  }
+
   /// The text of a string value; nil for any other type, as values are never converted.
   public var stringValue: String? {
     if case .string(let s) = self { return s }
