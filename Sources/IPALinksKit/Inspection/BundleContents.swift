@@ -49,7 +49,11 @@ struct BundleContents {
         sources.append(
           EntitlementSource(kind: .xcent, detail: "archived-expanded-entitlements.xcent", entitlements: plist))
       } catch {
-        bundle.diagnostics.append(Diagnostic(error, severity: .warning, fallbackCode: .xcentUnreadable))
+        // With no entitlements in a signature the .xcent is the effective source: unread, the app's entitlements
+        // (its associated domains among them) are unknown, not empty.
+        let effective = !sources.contains { $0.kind == .codeSignature || $0.kind == .simulatorSection }
+        bundle.diagnostics.append(
+          Diagnostic(error, severity: effective ? .error : .warning, fallbackCode: .xcentUnreadable))
       }
     }
     let profilePath = root + "embedded.mobileprovision"
