@@ -348,6 +348,30 @@ struct ArgumentEdgeTests {
     #expect(now.status == 0, "\(now.stderr)")
   }
 
+  #if os(Linux)
+    /// A file whose name is not UTF-8 (Latin-1, from an old archive or a share) cannot be opened by a Swift path; it
+    /// was said to be missing ("no such file or folder"), and now says why it cannot be opened. Linux only: macOS
+    /// file systems refuse such names.
+    @Test func aNameThatIsNotUTF8IsSaidSo() throws {
+      let folder = try Self.folder()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let sample = try Data(contentsOf: URL(fileURLWithPath: CLI.sample("Store.ipa")))
+      let raw = Array((folder.path + "/caf").utf8) + [0xE9] + Array(".ipa".utf8) + [0]
+      let fd = raw.withUnsafeBufferPointer {
+        open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_CREAT | O_WRONLY, 0o644)
+      }
+      try #require(fd >= 0)
+      _ = sample.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      close(fd)
+      try sample.write(to: folder.appendingPathComponent("plain.ipa"))
+      let run = try CLI.run(["inspect", folder.path, "--no-fetch", "--format", "jsonl", "-q"])
+      #expect(run.status == 1, "\(run.stderr)")
+      #expect(run.stderr.contains(".ipa: cannot be opened: its name is not UTF-8"), "\(run.stderr)")
+      #expect(!run.stderr.contains("no such file"), "\(run.stderr)")
+      #expect(run.stdout.contains("com.example.store"))
+    }
+  #endif
+
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
   /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
   /// be read back).

@@ -25,6 +25,16 @@ enum InputLocator {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       // A link whose file is gone (a symlink farm of IPAs, one deleted) says where it points.
       let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
+      // Names reach Swift as UTF-8, bytes that are not (a Latin-1 name from an old archive or a share) as U+FFFD,
+      // and that name is no file's: not missing, but a name ipalinks cannot open.
+      if target == nil && path.unicodeScalars.contains("\u{FFFD}") {
+        report.diagnostics.append(
+          Diagnostic(
+            .error, .inputUnreadable,
+            "\(path): cannot be opened: its name is not UTF-8 (\u{FFFD} stands for the bytes that are not), and "
+              + "ipalinks reads names as UTF-8; rename it"))
+        return nil
+      }
       let what = target.map { "a link to \($0), which does not exist" } ?? "no such file or folder"
       report.diagnostics.append(Diagnostic(.error, .inputNotFound, "\(path): \(what)"))
       return nil
