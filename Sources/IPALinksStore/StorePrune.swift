@@ -106,14 +106,21 @@ extension AuditStore {
   }
 
   /// `store prune --before TIME`: ``prune(before:dryRun:now:)`` of the runs that started before `time`: a date from
-  /// its start, an instant, an age, or a label's first run (its runs and those after it stay).
+  /// its start, an instant, an age, or a label's first run or a numbered run (it and those after it stay).
   public func prune(before time: StoreTime, dryRun: Bool) async throws(Failure) -> PruneReport {
     guard case .label(let label) = time else {
       return try await prune(before: try await resolve(time, day: .start), dryRun: dryRun)
     }
-    let first = try await failing("cannot read the runs") {
+    var first = try await failing("cannot read the runs") {
       try await sql.raw("SELECT MIN(started_at) AS first FROM runs WHERE label = \(bind: label)")
         .first(decodingColumn: "first", as: String?.self) ?? nil
+    }
+    // Else a run's number, as `--at` takes it: that run and those after it stay.
+    if first == nil, label.allSatisfy(\.isASCII), let number = Int64(label), number > 0 {
+      first = try await failing("cannot read the runs") {
+        try await sql.raw("SELECT started_at AS first FROM runs WHERE id = \(bind: number)")
+          .first(decodingColumn: "first", as: String?.self) ?? nil
+      }
     }
     // A label no run has is told as `--at` tells it.
     guard let first, let date = Self.date(first) else {

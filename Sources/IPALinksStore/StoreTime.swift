@@ -108,20 +108,27 @@ extension AuditStore {
     case .instant(let instant): return instant
     case .ago(let seconds): return now - seconds
     case .label(let label):
-      let ended = try await failing("cannot read the runs") {
-        try await sql.raw(
-          """
-          SELECT MAX(COALESCE(r.finished_at, (SELECT MAX(i.observed_at) FROM inputs i WHERE i.run_id = r.id),
-            r.started_at)) AS ended
-          FROM runs r WHERE r.label = \(bind: label)
-          """
-        ).first(decodingColumn: "ended", as: String?.self) ?? nil
+      // A label, else a run's number as `store runs` and `inspect --store` give it (a run labelled "3" comes first).
+      let number = label.allSatisfy(\.isASCII) ? Int64(label) : nil
+      func ended(_ which: SQLQueryString) async throws(Failure) -> String? {
+        try await failing("cannot read the runs") {
+          try await sql.raw(
+            """
+            SELECT MAX(COALESCE(r.finished_at, (SELECT MAX(i.observed_at) FROM inputs i WHERE i.run_id = r.id),
+              r.started_at)) AS ended
+            FROM runs r WHERE \(which)
+            """
+          ).first(decodingColumn: "ended", as: String?.self) ?? nil
+        }
       }
-      guard let ended, let date = Self.date(ended) else {
+      var end = try await ended("r.label = \(bind: label)")
+      if end == nil, let number, number > 0 { end = try await ended("r.id = \(bind: number)") }
+      guard let ended = end, let date = Self.date(ended) else {
         let labels = (try? await runs())?.compactMap(\.label) ?? []
         let known = Array(NSOrderedSet(array: labels.reversed()).array.prefix(5)) as? [String] ?? []
         throw Failure(
-          description: "\(location): no run is labelled \(label) (nor is it a date like 2026-03-01, a time like "
+          description: "\(location): no run is labelled \(label)" + (number == nil ? "" : " or numbered \(label)")
+            + " (nor is it a date like 2026-03-01, a time like "
             + "2026-03-01T09:30:00Z or an age like 7d)"
             + (known.isEmpty ? "" : "; recent labels: " + known.joined(separator: ", ")))
       }

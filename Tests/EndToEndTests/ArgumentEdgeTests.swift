@@ -372,6 +372,37 @@ struct ArgumentEdgeTests {
     }
   #endif
 
+  /// `--at` takes a run's number, as `inspect --store` says it and `store runs` lists it, where only labels were
+  /// taken ("no run is labelled 1"); an unlabelled run (every `refresh`) could be named by its exact time alone.
+  @Test func atTakesARunsNumber() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    for (epoch, label, aasa) in [
+      ("1795078800", "a", [Self.aasa]), ("1795683600", "b", [Self.aasa + "/next", Self.aasa]),
+    ] {
+      let run = try CLI.run(
+        ["inspect", CLI.sample("Store.ipa"), "--store", store, "--run-label", label, "-q"]
+          + aasa.flatMap { ["--aasa-dir", $0] }, environment: ["SOURCE_DATE_EPOCH": epoch])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let url = "https://shop.example.com/buy/gift/card"
+    func claims(_ at: String) throws -> CLI.Result {
+      try CLI.run(["who-claims", url, "--store", store, "--at", at, "-q"])
+    }
+    #expect(try claims("1").stdout == claims("a").stdout)
+    #expect(try claims("2").stdout == claims("b").stdout)
+    #expect(try claims("1").stdout != claims("2").stdout)
+    let none = try claims("9")
+    #expect(none.status == 2 && none.stderr.contains("no run is labelled 9 or numbered 9"), "\(none.stderr)")
+    // `store prune --before 2` keeps run 2, as `--before b` does.
+    for before in ["2", "b"] {
+      let prune = try CLI.run(["store", "prune", "--before", before, "--store", store, "--dry-run"])
+      #expect(
+        prune.stdout.hasPrefix("would prune 1 run that started before 2026-11-26 09:00:00 UTC\n"), "\(prune.stdout)")
+    }
+  }
+
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
   /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
   /// be read back).
