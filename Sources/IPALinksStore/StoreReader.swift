@@ -11,7 +11,7 @@ extension AuditStore {
     public var id: Int
     /// `--run-label`, when one was given.
     public var label: String?
-    /// The command that ran: `inspect`, `store import`.
+    /// The command that ran: `inspect`, `refresh`, `store import`.
     public var command: String
     /// When it started.
     public var startedAt: String
@@ -27,6 +27,8 @@ extension AuditStore {
     public var inputs: Int
     /// Apps (bundles) recorded.
     public var apps: Int
+    /// Hosts whose AASA files it recorded a retrieval of: what a `refresh` run records.
+    public var hosts: Int
     /// When `store prune` removed what this run saw but for what history needs; nil for a whole run.
     public var prunedAt: String?
   }
@@ -38,7 +40,8 @@ extension AuditStore {
         """
         SELECT r.id, r.label, r.command, r.started_at, r.finished_at, r.tool_version, r.machine, r.shard, r.pruned_at,
           (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs,
-          (SELECT COUNT(*) FROM apps a WHERE a.run_id = r.id) AS apps
+          (SELECT COUNT(*) FROM apps a WHERE a.run_id = r.id) AS apps,
+          (SELECT COUNT(DISTINCT t.host) FROM retrievals t WHERE t.run_id = r.id) AS hosts
         FROM runs r ORDER BY r.started_at, r.id
         """
       ).all().map { row in
@@ -51,6 +54,7 @@ extension AuditStore {
           machine: try row.decode(column: "machine", as: String.self),
           shard: try row.decode(column: "shard", as: String?.self),
           inputs: try row.decode(column: "inputs", as: Int.self), apps: try row.decode(column: "apps", as: Int.self),
+          hosts: try row.decode(column: "hosts", as: Int.self),
           prunedAt: try row.decode(column: "pruned_at", as: String?.self))
       }
     }

@@ -21,14 +21,14 @@ public enum StoreText {
     let rows = runs.map { run in
       [
         String(run.id), minute(run.startedAt, seconds: true), took(run), run.command, String(run.inputs),
-        String(run.apps),
+        String(run.apps), String(run.hosts),
         (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? "") + (run.prunedAt == nil ? "" : " (pruned)"),
         run.machine,
       ]
     }
     return table(
-      ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "LABEL", "MACHINE"], rows, right: [0, 4, 5],
-      shrinking: [7, 6], width: width)
+      ["RUN", "STARTED (UTC)", "TOOK", "COMMAND", "INPUTS", "APPS", "HOSTS", "LABEL", "MACHINE"], rows,
+      right: [0, 4, 5, 6], shrinking: [8, 7], width: width)
   }
 
   /// `store prune` in `format`: what went (or would go, with `--dry-run`), and the space given back.

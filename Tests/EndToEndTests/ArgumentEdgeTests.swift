@@ -403,6 +403,24 @@ struct ArgumentEdgeTests {
     }
   }
 
+  /// `store runs` counts the hosts each run retrieved: a `refresh` run, which records hosts alone, showed 0 inputs and
+  /// 0 apps and nothing else, so a refresh left unfinished could not be checked against what it said it holds.
+  @Test func storeRunsCountsTheHostsARunRetrieved() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    #expect(
+      try CLI.run(["inspect", CLI.sample("Store.ipa"), "--aasa-dir", Self.aasa, "--store", store, "-q"]).status == 0)
+    let refresh = try CLI.run(["refresh", "--store", store, "--aasa-dir", Self.aasa, "-q"])
+    #expect(refresh.status == 0, "\(refresh.stderr)")
+    let runs = try CLI.run(["store", "runs", "--store", store, "--format", "jsonl"]).stdout.split(separator: "\n")
+      .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    #expect(runs.map { $0["command"] as? String } == ["inspect", "refresh"])
+    #expect(runs.map { $0["hosts"] as? Int } == [3, 3] && runs.last?["inputs"] as? Int == 0, "\(runs)")
+    let text = try CLI.run(["store", "runs", "--store", store], environment: ["COLUMNS": "80"]).stdout
+    #expect(text.hasPrefix("RUN  STARTED (UTC)        TOOK   COMMAND  INPUTS  APPS  HOSTS  LABEL"), "\(text)")
+  }
+
   /// `--format table`: a partial input's rows are marked and the mark explained under the table, an unreadable
   /// input's status is whole, and in a file without `COLUMNS` no cell is cut (an app ID cut to 80 columns cannot
   /// be read back).
