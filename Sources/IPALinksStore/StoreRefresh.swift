@@ -451,7 +451,7 @@ extension StoreText {
               ?? "the store has no answer from it"),
           "")
       case .notRecorded:
-        out += fit("\(name): not recorded, \(file(host.sha256, host.status))", "")
+        out += fit("\(name): not-recorded, \(file(host.sha256, host.status))", "")
       case .unchanged: break
       }
     }

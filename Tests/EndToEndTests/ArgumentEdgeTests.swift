@@ -200,6 +200,9 @@ struct ArgumentEdgeTests {
     #expect(!envelope.contains("SwiftASN1") && !envelope.contains("ASN1Error"), "\(envelope)")
     let utf16 = try validate([0xFF, 0xFE] + Array("{}".utf16).flatMap { [UInt8($0), 0] })
     #expect(utf16.contains("the text is UTF-16 or UTF-32, not UTF-8"), "\(utf16)")
+    // A gzip stream (a server that compresses unasked) was said to be UTF-16, from its NUL bytes.
+    let gzip = try validate([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xAB, 0xAE, 0x05, 0x00])
+    #expect(gzip.contains("the body is gzip-compressed (Content-Encoding: gzip, which was not asked for)"), "\(gzip)")
     let latin1 = try validate(Array("{\"applinks\": ".utf8) + [0xE9] + Array("}".utf8))
     #expect(latin1.contains("unexpected byte 0xE9"), "\(latin1)")
     let key = folder.appendingPathComponent("encrypted.pem")

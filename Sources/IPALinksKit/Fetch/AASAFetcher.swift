@@ -352,9 +352,13 @@ public final class AASAFetcher: Sendable {
     result.httpStatus = exchange.status
     result.contentType = exchange.header("Content-Type")
     if source == .cdn {
-      result.appleFailureReason = exchange.header("Apple-Failure-Reason")
-      result.appleFailureDetails = exchange.header("Apple-Failure-Details")
-      result.appleFrom = exchange.header("Apple-From")
+      // The CDN's words, at most a line: a server can send 60 KB of them, which every report would repeat.
+      func line(_ name: String) -> String? {
+        exchange.header(name).map { $0.count > 300 ? String($0.prefix(300)) + "… (cut at 300 characters)" : $0 }
+      }
+      result.appleFailureReason = line("Apple-Failure-Reason")
+      result.appleFailureDetails = line("Apple-Failure-Details")
+      result.appleFrom = line("Apple-From")
     }
   }
 

@@ -83,6 +83,11 @@ struct JSONReader {
 
   static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
     var reader = JSONReader(bytes)
+    // A gzip stream (a server that compresses what was not asked to be) starts 1F 8B, and has NUL bytes too.
+    if bytes.starts(with: [0x1F, 0x8B]) {
+      throw reader.error(
+        "the body is gzip-compressed (Content-Encoding: gzip, which was not asked for), not JSON", at: 0)
+    }
     // UTF-16 and UTF-32 start with their byte order mark or a NUL byte: said as such, not as a strange character.
     if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) || bytes.prefix(4).contains(0) {
       throw reader.error("the text is UTF-16 or UTF-32, not UTF-8", at: 0)

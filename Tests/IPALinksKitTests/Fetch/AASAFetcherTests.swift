@@ -253,6 +253,20 @@ struct AASAFetcherTests {
     }
   }
 
+  /// The CDN's headers are kept to a line: a server's 60 KB of them were repeated whole in the text, the JSON and
+  /// the one stderr line.
+  @Test func cdnFailureHeadersAreKeptToALine() async throws {
+    try await H.run { h in
+      h.server.respond(
+        host: AASAFetcher.cdnHost, path: "/a/v1/example.test",
+        with: .status(404, headers: [("Apple-Failure-Details", String(repeating: "x", count: 60_000))]))
+      let result = try await h.fetch("example.test", h.options(source: .cdn))
+      #expect(result.status == .notFound)
+      #expect(result.appleFailureDetails == String(repeating: "x", count: 300) + "… (cut at 300 characters)")
+      #expect(result.message.count < 1_000, "\(result.message.count)")
+    }
+  }
+
   @Test func cdnSuccessCarriesAppleFrom() async throws {
     try await H.run { h in
       h.server.respond(
