@@ -217,8 +217,11 @@ struct OutputEscapingTests {
     #expect(patternLines.count == 1 + rules.count)
     #expect(patterns.split(whereSeparator: \.isNewline).count == patternLines.count)
     #expect(patternLines.allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 5 })
-    // A payload without control characters is written as it is.
+    // A payload without control characters is written as it is; one with them, with each escaped as `aasa show`
+    // writes it (they were spaces, so `/p\u{2028}` read as `/p `).
     #expect(patternLines.contains { $0.hasSuffix("\tmatch\t</script>\t/p</script>") })
+    #expect(patternLines.contains { $0.contains("\tmatch\t\\u{2028}\t/p\\u{2028}") }, "\(patternLines)")
+    #expect(patternLines.contains { $0.contains("\\u{a}fatalError(") }, "\(patternLines)")
 
     let domains = renderer.domains()
     let domainLines = domains.split(separator: "\n", omittingEmptySubsequences: false).dropLast()

@@ -283,12 +283,11 @@ public struct BlocklistRenderer: Sendable {
     return (out, notes)
   }
 
-  /// `s` as one field of one line: every character ``TerminalText`` escapes (C0 and C1 controls, DEL, bidi
-  /// controls, the NEL, U+2028 and U+2029 some readers split lines on) becomes a space, so a list written to a file
-  /// or a pipe carries none either.
-  static func tabSafe(_ s: String) -> String {
-    String(String.UnicodeScalarView(s.unicodeScalars.map { TerminalText.needsEscape($0) ? " " : $0 }))
-  }
+  /// `s` as one field of one line: every character ``TerminalText`` escapes (tabs and line feeds too, C0 and C1
+  /// controls, DEL, bidi controls, the NEL, U+2028 and U+2029 some readers split lines on) written as its `\u{…}`
+  /// escape, as `aasa show` writes it, so a list written to a file or a pipe carries none, and a rule reads as the
+  /// file has it rather than with a space that looks like one.
+  static func tabSafe(_ s: String) -> String { TerminalText.escape(s) }
 
   // MARK: - Guards
 
