@@ -144,8 +144,9 @@ struct URLFilterTranslator {
         constraints.append(alternatives)
       }
       if !constraints.isEmpty {
+        // Checking one occurrence takes more URLs than iOS does: a match rule blocks more, an exception spares more.
         note(
-          direction == .wider ? .narrower : .wider,
+          direction == .wider ? .wider : .narrower,
           "a query item repeated in a URL must match in every occurrence; the filter checks one occurrence")
         let orders = permutations(constraints.count)
         var list: [String] = []
