@@ -11,7 +11,7 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
   case ipAddress
   /// A port, which entries cannot carry.
   case port
-  /// A `/`, or a `*` anywhere but a leading `*.`.
+  /// A character no host name holds (`/`, a space, `@`, `#`, `%`, a control), or a `*` anywhere but a leading `*.`.
   case invalidCharacter
   /// An empty label: a leading or trailing dot, or two dots in a row.
   case emptyLabel
@@ -32,7 +32,8 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
     case .noHost: "no host"
     case .ipAddress: "an IP address cannot be an associated domain"
     case .port: "ports are not supported"
-    case .invalidCharacter: "host contains \"/\" or a misplaced \"*\""
+    case .invalidCharacter:
+      "host contains a character no host name holds (such as \"/\", a space or \"@\"), or a misplaced \"*\""
     case .emptyLabel: "host has an empty label"
     case .wildcardOverTopLevelDomain: "a wildcard over a bare top-level domain"
     case .noDot: "host has no dot"
@@ -187,8 +188,14 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
     let pattern = LinkRuntime.HostPattern(rest)
     (d.host, d.wildcard) = (pattern.host, pattern.wildcard)
     let host = pattern.host
+    // Letters, digits, `-`, `_` and dots; a `:` is a port, said below; past ASCII, the punycode warning below.
+    let foreign = host.unicodeScalars.contains { c in
+      c.isASCII && !(("a"..."z").contains(c) || ("0"..."9").contains(c) || "-_.:*/[]".unicodeScalars.contains(c))
+    }
     if host.isEmpty {
       reject(.noHost, .domainEmptyHost)
+    } else if foreign {
+      reject(.invalidCharacter, .domainInvalidHost)
     } else if host.hasPrefix("[") || isIPv4(host) {
       reject(.ipAddress, .domainIPAddress)
     } else if host.contains(":") {

@@ -46,6 +46,22 @@ struct AssociatedDomainTests {
       code: .domainUnknownMode),
     Case(raw: "newservice:example.com", service: "newservice", host: "example.com", code: .domainUnknownService),
     Case(raw: "applinks:bücher.example", service: "applinks", host: "bücher.example", code: .domainNotPunycode),
+    // Characters no host name holds: these were active, fetched, and a DNS error made the input partial.
+    Case(
+      raw: "applinks:ex ample.com", service: "applinks", host: "ex ample.com", active: false, code: .domainInvalidHost),
+    Case(
+      raw: "applinks:user@example.com", service: "applinks", host: "user@example.com", active: false,
+      code: .domainInvalidHost),
+    Case(
+      raw: "applinks:example.com#frag", service: "applinks", host: "example.com#frag", active: false,
+      code: .domainInvalidHost),
+    Case(
+      raw: "applinks:ex\u{1b}[31mample.com", service: "applinks", host: "ex\u{1b}[31mample.com", active: false,
+      code: .domainInvalidHost),
+    Case(
+      raw: "applinks:example.com\nwebcredentials:evil.com", service: "applinks",
+      host: "example.com\nwebcredentials:evil.com", active: false, code: .domainInvalidHost),
+    Case(raw: "applinks:under_score.example.com", service: "applinks", host: "under_score.example.com"),
   ]
 
   @Test(arguments: cases) func parses(_ c: Case) {
