@@ -88,8 +88,10 @@ public struct TextReporter: Sendable {
   /// failed, and the rules in the order iOS tries them.
   private func domainLines(_ d: AssociatedDomain) -> [String] {
     let style = self.style
-    let name = "    " + style.bold(clean(d.service.name + ":" + d.label))
-    let nameWidth = 4 + d.service.name.count + 1 + clean(d.label).count
+    // An entry without a service (`applinks` alone) is shown as written, not as `:applinks`.
+    let shown = clean(d.service.name.isEmpty ? d.raw : d.service.name + ":" + d.label)
+    let name = "    " + style.bold(shown)
+    let nameWidth = 4 + shown.count
     var lines: [String] = []
     if let aasa = d.aasa {
       let label: String

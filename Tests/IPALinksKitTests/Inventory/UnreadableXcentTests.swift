@@ -25,3 +25,22 @@ struct UnreadableXcentTests {
     #expect(Inspector().inspect(path: try readable.zip("a.ipa")).status == .complete)
   }
 }
+
+/// An entry without a service is shown as the entitlement writes it: `applinks` alone read `:applinks`.
+struct EntryWithoutAServiceTests {
+  @Test func isShownAsWritten() throws {
+    let zip = try ZipTool()
+    defer { zip.cleanUp() }
+    let xcent = """
+      <plist><dict><key>com.apple.developer.associated-domains</key>
+      <array><string>applinks</string><string>applinks:a.example.com</string></array></dict></plist>
+      """
+    try zip.writeApp(xcent: Array(xcent.utf8))
+    try zip.write("Payload/A.app/A", makeMachO(signature: nil))
+    let text = TextReporter(useColor: false).render(Inspector().inspect(path: try zip.zip("a.ipa")))
+    let lines = text.split(separator: "\n").map(String.init)
+    #expect(lines.contains("    applinks"), "\(text)")
+    #expect(!text.contains(":applinks"), "\(text)")
+    #expect(lines.contains { $0.hasPrefix("    applinks:a.example.com") }, "\(text)")
+  }
+}
