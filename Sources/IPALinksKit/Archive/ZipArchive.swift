@@ -106,6 +106,8 @@ public final class ZipArchive: FileContainer {
   }
 
   private func loadNames(limit: Int) throws(ArchiveError) {
+    // A set beside the list: a million entries of one name must not be a million searches of the list.
+    var duplicated = Set<String>()
     let count = zip_get_num_entries(handle, 0)
     guard count >= 0 else { throw .notAZip(file: name, detail: "cannot count entries") }
     guard count <= limit else {
@@ -123,7 +125,7 @@ public final class ZipArchive: FileContainer {
       if indexByPath[entry] == nil {
         indexByPath[entry] = index
         paths.append(entry)
-      } else if !duplicatePaths.contains(entry) {
+      } else if duplicated.insert(entry).inserted {
         duplicatePaths.append(entry)
       }
     }
