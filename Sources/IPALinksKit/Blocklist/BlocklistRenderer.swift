@@ -250,7 +250,8 @@ public struct BlocklistRenderer: Sendable {
       blocklist.apps.flatMap { app in
         app.scopes.filter { $0.rules.rules.contains { !$0.exclude } }.map(\.label)
       })
-    return hosts.sorted().map { Self.tabSafe($0) + "\n" }.joined()
+    // One field a line: what TerminalText escapes (tabs and line feeds too) is written as `\u{…}`, as `aasa show` does.
+    return hosts.sorted().map { TerminalText.escape($0) + "\n" }.joined()
   }
 
   /// Every rule as a tab-separated line: app, entry, `open` or `exclude`, the rule, its pointer; in the order iOS
@@ -263,7 +264,7 @@ public struct BlocklistRenderer: Sendable {
           let action = rule.exclude ? "exclude" : "match"
           out +=
             [app.appID, scope.label, action, rule.reference.pattern, rule.reference.pointer]
-            .map(Self.tabSafe).joined(separator: "\t") + "\n"
+            .map { TerminalText.escape($0) }.joined(separator: "\t") + "\n"
         }
       }
     }
@@ -282,12 +283,6 @@ public struct BlocklistRenderer: Sendable {
     }
     return (out, notes)
   }
-
-  /// `s` as one field of one line: every character ``TerminalText`` escapes (tabs and line feeds too, C0 and C1
-  /// controls, DEL, bidi controls, the NEL, U+2028 and U+2029 some readers split lines on) written as its `\u{…}`
-  /// escape, as `aasa show` writes it, so a list written to a file or a pipe carries none, and a rule reads as the
-  /// file has it rather than with a space that looks like one.
-  static func tabSafe(_ s: String) -> String { TerminalText.escape(s) }
 
   // MARK: - Guards
 
@@ -399,10 +394,10 @@ public struct BlocklistRenderer: Sendable {
     return lines.map { "// " + Self.commentSafe($0) }.joined(separator: "\n") + "\n"
   }
 
-  /// `s` as one `//` comment line of Swift or JavaScript: as ``tabSafe(_:)``, with `*/` broken and a space after
+  /// `s` as one `//` comment line of Swift or JavaScript: escaped as ``TerminalText/escape(_:keepingLineBreaks:)`` escapes it, with `*/` broken and a space after
   /// every `<`, since `</script`, `<script` and `<!--` change where a script inlined in HTML ends.
   static func commentSafe(_ s: String) -> String {
-    tabSafe(s).replacingOccurrences(of: "*/", with: "* /").replacingOccurrences(of: "<", with: "< ")
+    TerminalText.escape(s).replacingOccurrences(of: "*/", with: "* /").replacingOccurrences(of: "<", with: "< ")
   }
 }
 
