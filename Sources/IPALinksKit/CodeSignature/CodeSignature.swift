@@ -71,6 +71,8 @@ public enum CodeSignatureReader {
   public static let maximumBlobCount: UInt32 = 64
   /// Entitlement blobs are kilobytes; this bounds what a hostile signature can make us allocate.
   public static let maximumEntitlementsSize = 1 << 20
+  /// Signing and team identifiers are short reverse-DNS names; a longer one is read as malformed, not allocated.
+  public static let maximumStringSize = 1024
 
   static let superBlobMagic: UInt32 = 0xfade_0cc0
   static let codeDirectoryMagic: UInt32 = 0xfade_0c02
@@ -82,7 +84,7 @@ public enum CodeSignatureReader {
     guard let range = slice.codeSignature else { return nil }
     let file = source.name
     let start = slice.offset + UInt64(range.offset)
-    let length = UInt64(range.size)
+    var length = UInt64(range.size)
     guard UInt64(range.offset) < slice.size, length <= slice.size - UInt64(range.offset), start + length <= source.size
     else {
       throw CodeSignatureError.outOfRange(
@@ -100,6 +102,14 @@ public enum CodeSignatureReader {
     guard magic == superBlobMagic else {
       throw CodeSignatureError.badMagic(file: file, what: "SuperBlob", magic: magic)
     }
+    // The kernel (xnu's cs_validate_csblob) takes the SuperBlob's own length as the signature's extent, refuses
+    // one shorter than its header or longer than the range, and requires every blob to lie inside it.
+    let superBlobLength = header.u32(4, bigEndian: true)!
+    guard superBlobLength >= 12, UInt64(superBlobLength) <= length else {
+      throw CodeSignatureError.malformed(
+        file: file, what: "SuperBlob length \(superBlobLength), signature range \(length) bytes")
+    }
+    length = UInt64(superBlobLength)
     let count = header.u32(8, bigEndian: true)!
     guard count <= maximumBlobCount else {
       throw CodeSignatureError.malformed(file: file, what: "SuperBlob claims \(count) blobs, limit \(maximumBlobCount)")
@@ -177,15 +187,26 @@ public enum CodeSignatureReader {
     let version = h.u32(8, bigEndian: true)!
     let identOffset = h.u32(0x14, bigEndian: true)!
     let hashType = h.u8(0x25)!
-    func string(at offset: UInt32) throws -> String? {
-      guard offset >= 8, offset < length else { return nil }
-      let available = min(1024, Int(length - offset))
-      return ByteReader(try read(UInt64(offset), available)).cString(0, limit: available)
+    // As xnu's cs_validate_codedirectory: each string starts inside the CodeDirectory and ends with a NUL
+    // inside it, or the kernel refuses the signature; reading "" or nil instead would pass a broken identity.
+    func string(_ name: String, at offset: UInt32) throws -> String {
+      guard offset < length else {
+        throw CodeSignatureError.malformed(
+          file: file, what: "CodeDirectory \(name) at offset \(offset), past its \(length) bytes")
+      }
+      let available = min(maximumStringSize, Int(length - offset))
+      guard let value = ByteReader(try read(UInt64(offset), available)).cString(0, limit: available) else {
+        let why =
+          Int(length - offset) > maximumStringSize
+          ? "longer than \(maximumStringSize) bytes" : "without a terminating NUL inside the CodeDirectory"
+        throw CodeSignatureError.malformed(file: file, what: "CodeDirectory \(name) \(why)")
+      }
+      return value
     }
-    let identifier = try string(at: identOffset) ?? ""
+    let identifier = try string("identifier", at: identOffset)
     var team: String?
     if version >= 0x20200, let teamOffset = h.u32(0x30, bigEndian: true), teamOffset != 0 {
-      team = try string(at: teamOffset)
+      team = try string("team identifier", at: teamOffset)
     }
     return CodeDirectory(slot: slot, version: version, hashType: hashType, identifier: identifier, teamID: team)
   }
