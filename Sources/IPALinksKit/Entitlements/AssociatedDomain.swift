@@ -15,6 +15,8 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
   case invalidCharacter
   /// An empty label: a leading or trailing dot, or two dots in a row.
   case emptyLabel
+  /// A label over 63 characters or a name over 253, which DNS cannot carry.
+  case tooLong
   /// A wildcard over a bare top-level domain (`*.com`).
   case wildcardOverTopLevelDomain
   /// A host without a dot.
@@ -35,6 +37,7 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
     case .invalidCharacter:
       "host contains a character no host name holds (such as \"/\", a space or \"@\"), or a misplaced \"*\""
     case .emptyLabel: "host has an empty label"
+    case .tooLong: "host has a label over 63 characters or is over 253 characters, which DNS cannot carry"
     case .wildcardOverTopLevelDomain: "a wildcard over a bare top-level domain"
     case .noDot: "host has no dot"
     case .appclipsWildcard: "appclips does not allow wildcards"
@@ -206,6 +209,12 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
       d.wildcard ? reject(.wildcardOverTopLevelDomain, .domainBareTLD) : reject(.noDot, .domainNoDot)
     } else if host.hasPrefix(".") || host.hasSuffix(".") || host.contains("..") {
       reject(.emptyLabel, .domainInvalidHost)
+    } else if host.allSatisfy(\.isASCII),
+      host.utf8.count > 253 || host.split(separator: ".").contains(where: { $0.utf8.count > 63 })
+    {
+      // No lookup can succeed, so the entry is inactive rather than a DNS failure that made the input partial.
+      // Past ASCII the length is the punycode form's, which the punycode warning below already asks for.
+      reject(.tooLong, .domainInvalidHost)
     }
     if d.wildcard && d.service == .appclips {
       reject(.appclipsWildcard, .domainAppclipsWildcard)

@@ -62,6 +62,20 @@ struct AssociatedDomainTests {
       raw: "applinks:example.com\nwebcredentials:evil.com", service: "applinks",
       host: "example.com\nwebcredentials:evil.com", active: false, code: .domainInvalidHost),
     Case(raw: "applinks:under_score.example.com", service: "applinks", host: "under_score.example.com"),
+    // DNS carries labels of up to 63 characters and names of up to 253: these failed at the lookup, partial.
+    Case(
+      raw: "applinks:\(String(repeating: "a", count: 63)).example.com", service: "applinks",
+      host: "\(String(repeating: "a", count: 63)).example.com"),
+    Case(
+      raw: "applinks:\(String(repeating: "a", count: 64)).example.com", service: "applinks",
+      host: "\(String(repeating: "a", count: 64)).example.com", active: false, code: .domainInvalidHost),
+    Case(
+      raw: "applinks:" + Array(repeating: String(repeating: "b", count: 49), count: 5).joined(separator: "."),
+      service: "applinks", host: Array(repeating: String(repeating: "b", count: 49), count: 5).joined(separator: ".")),
+    Case(
+      raw: "applinks:" + Array(repeating: String(repeating: "b", count: 50), count: 5).joined(separator: "."),
+      service: "applinks", host: Array(repeating: String(repeating: "b", count: 50), count: 5).joined(separator: "."),
+      active: false, code: .domainInvalidHost),
   ]
 
   @Test(arguments: cases) func parses(_ c: Case) {
