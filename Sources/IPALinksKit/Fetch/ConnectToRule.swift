@@ -57,8 +57,11 @@ public struct ConnectToRule: Sendable, Hashable, CustomStringConvertible {
         }
         return field.value.lowercased()
       }
-      guard HostName.validated(field.value) != nil else { throw fail("\(name) \"\(field.value)\" is not a host name") }
-      return field.value.lowercased()
+      // A fully qualified name's final dot is taken as `fetch` takes it: `example.com.` is `example.com`.
+      guard let host = HostName.validated(HostArgument.normalized(field.value)) else {
+        throw fail("\(name) \"\(field.value)\" is not a host name")
+      }
+      return host
     }
     func port(_ field: (value: String, bracketed: Bool), _ name: String) throws(AASAFetchError) -> Int? {
       if field.value.isEmpty && !field.bracketed { return nil }

@@ -19,6 +19,11 @@ struct ConnectToRuleTests {
       ConnectToRule(fromHost: "2001:db8::1", fromPort: 443, toHost: "::ffff:127.0.0.1", toPort: 1)
     ),
     ("a.test:65535:b.test:65535", ConnectToRule(fromHost: "a.test", fromPort: 65535, toHost: "b.test", toPort: 65535)),
+    // A fully qualified name, which `fetch` takes for the same host: it was "not a host name".
+    (
+      "Example.com.:443:mirror.test.:1",
+      ConnectToRule(fromHost: "example.com", fromPort: 443, toHost: "mirror.test", toPort: 1)
+    ),
   ])
   func validRulesParse(text: String, expected: ConnectToRule) throws {
     #expect(try ConnectToRule.parse(text) == expected)
@@ -28,7 +33,7 @@ struct ConnectToRuleTests {
     "", "example.com", "example.com:443", "example.com:443:127.0.0.1", "a:443:b:443:c", "example.com:443:::1:8443",
     "example.com:0:b:1", "example.com:65536:b:1", "example.com:http:b:1", "example.com:-1:b:1", "example.com:443:b:+1",
     "[::1:443:b:1", "[]:443:b:1", "[not-ipv6]:443:b:1", "[::1]x:443:b:1", "exa mple:443:b:1", "a/b:443:c:1",
-    "a:443:b:00000000443",
+    "a:443:b:00000000443", "a..:443:b:1", ".:443:b:1",
   ])
   func badRulesAreRejectedWithTheRuleInTheMessage(text: String) {
     #expect(throws: AASAFetchError.self) { try ConnectToRule.parse(text) }
