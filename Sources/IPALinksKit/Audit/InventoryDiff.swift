@@ -151,6 +151,12 @@ public struct InventoryDiff: Sendable, Encodable {
   /// How many sample URLs were compared.
   public var urlsCompared: Int
 
+  /// Whether the old side, or the new, was read only in part: an input, an inventory line or an AASA file that
+  /// could not be read, so a bundle or rule told as removed or added may be one that was not read.
+  public var oldPartial = false
+  /// The same for the new side.
+  public var newPartial = false
+
   /// Whether anything differs; `ipalinks diff` exits 1 when it does, like `diff`.
   public var hasDifferences: Bool { !bundles.isEmpty || !verdicts.isEmpty }
 
@@ -171,12 +177,17 @@ public struct InventoryDiff: Sendable, Encodable {
     }
   }
 
-  private enum CodingKeys: String, CodingKey { case differences, bundles, files, verdicts, urlsCompared }
+  private enum CodingKeys: String, CodingKey {
+    case differences, oldPartial, newPartial, bundles, files, verdicts, urlsCompared
+  }
 
   /// Writes a `differences` flag before the lists, so a script can check one field.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(hasDifferences, forKey: .differences)
+    // A script that reads `differences` alone would take a lost line for a removed app: these say so.
+    try c.encode(oldPartial, forKey: .oldPartial)
+    try c.encode(newPartial, forKey: .newPartial)
     try c.encode(bundles, forKey: .bundles)
     try c.encode(files, forKey: .files)
     try c.encode(verdicts, forKey: .verdicts)

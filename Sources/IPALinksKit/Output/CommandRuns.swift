@@ -25,8 +25,9 @@ extension InventoryDiff {
   }
 
   /// `diff`: compares the two sides, writes the difference in `format`, and warns when a side is partial. Returns
-  /// diff(1)'s exit code: 0 no differences; 1 differences; 2 a side has no readable bundle, which would make
-  /// everything look added or removed.
+  /// diff(1)'s exit code: 0 no differences; 1 differences; 2 trouble, whatever the differences: a side has no
+  /// readable bundle, which would make everything look added or removed, or an input (or an inventory's line) of a
+  /// side gave nothing, so that an app it held would look removed or added.
   public static func compare(
     _ old: LoadedInventory, _ new: LoadedInventory, urls: [String], format: DocumentFormat
   ) -> Int32 {
@@ -34,12 +35,15 @@ extension InventoryDiff {
       Terminal.warn("nothing to compare: a side has no readable bundle")
       return 2
     }
-    let diff = InventoryDiff(
+    var diff = InventoryDiff(
       old: ClaimsIndex(reports: old.reports), new: ClaimsIndex(reports: new.reports), urls: urls)
+    (diff.oldPartial, diff.newPartial) = (old.partial, new.partial)
     Terminal.write(diff.rendered(format, style: Terminal.style))
     if old.partial || new.partial {
-      Terminal.warn("warning: a side is partial; differences may come from what could not be read")
+      let sides = old.partial && new.partial ? "both sides are" : old.partial ? "the old side is" : "the new side is"
+      Terminal.warn("warning: \(sides) partial; differences may come from what could not be read")
     }
+    if old.unreadable > 0 || new.unreadable > 0 { return 2 }
     return diff.hasDifferences ? 1 : 0
   }
 }
