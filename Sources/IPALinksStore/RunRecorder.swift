@@ -106,6 +106,8 @@ public actor RunRecorder {
     struct Retrieval: Sendable {
       let request: AASARequest
       let result: AASAFetchResult
+      /// The answer's status as reports give it (``AASARetrieval/answer``): what the `status` column records.
+      let status: AASAFetchResult.Status
       let sha256: String?
       let body: Data?
       let json: String
@@ -161,7 +163,8 @@ public actor RunRecorder {
       let (json, findings) = (CanonicalJSON.text(result), CanonicalJSON.text(retrieval.findings))
       let sha256 = body.map { hex(SHA256.hash(data: $0)) }
       return Prepared.Retrieval(
-        request: request, result: result, sha256: sha256, body: body.map { Data($0) }, json: json,
+        request: request, result: result, status: retrieval.answer.status, sha256: sha256, body: body.map { Data($0) },
+        json: json,
         findings: findings, observation: StoreObservations.retrievalKey(result: json, findings: findings, file: sha256))
     }
     let diagnostics = CanonicalJSON.text(report.diagnostics)
@@ -441,13 +444,13 @@ public actor RunRecorder {
       columns: ["run_id", "host", "developer_mode", "retrieved_at", "status", "settles", "observation"],
       rows: retrievals.map { r, observed in
         [
-          run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.result.status.rawValue,
-          AuditStore.settles(r.result.status) ? 1 : 0, observations[r.observation] ?? 0,
+          run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.status.rawValue,
+          AuditStore.settles(r.status) ? 1 : 0, observations[r.observation] ?? 0,
         ]
       },
       returning: ["id", "host", "developer_mode"])
     // Each host's latest retrieval, and its latest one that settles what the file is, which the latest state reads.
-    let definite = Set(retrievals.filter { AuditStore.settles($0.retrieval.result.status) }.map(\.retrieval.request))
+    let definite = Set(retrievals.filter { AuditStore.settles($0.retrieval.status) }.map(\.retrieval.request))
     let observed = Dictionary(retrievals.map { ($0.retrieval.request, $0.observed) }, uniquingKeysWith: { a, _ in a })
     var latest: [(request: AASARequest, definite: Int, row: [any Encodable & Sendable])] = []
     for row in rows {
@@ -676,11 +679,12 @@ extension AuditStore {
   }
 
   /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
-  /// state: a definite answer, except those a captive portal, a proxy or a rebinding DNS gives as readily as the
-  /// site (a redirect, a body over the limit, a private address), which are kept as retrievals but never unblock a
+  /// state: a definite answer, except those a captive portal, a proxy, a rebinding DNS or an error page gives as
+  /// readily as the site (a redirect, a body over the limit, a private address, a 2xx whose body is no AASA file:
+  /// a login page, a firewall's challenge, a file cut short), which are kept as retrievals but never unblock a
   /// link a good file opened.
   public static func settles(_ status: AASAFetchResult.Status) -> Bool {
-    status.isDefinite && ![.redirect, .tooLarge, .refusedPrivateAddress].contains(status)
+    status.isDefinite && ![.redirect, .tooLarge, .refusedPrivateAddress, .invalidJSON].contains(status)
   }
 
   /// Runs `body`, turning a driver's error into one naming the store, with any password masked.

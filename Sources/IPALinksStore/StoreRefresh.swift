@@ -24,9 +24,9 @@ public struct Refresh: Sendable, Encodable {
     case unchanged
     /// The first definite answer the store has for the host: nothing to compare with.
     case first
-    /// No answer that settles what the file is (a timeout, DNS, TLS, offline; or a redirect, a body over the limit or
-    /// a private address, which a captive portal or a rebinding DNS gives as readily as the site): the last one that
-    /// did stays current.
+    /// No answer that settles what the file is (a timeout, DNS, TLS, offline; or a redirect, a body over the limit,
+    /// a private address or a body that is no AASA file, which a captive portal, a rebinding DNS or an error page
+    /// gives as readily as the site): the last one that did stays current.
     case stale
     /// An answer the store could not record, as it was lost midway (the refresh exits 2): the store keeps what it
     /// held for the host.
@@ -207,7 +207,12 @@ extension AuditStore {
       }
       // Whether this batch is in the store: a comparison that fails below loses the store, not the batch.
       let recorded = refresh.problem == nil
-      for (request, result) in batch {
+      for (request, fetched) in batch {
+        // Compared as reports give it: a 2xx whose body is no AASA file is `invalid-json`, not a file.
+        var result = fetched
+        if let answer = retrievals[request]?.answer, answer.status != fetched.status {
+          (result.status, result.message) = (answer.status, answer.message)
+        }
         var host: Refresh.Host
         do throws(Failure) {
           // Once the store is gone, a recorded answer is not compared with a file that cannot be read: each try

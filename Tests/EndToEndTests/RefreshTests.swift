@@ -127,19 +127,33 @@ import Testing
     #expect(shop["outcome"] as? String == "stale" && shop["status"] as? String == "timeout")
     #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
 
-    // A redirect and a body announced at 50 MB are what a captive portal or a proxy gives as readily as the site:
-    // recorded, but the last good file stays current.
+    // A redirect, a body announced at 50 MB, and a 200 whose body is no AASA file (a login page, nothing, a file
+    // cut short) are what a captive portal, a proxy or an error page gives as readily as the site: recorded with
+    // their status, but the last good file stays current. The invalid bodies were recorded as `ok` and compared as
+    // a file that lists no app: `changed`, exit 1, and every link of the host unblocked.
+    let page = TestResponse(
+      status: 200, headers: [("Content-Type", "text/html")], body: .full(Array("<html>Wi-Fi login</html>".utf8)))
     for (response, status) in [
       (TestResponse.status(302, headers: [("Location", "https://portal.test/login")]), "redirect"),
       (TestResponse(body: .stall(prefix: Array("{".utf8), declaredLength: 50_000_000)), "too-large"),
+      (page, "invalid-json"), (TestResponse.json(""), "invalid-json"),
+      (TestResponse.json("{\"applinks\": {\"details\": ["), "invalid-json"),
     ] {
       server.respond(host: "shop.example.com", path: path, with: response)
       let hostile = try CLI.run(refresh)
       #expect(hostile.status == 0, "\(hostile.stderr)")
       let host = try #require(try Self.hosts(hostile)["shop.example.com"])
       #expect(host["outcome"] as? String == "stale" && host["status"] as? String == status, "\(host)")
+      if status == "invalid-json" {
+        #expect((host["message"] as? String)?.hasPrefix("not a valid AASA file: ") == true, "\(host)")
+      }
       #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
     }
+    let statuses = try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
+      try await store.sqlRows(
+        "SELECT status || ' ' || settles FROM retrievals WHERE host = 'shop.example.com' ORDER BY id DESC LIMIT 3")
+    }
+    #expect(statuses == Array(repeating: "invalid-json 0", count: 3), "\(statuses)")
     // Without --allow-private the loopback server is a private address: every host stale, nothing changes.
     let unplugged = try CLI.run(refresh.filter { $0 != "--allow-private" })
     #expect(unplugged.status == 2, "\(unplugged.stderr)")

@@ -33,7 +33,7 @@ public actor SharedAASAFetches {
       let task = Task {
         await fetcher.fetch(new).mapValues { result in
           let parsed = ParsedAASA(result)
-          return (parsed: parsed, raw: keep ? AASARetrieval(result: result, findings: parsed.findings) : nil)
+          return (parsed: parsed, raw: keep ? AASARetrieval(result: result, parsed: parsed) : nil)
         }
       }
       for request in new { started[request] = task }
@@ -60,15 +60,19 @@ public struct AASARetrieval: Sendable {
   public var result: AASAFetchResult
   /// The validator's findings about the file, whatever app reads it.
   public var findings: [AASADiagnostic]
+  /// The answer as every report gives it (``ParsedAASA/answer``): `invalid-json` or `over-limit` for a 2xx whose
+  /// body is no AASA file, with the reason; otherwise ``result`` without its body.
+  public var answer: AASAFetchResult
 
-  /// A retrieval whose file was already validated.
-  public init(result: AASAFetchResult, findings: [AASADiagnostic]) {
+  /// A retrieval whose file was already parsed and validated.
+  public init(result: AASAFetchResult, parsed: ParsedAASA) {
     self.result = result
-    self.findings = findings
+    findings = parsed.findings
+    answer = parsed.answer
   }
 
-  /// A retrieval whose file is validated here.
+  /// A retrieval whose file is parsed and validated here.
   public init(_ result: AASAFetchResult) {
-    self.init(result: result, findings: ParsedAASA(result).findings)
+    self.init(result: result, parsed: ParsedAASA(result))
   }
 }

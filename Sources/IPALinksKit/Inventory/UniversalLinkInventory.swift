@@ -116,10 +116,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     guard parsed.result.status == .ok, parsed.hadBody else { return aasa }
     aasa.diagnostics = parsed.fileDiagnostics
     guard let file = parsed.file else {
-      aasa.fetch.status = parsed.overLimit ? .overLimit : .invalidJSON
-      aasa.fetch.message =
-        "\(parsed.result.host): \(parsed.overLimit ? "AASA file refused" : "not a valid AASA file"): "
-        + (parsed.parseError ?? "unreadable")
+      aasa.fetch = parsed.answer
       return aasa
     }
     let detail = appID.flatMap { parsed.firstDetails[$0] }
@@ -168,6 +165,17 @@ public struct ParsedAASA: Sendable {
   /// The detail iOS uses for each app the file's `applinks` lists (the first listing it), found once: looking it up
   /// in the details for each of a shared host's hundreds of apps costs as much as the rest of their evaluation.
   let firstDetails: [String: AppLinksDetail]
+  /// The answer as every report gives it: ``result``, or, for a 2xx whose body is no AASA file, `invalid-json`
+  /// (`over-limit` when one of our limits refused it) with the reason, which a store records and `refresh` compares.
+  public var answer: AASAFetchResult {
+    guard result.status == .ok, hadBody, file == nil else { return result }
+    var answer = result
+    answer.status = overLimit ? .overLimit : .invalidJSON
+    answer.message =
+      "\(result.host): \(overLimit ? "AASA file refused" : "not a valid AASA file"): \(parseError ?? "unreadable")"
+    return answer
+  }
+
   /// Refused by one of our limits rather than malformed.
   var overLimit: Bool {
     fileDiagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
