@@ -179,6 +179,8 @@ final class ScriptedHTTPHandler: ChannelInboundHandler {
 
   private let state: ServerState
   private var head: HTTPRequestHead?
+  /// The last answer asked for the connection to close on the next request (``TestResponse/closesOnNextRequest``).
+  private var closing = false
 
   init(state: ServerState) { self.state = state }
 
@@ -192,6 +194,12 @@ final class ScriptedHTTPHandler: ChannelInboundHandler {
         host: head.headers.first(name: "host"), method: head.method.rawValue, path: head.uri,
         headers: head.headers.map { ($0.name, $0.value) }, receivedAt: .now)
       let (index, response) = state.record(request, channel: ObjectIdentifier(context.channel))
+      if closing {
+        // Recorded, so a test sees it was sent, but lost with the connection, as a server's idle close loses it.
+        context.close(promise: nil)
+        return
+      }
+      closing = response.closesOnNextRequest
       if response.delay > .zero {
         context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(response.delay)) {
           self.send(response, index: index, context: context)

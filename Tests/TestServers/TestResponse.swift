@@ -15,6 +15,9 @@ public struct TestResponse: Sendable {
   public var status: Int
   public var headers: [(name: String, value: String)]
   public var body: Body
+  /// Keeps the connection open after this answer, without `Connection: close`, and closes it when the next request
+  /// arrives on it, unanswered: a server that closes an idle kept-alive connection as the client reuses it.
+  public var closesOnNextRequest = false
   /// Latency before the response head goes out.
   public var delay: Duration
 

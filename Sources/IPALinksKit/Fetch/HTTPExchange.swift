@@ -1,4 +1,5 @@
 internal import AsyncHTTPClient
+import Atomics
 import Foundation
 internal import NIOCore
 internal import NIOHTTP1
@@ -43,6 +44,9 @@ final class CappedBodyDelegate: HTTPClientResponseDelegate {
   }
 
   private let state: NIOLoopBoundBox<State>
+  /// Whether a response head arrived; read off the loop, after the request failed, to tell a request lost with its
+  /// connection from an answer cut short.
+  let answered = ManagedAtomic(false)
   private let cap: Int
   private let onRequestSent: (@Sendable () -> Void)?
 
@@ -66,6 +70,7 @@ final class CappedBodyDelegate: HTTPClientResponseDelegate {
 
   func didReceiveHead(task: HTTPClient.Task<HTTPExchange>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
     state.value.head = head
+    answered.store(true, ordering: .relaxed)
     if isSuccess, let announced = head.headers.first(name: "content-length").flatMap({ Int($0) }), announced > cap {
       return task.eventLoop.makeFailedFuture(BodyTooLarge(exchange: exchange(), bytes: announced, announced: true))
     }
@@ -138,20 +143,44 @@ enum HTTPClients {
     request.headers.add(name: "User-Agent", value: "ipalinks (AASA retrieval)")
     request.headers.add(name: "Accept", value: "*/*")
     for (name, value) in extraHeaders { request.headers.add(name: name, value: value) }
-    let eventLoop = client.eventLoopGroup.next()
-    let delegate = CappedBodyDelegate(cap: cap, eventLoop: eventLoop, onRequestSent: onRequestSent)
-    let task = client.execute(
-      request: request, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: deadline)
-    return try await withTaskCancellationHandler {
-      try await task.futureResult.get()
-    } onCancel: {
-      task.cancel()
+    // A server may close a kept-alive connection as the next request goes out on it (RFC 9112 §9.3.1), and such a
+    // request is lost before any answer; a GET is idempotent, so it is sent once more, on a new connection. Without
+    // this, a server that closes after each answer without saying so turned a root path's 404 into a connection
+    // error, one time in three.
+    var retried = false
+    while true {
+      let eventLoop = client.eventLoopGroup.next()
+      let delegate = CappedBodyDelegate(cap: cap, eventLoop: eventLoop, onRequestSent: onRequestSent)
+      let task = client.execute(
+        request: request, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: deadline)
+      do {
+        return try await withTaskCancellationHandler {
+          try await task.futureResult.get()
+        } onCancel: {
+          task.cancel()
+        }
+      } catch {
+        guard !retried, !delegate.answered.load(ordering: .relaxed), TransportFailure.isLostRequest(error),
+          !Task.isCancelled, NIODeadline.now() < deadline
+        else { throw error }
+        retried = true
+      }
     }
   }
 }
 
 /// Maps what AsyncHTTPClient, NIO and NIOSSL throw onto the report's statuses.
 enum TransportFailure {
+  /// Whether `error` is a connection that closed under a request: what a kept-alive connection the server closed
+  /// gives, and what a retry on a new connection may answer.
+  static func isLostRequest(_ error: any Error) -> Bool {
+    if let e = error as? HTTPClientError { return e == .remoteConnectionClosed }
+    if let e = error as? ChannelError { return [.eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed].contains(e) }
+    if let e = error as? IOError { return e.errnoCode == ECONNRESET || e.errnoCode == EPIPE }
+    if let e = error as? NIOSSLError { return e == .uncleanShutdown }
+    return false
+  }
+
   static func classify(_ error: any Error) -> (status: AASAFetchResult.Status, detail: String) {
     if let e = error as? HTTPClientError {
       switch e {

@@ -63,6 +63,28 @@ struct AASAFetcherTests {
     }
   }
 
+  /// A server that closes its kept-alive connection as the next request goes out loses that request unanswered: the
+  /// GET is sent once more on a new connection. It was a `connection-error` (partial) for a host that answers 404 and
+  /// then its file.
+  @Test func aRequestLostWithAKeptAliveConnectionIsSentAgain() async throws {
+    try await H.run { h in
+      var notFound = TestResponse.status(404)
+      notFound.closesOnNextRequest = true
+      h.server.respond(host: "example.test", path: H.wellKnown, with: notFound)
+      h.server.respond(host: "example.test", path: H.root, with: .json(H.sampleJSON))
+      let result = try await h.fetch("example.test", h.options())
+      #expect(result.status == .ok && result.source == .directRoot, "\(result.message)")
+      #expect(h.server.requests.map(\.path) == [H.wellKnown, H.root, H.root])
+      // An answer cut short after its head is not asked again: the server did answer.
+      h.server.respond(host: "cut.test", path: H.wellKnown, with: notFound)
+      h.server.respond(
+        host: "cut.test", path: H.root, with: TestResponse(body: .reset(prefix: Array("{".utf8), declaredLength: 64)))
+      let cut = try await h.fetch("cut.test", h.options())
+      #expect(cut.status == .connectionError, "\(cut.message)")
+      #expect(h.server.requests(host: "cut.test").map(\.path) == [H.wellKnown, H.root, H.root])
+    }
+  }
+
   @Test func movedPermanentlyIsReportedNotFollowed() async throws {
     try await H.run { h in
       h.server.respond(
