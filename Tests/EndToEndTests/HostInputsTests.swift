@@ -29,6 +29,17 @@ struct HostInputsTests {
     #expect(assumed.map { $0["host"] as? String } == ["shop.example.com", "example.com"])
     #expect(assumed.first?["appIds"] as? [String] == ["ST0REAPP42.com.example.store"])
 
+    // One app that both hosts' files list is one app with a scope per host, as its IPA gives: it was two apps of
+    // one app ID, each with one host.
+    let rules = folder.appendingPathComponent("rules.json")
+    let written = try CLI.run(["blocklist", "--hosts", hosts, "-f", "rules", "-o", rules.path] + Self.aasa)
+    #expect(written.stderr.contains(" for 1 app to \(rules.path)"), "\(written.stderr)")
+    let apps = try #require(
+      (try JSONSerialization.jsonObject(with: Data(contentsOf: rules)) as? [String: Any])?["apps"] as? [[String: Any]])
+    #expect(apps.map { $0["appID"] as? String } == ["ST0REAPP42.com.example.store"])
+    let scopes = (apps.first?["scopes"] as? [[String: Any]] ?? []).map { $0["host"] as? String ?? "" }
+    #expect(scopes == ["shop.example.com", "example.com"], "\(scopes)")
+
     // Beside the app's own IPA, its entitlements decide: the app is not added twice.
     let mixed = try CLI.run(
       ["blocklist", CLI.sample("Store.ipa"), "--host", "shop.example.com", "-f", "patterns", "-q"] + Self.aasa)

@@ -113,6 +113,9 @@ extension ClaimsIndex {
   public func linkingApps(uncovered: UncoveredDomains = .skip) -> (apps: [LinkingApp], unknown: [UnknownFile]) {
     var linking: [LinkingApp] = []
     var unknown: [UnknownFile] = []
+    // An app that several hosts' files list (hosts given alone) is one bundle per host; it is one app, with a scope
+    // per host, as an IPA's is, not one entry per host that counted it twice.
+    var fromHosts: [String: Int] = [:]
     for app in apps {
       let bundle = app.bundle
       guard let appID = bundle.appId else { continue }
@@ -135,7 +138,10 @@ extension ClaimsIndex {
           scopes.append(RuleScope(host: domain.host, wildcard: domain.wildcard, rules: .everyURL(appID: appID)))
         }
       }
-      if !scopes.isEmpty {
+      if !scopes.isEmpty, inputs[app.input].kind == .host, let first = fromHosts[appID] {
+        linking[first].scopes += scopes
+      } else if !scopes.isEmpty {
+        if inputs[app.input].kind == .host { fromHosts[appID] = linking.count }
         linking.append(
           LinkingApp(
             appID: appID, name: bundle.name ?? bundle.bundleId ?? appID, input: inputs[app.input].path,
