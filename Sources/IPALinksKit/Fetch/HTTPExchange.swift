@@ -192,11 +192,17 @@ enum TransportFailure {
     }
     if let e = error as? NIOSSLError {
       if e == .uncleanShutdown { return (.connectionError, "the connection was cut mid-response") }
+      if case .handshakeFailed(let inner) = e { return (.tlsError, "TLS failed: \(tlsReason(inner))") }
       return (.tlsError, "TLS failed: \(e)")
     }
-    if error is NIOSSLExtraError || error is BoringSSLError {
-      return (.tlsError, "TLS failed: \(error)")
+    if let e = error as? NIOSSLExtraError {
+      if e == .failedToValidateHostname {
+        return (.tlsError, "TLS failed: the server's certificate is not valid for this host name")
+      }
+      return (.tlsError, "TLS failed: \(e)")
     }
+    if let e = error as? BoringSSLError { return (.tlsError, "TLS failed: \(tlsReason(e))") }
+    if error is HTTPParserError { return (.connectionError, "the answer is not valid HTTP (\(error))") }
     if let e = error as? IOError {
       return (.connectionError, describe(errno: e.errnoCode, fallback: "\(e)"))
     }
@@ -214,6 +220,21 @@ enum TransportFailure {
       }
     }
     return (.connectionError, "\(error)")
+  }
+
+  /// BoringSSL's reason in words, without the error's numbers and the source path it was raised at (which named
+  /// the build's folder): `CERTIFICATE_VERIFY_FAILED` says why, the others say what they are.
+  static func tlsReason(_ error: BoringSSLError) -> String {
+    let text = "\(error)"
+    if text.contains("CERTIFICATE_VERIFY_FAILED") {
+      return "the server's certificate is not trusted: expired, not yet valid, or not signed by a trusted authority"
+    }
+    // `error:1000007d:SSL routines:OPENSSL_internal:REASON at /path/file.cc:320`
+    let reasons = text.split(separator: ":").compactMap { part -> String? in
+      let token = part.prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+      return token.count >= 4 && token.contains("_") ? token.lowercased().replacingOccurrences(of: "_", with: " ") : nil
+    }
+    return reasons.first ?? "the handshake failed"
   }
 
   private static func describe(errno code: Int32, fallback: String) -> String {

@@ -380,6 +380,11 @@ struct AASAFetcherTests {
       let result = try await h.fetch("example.test", options)
       #expect(result.status == .tlsError)
       #expect(h.server.requests.isEmpty)
+      // In words, without BoringSSL's numbers and the path of the source file it was raised at.
+      #expect(
+        result.message.hasSuffix(
+          ": TLS failed: the server's certificate is not trusted: expired, not yet valid, or not signed by a trusted "
+            + "authority"), "\(result.message)")
     }
   }
 
@@ -389,6 +394,9 @@ struct AASAFetcherTests {
       let result = try await h.fetch("example.test", h.options())
       #expect(result.status == .tlsError)
       #expect(h.server.requests.isEmpty)
+      #expect(
+        result.message.hasSuffix(": TLS failed: the server's certificate is not valid for this host name"),
+        "\(result.message)")
     }
   }
 
