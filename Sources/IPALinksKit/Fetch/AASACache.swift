@@ -72,18 +72,38 @@ struct AASACache: Sendable {
   }
 
   func read(kind: Kind, host: String) -> Entry? {
+    if case .entry(let entry) = lookUp(kind: kind, host: host) { return entry }
+    return nil
+  }
+
+  /// What the cache has for a host: its entry, nothing, or a file there that cannot be used, with why.
+  enum Lookup {
+    case entry(Entry)
+    case absent
+    case unusable(String)
+  }
+
+  /// The entry of `host`, or why a file in its place cannot be used (`--offline` says so rather than "not in the
+  /// cache", which a damaged entry is not).
+  func lookUp(kind: Kind, host: String) -> Lookup {
     let url = fileURL(kind: kind, host: host)
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-      attributes[.type] as? FileAttributeType == .typeRegular,
-      let size = attributes[.size] as? NSNumber, size.intValue <= maximumFileSize,
-      let data = try? Data(contentsOf: url)
-    else { return nil }
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return .absent }
+    guard attributes[.type] as? FileAttributeType == .typeRegular else {
+      return .unusable("\(url.path) is not a regular file")
+    }
+    guard let size = attributes[.size] as? NSNumber, size.intValue <= maximumFileSize else {
+      return .unusable("\(url.path) is over the \(maximumFileSize.byteCount) a cache entry holds")
+    }
+    guard let data = try? Data(contentsOf: url) else { return .unusable("\(url.path) cannot be read") }
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
-    guard let entry = try? decoder.decode(Entry.self, from: data), entry.version == 1, entry.host == host else {
-      return nil
+    guard let entry = try? decoder.decode(Entry.self, from: data) else {
+      return .unusable("\(url.path) is damaged (not an ipalinks cache entry)")
     }
-    return entry
+    guard entry.version == 1, entry.host == host else {
+      return .unusable("\(url.path) is an entry of another version or host")
+    }
+    return .entry(entry)
   }
 
   /// Writes atomically; returns why it could not, for the result's message.

@@ -138,6 +138,11 @@ public final class AASAFetcher: Sendable {
       if let cached {
         return Self.result(from: cached, host: host, note: "offline; cached copy from \(Self.stamp(cached.fetchedAt))")
       }
+      if case .unusable(let why) = cache?.lookUp(kind: kind, host: host) {
+        return AASAFetchResult(
+          host: host, status: .skippedOffline, source: kind == .cdn ? .cdn : .directWellKnown,
+          message: "\(host): skipped (offline), and its cached copy cannot be used: \(why)")
+      }
       return AASAFetchResult(
         host: host, status: .skippedOffline, source: kind == .cdn ? .cdn : .directWellKnown,
         message: "\(host): skipped (offline) and not in the cache"

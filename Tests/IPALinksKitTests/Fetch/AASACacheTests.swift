@@ -103,6 +103,27 @@ struct AASACacheTests {
     }
   }
 
+  /// A damaged entry is said to be one, with its path: it was "not in the cache".
+  @Test func offlineNamesACachedCopyThatCannotBeUsed() async throws {
+    try await H.run { h in
+      h.server.respond(host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON))
+      _ = try await h.fetch("example.test", h.options(cache: true))
+      let entry = AASACache(directory: h.cacheDirectory, maximumBodyBytes: 10).fileURL(
+        kind: .direct, host: "example.test")
+      try Data("{\"trunc".utf8).write(to: entry)
+      let damaged = try await h.fetch("example.test", h.options(cache: true, offline: true))
+      #expect(damaged.status == .skippedOffline)
+      #expect(
+        damaged.message
+          == "example.test: skipped (offline), and its cached copy cannot be used: \(entry.path) is damaged (not an "
+          + "ipalinks cache entry)")
+      try FileManager.default.removeItem(at: entry)
+      try FileManager.default.createDirectory(at: entry, withIntermediateDirectories: false)
+      let folder = try await h.fetch("example.test", h.options(cache: true, offline: true))
+      #expect(folder.message.hasSuffix(": \(entry.path) is not a regular file"), "\(folder.message)")
+    }
+  }
+
   @Test func offlineWithoutACacheSkipsEverything() async throws {
     try await H.run { h in
       let result = try await h.fetch("example.test", h.options(offline: true))
