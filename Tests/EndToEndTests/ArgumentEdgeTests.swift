@@ -252,8 +252,8 @@ struct ArgumentEdgeTests {
     #expect(html.contains(#"<p class="muted">3 inputs, 2 bundles · 1 complete, 1 partial, 1 unreadable · "#))
     #expect(
       html.contains(
-        #"<b>3</b><span>inputs</span></div><div class="card sev-warning"><b>1</b><span>inputs read in part</span>"#
-          + #"</div><div class="card sev-error"><b>1</b><span>inputs not read</span>"#))
+        #"<b>3</b><span>inputs</span></div><div class="card sev-warning"><b>1</b><span>input read in part</span>"#
+          + #"</div><div class="card sev-error"><b>1</b><span>input not read</span>"#))
     let blocklist = try CLI.run(["blocklist", "--inventory", inventory.path, "-f", "domains", "-o", "/dev/null"])
     let whoClaims = try CLI.run(["who-claims", "shop.example.com", "--inventory", inventory.path, "-q"])
     #expect(fromIPAs == [1, 1, 2], "\(fromIPAs)")

@@ -100,14 +100,16 @@ struct ReportEngineTests {
   }
 
   /// Runs the page harness on `html`, keeping the screenshot under `.build/test-artifacts/<name>`.
-  static func load(_ html: String, name: String, evals: [String]) throws -> (result: [String: Any], png: URL) {
+  static func load(
+    _ html: String, name: String, evals: [String], width: Int = 1280
+  ) throws -> (result: [String: Any], png: URL) {
     let folder = try Engines.folder()
     defer { try? FileManager.default.removeItem(at: folder) }
     let page = folder.appendingPathComponent("report.html")
     let shot = folder.appendingPathComponent("report.png")
     try Data(html.utf8).write(to: page)
     let run = try CLI.run(
-      ["-a", "/usr/bin/python3", pageHarness.path, "load", page.path, "--screenshot", shot.path]
+      ["-a", "/usr/bin/python3", pageHarness.path, "load", page.path, "--screenshot", shot.path, "--width", "\(width)"]
         + evals.flatMap { ["--eval", $0] },
       executable: URL(fileURLWithPath: "/usr/bin/xvfb-run"))
     #expect(run.status == 0, "harness: \(run.stderr)")
@@ -210,6 +212,35 @@ struct ReportEngineTests {
     let shot = result["screenshotSize"] as? [Int] ?? []
     #expect(shot.first == 1280 && (shot.last ?? 0) > 900)
     print("ReportEngineTests: hostile batch checked in \(ContinuousClock.now - start)")
+  }
+
+  /// A name, bundle ID and host far longer than the screen wrap or scroll inside their boxes: the page itself is no
+  /// wider than the window, on a desktop and on a phone. A 400-character name made it 3,673 pixels wide at 1,400.
+  @Test func aLongNameDoesNotWidenThePage() throws {
+    var diagnostics: [Diagnostic] = []
+    var bundle = BundleReport(path: "Payload/Long.app", kind: .app)
+    bundle.name = String(repeating: "L", count: 400)
+    bundle.bundleId = "com." + String(repeating: "verylong", count: 60)
+    bundle.appId = "TEAMLONG12." + bundle.bundleId!
+    let host = String(repeating: "c", count: 60) + "." + String(repeating: "d", count: 60) + ".example.com"
+    var domain = AssociatedDomain.parse("applinks:\(host)", diagnostics: &diagnostics)
+    domain.aasa = DomainAASA(fetch: AASAFetchResult(host: host, status: .notFound, source: .aasaDir, message: host))
+    bundle.associatedDomains = [domain]
+    var other = BundleReport(path: "Payload/Short.app", kind: .app)
+    other.name = "Short"
+    let reports = [
+      InspectionReport(
+        input: "long-" + String(repeating: "x", count: 300) + ".ipa", inputKind: .ipa, bundles: [bundle]),
+      InspectionReport(input: "short.ipa", inputKind: .ipa, bundles: [other]),
+    ]
+    let html = HTMLReporter.render(reports)
+    let overflow = "document.documentElement.scrollWidth - window.innerWidth"
+    for width in [1280, 390] {
+      let (result, _) = try Self.load(html, name: "long-\(width).png", evals: [Self.openAll, overflow], width: width)
+      #expect(result["harnessError"] == nil)
+      let wider = try #require(Self.value(result, overflow) as? Int, "\(result)")
+      #expect(wider <= 0, "the page is \(wider) px wider than a \(width) px window")
+    }
   }
 
   /// A benign single input built the way `inspect` builds it: the AASA file is evaluated from real JSON, so the

@@ -26,6 +26,9 @@ public struct LoadedInventory: Sendable {
   /// What was named and could not be read, a line each as it was told (a missing path, an inventory that is none, a
   /// line of one that is not a report): the `report` page lists them, as it has no report of theirs to show.
   public var notRead: [String] = []
+  /// What was named and gave no report at all: inventories that could not be read, their lines that are not
+  /// reports, paths that are not there. A `report` page counts them among its inputs, as not read.
+  public var lost = 0
   /// What the latest run of a store read as an input changed, when it was asked for.
   public var changes: RunChanges?
 
@@ -105,12 +108,14 @@ public struct LoadedInventory: Sendable {
             InventoryStream.skippedSummary(stream.name, skipped: skipped)
               + "; \(read) other \(read == 1 ? "input" : "inputs") read")
           (loaded.partial, loaded.unreadable) = (true, loaded.unreadable + skipped)
+          loaded.lost += skipped
         }
         loaded.readable += 1
       } catch {
         notRead("\(error)")
         loaded.partial = true
         loaded.unreadable += 1
+        loaded.lost += 1
       }
     }
     let fetches = fetcher.map { SharedAASAFetches(fetcher: $0) }
@@ -120,6 +125,7 @@ public struct LoadedInventory: Sendable {
         notRead(line)
         loaded.partial = true
         loaded.unreadable += 1
+        loaded.lost += 1
       }, note: problem, willInspect: { willInspect($0.count) }, started: started
     ) { report in
       inspected(report)

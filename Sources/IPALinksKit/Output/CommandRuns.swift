@@ -94,7 +94,8 @@ extension HTMLReporter {
   /// partial; 2 the file cannot be written.
   public static func deliver(_ loaded: LoadedInventory, title: String, to output: String?, quiet: Bool) -> Int32 {
     let html = render(
-      ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes, notRead: loaded.notRead)
+      ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes, notRead: loaded.notRead,
+      lost: loaded.lost)
     if let output {
       do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
         Terminal.warn(error.description)

@@ -22,11 +22,15 @@ public enum HTMLReporter {
   }
 
   /// The page of the claims model; with `changes` (from a store), a section on what its latest run changed; with
-  /// `notRead`, a section first naming what could not be read, which the page lacks.
+  /// `notRead`, a section first naming what could not be read, which the page lacks, and `lost` inputs (named there)
+  /// counted among the inputs as not read, as the command's summary counts them.
   public static func render(
-    _ claims: ClaimsIndex, title: String = "ipalinks report", changes: RunChanges? = nil, notRead: [String] = []
+    _ claims: ClaimsIndex, title: String = "ipalinks report", changes: RunChanges? = nil, notRead: [String] = [],
+    lost: Int = 0
   ) -> String {
-    let model = ReportModel(claims)
+    var model = ReportModel(claims)
+    // They have no report, so no bundle: the first line and the cards still say the page is partial.
+    (model.inputs, model.unreadable) = (model.inputs + lost, model.unreadable + lost)
     var html = """
       <!doctype html>
       <html lang="en">
@@ -121,24 +125,27 @@ public enum HTMLReporter {
   }
 
   private static func summary(_ model: ReportModel) -> String {
+    // `label` is singular and plural at once (`AASA listed`), or `one|many`: "1 error", not "1 errors".
     func card(_ value: Int, _ label: String, _ cls: String = "") -> String {
-      "<div class=\"card \(cls)\"><b>\(value)</b><span>\(label)</span></div>"
+      let forms = label.split(separator: "|").map(String.init)
+      let word = forms.count == 2 ? forms[value == 1 ? 0 : 1] : label
+      return "<div class=\"card \(cls)\"><b>\(value)</b><span>\(word)</span></div>"
     }
     // Inputs not read wholly, as the command's summary counts them, beside the inputs when there are any.
     let notWhole =
-      (model.partial > 0 ? [card(model.partial, "inputs read in part", "sev-warning")] : [])
-      + (model.unreadable > 0 ? [card(model.unreadable, "inputs not read", "sev-error")] : [])
+      (model.partial > 0 ? [card(model.partial, "input read in part|inputs read in part", "sev-warning")] : [])
+      + (model.unreadable > 0 ? [card(model.unreadable, "input not read|inputs not read", "sev-error")] : [])
     var cards =
-      [card(model.inputs, "inputs")] + notWhole + [
-        card(model.bundles, "bundles"),
-        card(model.domainCounts.values.reduce(0, +), "associated domains"),
-        card(model.hosts.filter { $0.claims.count > 1 }.count, "hosts shared by apps"),
+      [card(model.inputs, "input|inputs")] + notWhole + [
+        card(model.bundles, "bundle|bundles"),
+        card(model.domainCounts.values.reduce(0, +), "associated domain|associated domains"),
+        card(model.hosts.filter { $0.claims.count > 1 }.count, "host shared by apps|hosts shared by apps"),
       ]
     for outcome in Outcome.allCases {
       cards.append(card(model.domainCounts[outcome] ?? 0, "AASA " + outcome.label, outcome.cssClass))
     }
-    cards.append(card(model.errors, "errors", "sev-error"))
-    cards.append(card(model.warnings, "warnings", "sev-warning"))
+    cards.append(card(model.errors, "error|errors", "sev-error"))
+    cards.append(card(model.warnings, "warning|warnings", "sev-warning"))
     return "<section class=\"cards\">\(cards.joined())</section>\n"
   }
 
