@@ -26,6 +26,8 @@ public struct HostHistory: Sendable, Encodable {
     public var sources: [String]
     /// The label of the first run that got it, when it had one.
     public var firstRun: String?
+    /// That run's number, as `store runs` shows it and `--at` takes it: what names a run without a label.
+    public var firstRunNumber: Int?
     /// The apps the file's `applinks` lists.
     public var appIds: [String]
     /// How many distinct files behaved as this version: more than one when the host rewrote its file without
@@ -125,6 +127,8 @@ public struct AppHistory: Sendable, Codable {
     public var at: String
     /// The run's label, when it had one.
     public var run: String?
+    /// The run's number, as `store runs` shows it and `--at` takes it.
+    public var runNumber: Int?
     /// The version inspected.
     public var version: String?
     /// The build inspected.
@@ -161,7 +165,8 @@ extension AuditStore {
     let rows = try await failing("cannot read the history of \(host)") {
       try await sql.raw(
         """
-        SELECT r.retrieved_at, o.source, r.status, r.settles, o.file_sha256, f.size, u.label FROM retrievals r
+        SELECT r.retrieved_at, o.source, r.status, r.settles, o.file_sha256, f.size, u.label, u.id AS run_number
+        FROM retrievals r
         JOIN runs u ON u.id = r.run_id JOIN retrieval_observations o ON o.id = r.observation
         LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
         WHERE r.host = \(bind: host) AND r.retrieved_at <= \(bind: at) ORDER BY r.retrieved_at, r.id
@@ -191,7 +196,8 @@ extension AuditStore {
           HostHistory.Version(
             version: history.versions.count + 1, sha256: sha256, size: try row.decode(column: "size", as: Int?.self),
             status: status, firstSeen: time, lastSeen: time, retrievals: 1, sources: [source],
-            firstRun: try row.decode(column: "label", as: String?.self), appIds: []))
+            firstRun: try row.decode(column: "label", as: String?.self),
+            firstRunNumber: try row.decode(column: "run_number", as: Int.self), appIds: []))
       }
     } catch {
       throw Failure(description: "\(location): cannot read the history of \(host): \(error)")
@@ -267,7 +273,8 @@ extension AuditStore {
         """
       let rows = try await sql.raw(
         """
-        SELECT a.id, a.app_key, o.bundle_id, o.app_id, o.name, o.version, o.build, i.observed_at, u.label
+        SELECT a.id, a.app_key, o.bundle_id, o.app_id, o.name, o.version, o.build, i.observed_at, u.label,
+          u.id AS run_number
         FROM apps a JOIN inputs i ON i.id = a.input_id JOIN app_observations o ON o.id = a.observation
         JOIN runs u ON u.id = a.run_id
         WHERE \(filter) ORDER BY i.observed_at, a.id
@@ -341,7 +348,8 @@ extension AuditStore {
         let before = last[key] ?? ([], [], [])
         last[key] = now
         var change = AppHistory.Change(
-          at: observed, run: try row.decode(column: "label", as: String?.self), version: version, build: build)
+          at: observed, run: try row.decode(column: "label", as: String?.self),
+          runNumber: try row.decode(column: "run_number", as: Int.self), version: version, build: build)
         (change.domainsAdded, change.domainsRemoved) = Self.delta(before.domains, now.0)
         (change.schemesAdded, change.schemesRemoved) = Self.delta(before.schemes, now.1)
         (change.queriedSchemesAdded, change.queriedSchemesRemoved) = Self.delta(before.queried, now.2)

@@ -114,11 +114,16 @@ public enum StoreText {
       let (old, new) = ("version \(i)", "version \(i + 1)")
       out +=
         "\n" + style.bold("\(old) → \(new)") + ", first seen \(minute(version.firstSeen))"
-        + (version.firstRun.map { " (\(TerminalText.escape($0)))" } ?? "") + ":\n"
+        + (runName(version.firstRun, version.firstRunNumber).map { " (\($0))" } ?? "") + ":\n"
       out += AASADiffReporter.text(
         history.comparisons[i - 1], old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
     }
     return out
+  }
+
+  /// A run as `history` names it: its label, else its number (`run 3`), which `--at` takes too.
+  static func runName(_ label: String?, _ number: Int?) -> String? {
+    label.map { TerminalText.escape($0) } ?? number.map { "run \($0)" }
   }
 
   /// A line of text cut to the terminal's width (``TerminalText/wrap(_:width:first:rest:)``), the lines after the
@@ -160,7 +165,7 @@ public enum StoreText {
       for change in app.changes {
         out +=
           [
-            minute(change.at), change.run.map(e),
+            minute(change.at), runName(change.run, change.runNumber),
             change.version.map { e($0) + (change.build.map { " (\(e($0)))" } ?? "") },
           ]
           .compactMap { $0 }.joined(separator: "  ") + "\n"

@@ -737,6 +737,8 @@ import Testing
     let versions = try #require(document["versions"] as? [[String: Any]])
     #expect(versions.map { $0["retrievals"] as? Int } == [2, 1])
     #expect(versions.first?["firstSeen"] as? String == "2027-01-15T08:00:00.000Z")
+    #expect(
+      versions.map { $0["firstRunNumber"] as? Int } == [1, 3] && versions.last?["firstRun"] as? String == "week-3")
     #expect(versions.first?["lastSeen"] as? String == "2027-01-22T08:00:00.000Z")
     #expect(
       versions.allSatisfy { ($0["sources"] as? [String]) == ["aasa-dir"] && ($0["sha256"] as? String)?.count == 64 })
@@ -884,7 +886,8 @@ import Testing
     for (week, report) in observations.enumerated() {
       let time = Date(timeIntervalSince1970: 1_800_000_000 + Double(week) * 7 * 86_400)
       let run = try await RunRecorder.begin(
-        store, command: "inspect", arguments: [], label: "w\(week + 1)", shard: nil, at: time)
+        // The last run without a label: history names it by its number, which `--at` takes (it was unnamed).
+        store, command: "inspect", arguments: [], label: week < 2 ? "w\(week + 1)" : nil, shard: nil, at: time)
       try await run.record(report, retrievals: nil, at: time)
       try await run.finish(at: time)
     }
@@ -901,13 +904,14 @@ import Testing
       #expect(changes.last?["domainsAdded"] as? [String] == ["applinks:pay.example.com"])
       #expect(changes.last?["domainsRemoved"] as? [String] == ["applinks:old.example.com"])
       #expect(changes.last?["schemesAdded"] as? [String] == ["shoppay"])
-      #expect(changes.last?["run"] as? String == "w3")
+      #expect(changes.last?["run"] == nil && changes.last?["runNumber"] as? Int == 3, "\(changes)")
+      #expect(changes.first?["run"] as? String == "w1" && changes.first?["runNumber"] as? Int == 1)
     }
     let text = try CLI.run(
       ["history", "--app", "com.example.shop", "--store", location], environment: ["COLUMNS": "80"])
     #expect(
       text.stdout.contains(
-        "2027-01-29 08:00  w3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
+        "2027-01-29 08:00  run 3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
       ), "\(text.stdout)")
     // The line that names the app fits the 80 columns, the rest of it indented below (it ran to 84).
     #expect(
