@@ -29,6 +29,48 @@ struct AASADiffCommandTests {
     }
   }
 
+  /// An app ID neither file lists (a typo, a case slip) compares nothing: a usage error naming the listed app it
+  /// was probably meant to be. It said "behave the same for 1 app" and exited 0, which passed a CI gate.
+  @Test func anAppIDNeitherFileListsIsAUsageError() throws {
+    let run = try CLI.run(["aasa", "diff", Self.old, Self.next, "--app-id", "st0reapp42.com.example.store"])
+    #expect(run.status == 64 && run.stdout.isEmpty, "\(run.stdout)")
+    #expect(
+      run.stderr
+        == "ipalinks: --app-id st0reapp42.com.example.store is listed in the applinks of neither \(Self.old) nor "
+        + "\(Self.next), so nothing of it can be compared; did you mean ST0REAPP42.com.example.store?\n")
+    let listed = try CLI.run(["aasa", "diff", Self.old, Self.next, "--app-id", "ST0REAPP42.com.example.store"])
+    #expect(listed.status == 1, "\(listed.stderr)")
+  }
+
+  /// A rule that spells out what a left-out key means (`"?": "*"`, `"#": "*"`, `"?": {}`, a query item of `*`, a
+  /// legacy `paths` entry written as a component) behaves the same: no change, exit 0. Each was "rule changed … no
+  /// example URL found", exit 1; `fetch --source both` and `refresh` read such a rewrite as a change too.
+  @Test func spellingOutADefaultIsNoChange() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    func file(_ name: String, _ rules: String) throws -> String {
+      let url = folder.appendingPathComponent(name)
+      try Data(#"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.ex.app"], \#(rules)}]}}"#.utf8).write(to: url)
+      return url.path
+    }
+    let plain = try file("plain.json", #""components": [{"/": "/a/*"}]"#)
+    for (name, rules) in [
+      ("both.json", ##""components": [{"/": "/a/*", "#": "*", "?": "*"}]"##),
+      ("empty.json", #""components": [{"/": "/a/*", "?": {}}]"#),
+      ("item.json", #""components": [{"/": "/a/*", "?": {"x": "*"}}]"#),
+      ("legacy.json", #""paths": ["/a/*"]"#),
+    ] {
+      let run = try CLI.run(["aasa", "diff", plain, try file(name, rules)])
+      #expect(run.status == 0 && run.stdout.hasSuffix("behave the same for 1 app\n"), "\(name): \(run.stdout)")
+    }
+    // A constraint that does narrow is still a change, with its example.
+    let narrower = try CLI.run([
+      "aasa", "diff", plain, try file("ref.json", #""components": [{"/": "/a/*", "?": {"x": "?*"}}]"#),
+    ])
+    #expect(narrower.status == 1 && narrower.stdout.contains("e.g. "), "\(narrower.stdout)")
+  }
+
   @Test func hoistingDefaultsAndEditingCommentsIsNoChange() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-diff-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -337,11 +337,23 @@ extension AASADiffReporter {
   /// `aasa diff`: compares `old` with `new` (each a file and the name it was given) for `appIDs` (empty: every app)
   /// and writes the comparison in `format`. Example URLs are on `domain`, else on the host a file is named after
   /// (as `--aasa-dir` names them), else on example.com. Returns diff(1)'s exit code: 0 the files behave the same;
-  /// 1 they differ.
+  /// 1 they differ; 64 an app of `appIDs` is listed in neither file, which would compare nothing and say "the same".
   public static func compare(
     old: (name: String, file: AASAFile), new: (name: String, file: AASAFile), appIDs: [String], domain: String?,
     format: DocumentFormat
   ) -> Int32 {
+    let listed = Set(old.file.appLinksAppIDs + new.file.appLinksAppIDs)
+    let unlisted = appIDs.filter { !listed.contains($0) }
+    if !unlisted.isEmpty {
+      for appID in unlisted {
+        let guess =
+          MatchReporter.likelyMeant(appID, among: Array(listed).sorted()).map { "; did you mean \($0)?" } ?? ""
+        Terminal.warn(
+          "--app-id \(TerminalText.escape(appID)) is listed in the applinks of neither \(TerminalText.escape(old.name))"
+            + " nor \(TerminalText.escape(new.name)), so nothing of it can be compared\(guess)")
+      }
+      return 64
+    }
     let host =
       domain?.lowercased() ?? AASAInput.host(namedBy: new.name) ?? AASAInput.host(namedBy: old.name) ?? "example.com"
     let comparison = AASAComparison(

@@ -210,10 +210,24 @@ public struct AASAComparison: Sendable, Equatable, Codable {
       program = LinkRuntime.RuleProgram(rules: rules)
     }
 
-    /// The rule without where it sits, so equal rules compare equal wherever they are.
+    /// The rule without where it sits, so equal rules compare equal wherever they are; and without the keys that
+    /// constrain nothing, so a rule that spells out a default compares equal to one that leaves it out: a `?`, `#`
+    /// or query item of `*` (a missing part reads as "", which `*` matches), an empty `?` object. Only for rules
+    /// compared as escaped (`percentEncoded`), whose URLs are read without decoding.
     static func content(_ rule: LinkRuntime.Rule) -> LinkRuntime.Rule {
       var rule = rule
       rule.pointer = ""
+      guard rule.percentEncoded else { return rule }
+      func constrainsNothing(_ pieces: [LinkRuntime.Piece]?) -> Bool {
+        pieces.map { !$0.isEmpty && $0.allSatisfy { $0 == .star } } ?? true
+      }
+      if constrainsNothing(rule.path) { rule.path = nil }
+      if constrainsNothing(rule.query) { rule.query = nil }
+      if constrainsNothing(rule.fragment) { rule.fragment = nil }
+      if let items = rule.items {
+        let kept = items.filter { !constrainsNothing($0.value) }
+        rule.items = kept.isEmpty ? nil : kept
+      }
       return rule
     }
 
