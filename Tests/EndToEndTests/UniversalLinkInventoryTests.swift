@@ -19,6 +19,39 @@ struct UniversalLinkInventoryTests {
     (bundle["associatedDomains"] as? [[String: Any]])?.first { $0["raw"] as? String == raw }?["aasa"] as? [String: Any]
   }
 
+  /// The text tells an AASA file's findings under the entry that uses it, as `fetch` does and the JSON has them:
+  /// the shop's next file leaves its gift-card exclude dead, which the text never said. A file of many findings
+  /// gives the first five and how many more.
+  @Test func theTextTellsTheFilesFindingsUnderItsEntry() throws {
+    let next = [
+      "inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa/next"), "--aasa-dir", CLI.sample("aasa"),
+    ]
+    let text = try CLI.run(next, environment: ["COLUMNS": "80"])
+    #expect(text.status == 0, "\(text.stderr)")
+    #expect(
+      text.stdout.contains(
+        "        3  match    {\"/\": \"/help/*\", \"caseSensitive\": false}\n"
+          + "      warning[shadowed-rule] /applinks/details/0/components/1: this exclude\n"
+          + "          never applies: /applinks/details/0/components/0 {\"/\": \"/buy/*\",\n"), "\(text.stdout)")
+
+    let folder = try Engines.folder()
+    let rules = (0..<12).map { #"{"/": "/x/*", "exclude": true}, {"/": "/x/\#($0)"}"# }.joined(separator: ", ")
+    try Data(
+      #"{"applinks": {"details": [{"appIDs": ["ST0REAPP42.com.example.store"], "components": [\#(rules)]}]}}"#.utf8
+    ).write(to: folder.appendingPathComponent("shop.example.com.json"))
+    let many = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", folder.path, "--aasa-dir", CLI.sample("aasa")],
+      environment: ["COLUMNS": "200"])
+    let lines = many.stdout.split(separator: "\n").map(String.init)
+    let found = lines.filter { $0.hasPrefix("      warning[") || $0.hasPrefix("      error[") }
+    #expect(found.count == 5, "\(many.stdout)")
+    let json = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", folder.path, "--aasa-dir", CLI.sample("aasa"), "-f", "json"])
+    let shop = (json.json?["bundles"] as? [[String: Any]])?.first.flatMap { domain($0, "applinks:shop.example.com") }
+    let all = (shop?["diagnostics"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String != "info" }
+    #expect(all.count > 5 && lines.contains("      … \(all.count - 5) more about this file (--format json lists all)"))
+  }
+
   @Test func storeDomainsCarryTheirRulesAndStatuses() throws {
     let (result, bundles) = try inventory("Store.ipa")
     #expect(result.status == 0, "\(result.stderr)")

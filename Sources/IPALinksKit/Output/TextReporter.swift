@@ -79,6 +79,9 @@ public struct TextReporter: Sendable {
   }
 
   /// `error[code] message`, wrapped under the message.
+  /// How many of an AASA file's warnings and errors are written under each entry that uses it.
+  static let findingsPerFile = 5
+
   private func finding(_ d: Diagnostic, indent: String) -> [String] {
     style.findingLines(d.severity.rawValue, d.code.rawValue, clean(d.message), lead: indent, rest: indent + "    ")
   }
@@ -125,6 +128,18 @@ public struct TextReporter: Sendable {
       }
       lines += style.sourceChangeLines(aasa.sourceChanges, indent: "      ")
       lines += style.ruleLines(aasa.rules.map(\.reference), indent: "      ")
+      // The file's findings for this app (a shadowed rule, an invalid pattern), as `fetch` writes them; a file of
+      // hundreds of broken rules gives the first few, and says how many more the JSON has.
+      let findings = aasa.diagnostics.filter { $0.severity != .info }
+      for f in findings.prefix(Self.findingsPerFile) {
+        let text = "\(clean(f.pointer.isEmpty ? "(document)" : f.pointer)): \(clean(f.message))"
+        lines += style.findingLines(f.severity.rawValue, f.code.rawValue, text, lead: "      ", rest: "          ")
+      }
+      if findings.count > Self.findingsPerFile {
+        lines.append(
+          "      "
+            + style.dim("… \(findings.count - Self.findingsPerFile) more about this file (--format json lists all)"))
+      }
     } else {
       lines.append(name)
     }
