@@ -22,7 +22,8 @@ struct AASACommand: ParsableCommand {
         docs/MATCHING.md.
 
         Exit codes: 0 no errors (warnings and notes allowed; with --strict, no warnings either); 1 at least one \
-        error (or warning with --strict); 64 usage error; 66 the file cannot be read.
+        error (or warning with --strict), invalid JSON included; 64 usage error; 65 the file is over the 4 MiB \
+        read limit; 66 the file cannot be read.
         """
     )
 
