@@ -347,6 +347,11 @@ public final class AASAFetcher: Sendable {
     default:
       outcome.result.status = .httpError
       outcome.result.message = "\(host): HTTP \(code) from \(url)" + (cdnNote.isEmpty ? "" : " (\(cdnNote))")
+      // A rate limit or an outage may say when to come back: a scheduled refresh can be set by it.
+      if [429, 503].contains(code), let after = exchange.header("Retry-After"), !after.isEmpty {
+        let shown = after.count > 64 ? after.prefix(63) + "…" : after
+        outcome.result.message += "; the server asks to retry after \(shown)\(after.allSatisfy(\.isNumber) ? " s" : "")"
+      }
     }
     return outcome
   }

@@ -123,6 +123,12 @@ struct AASAFetcherTests {
       #expect(result.status == .httpError)
       #expect(result.httpStatus == 503)
       #expect(result.message.contains("503"))
+      #expect(!result.message.contains("retry"))
+      // A rate limit's Retry-After is said, for whoever schedules the next refresh.
+      h.server.respond(host: "rate.test", path: H.wellKnown, with: .status(429, headers: [("Retry-After", "120")]))
+      let limited = try await h.fetch("rate.test", h.options())
+      #expect(limited.status == .httpError)
+      #expect(limited.message.hasSuffix("HTTP 429 from \(limited.url ?? ""); the server asks to retry after 120 s"))
     }
   }
 
