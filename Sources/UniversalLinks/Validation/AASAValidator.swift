@@ -152,14 +152,25 @@ public enum AASAValidator {
   /// Patterns compared with encoded URLs that contain characters an encoded URL never has.
   private static func unencodedPatterns(_ links: AppLinks) -> [AASADiagnostic] {
     var out: [AASADiagnostic] = []
-    func check(_ pattern: String?, _ pointer: String, _ percentEncoded: Bool) {
+    func check(_ pattern: String?, _ pointer: String, _ percentEncoded: Bool, what: String = "pattern") {
       guard percentEncoded, let pattern else { return }
-      if let bad = pattern.unicodeScalars.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
+      // A variable's name is not text the URL must hold (`$(a b)`): only what lies outside `$(…)` is checked.
+      var literal = String.UnicodeScalarView()
+      var rest = Substring(pattern).unicodeScalars[...]
+      while let first = rest.first {
+        if first == "$", rest.dropFirst().first == "(", let close = rest.firstIndex(of: ")") {
+          rest = rest[rest.index(after: close)...]
+        } else {
+          literal.append(first)
+          rest = rest.dropFirst()
+        }
+      }
+      if let bad = literal.first(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
         let shown = bad.value <= 0x20 ? "a space or control character" : "\"\(bad)\""
         out.append(
           AASADiagnostic(
             .unencodedPattern, at: pointer,
-            "pattern \(JSONPointer.quote(pattern)) contains \(shown), which a percent-encoded URL never does; "
+            "\(what) \(JSONPointer.quote(pattern)) contains \(shown), which a percent-encoded URL never does; "
               + "encode it or set \"percentEncoded\": false"))
       }
     }
@@ -175,7 +186,11 @@ public enum AASAValidator {
           switch c.query {
           case .string(let s)?: check(s, p + "/?", encoded)
           case .items(let items)?:
-            for item in items { check(item.pattern, p + "/?/" + JSONPointer.escape(item.name), encoded) }
+            for item in items {
+              let at = p + "/?/" + JSONPointer.escape(item.name)
+              check(item.name, at, encoded, what: "query item name")
+              check(item.pattern, at, encoded)
+            }
           case nil: break
           }
         }

@@ -130,6 +130,24 @@ struct AASAValidatorTests {
     }
   }
 
+  /// Only text the URL must hold counts: a space in a variable's name is no space in a URL (it warned, though the
+  /// rule matches), and one in a query item's name is (it never matches, and nothing warned).
+  @Test func unencodedTextIsLookedForOutsideVariablesAndInItemNames() {
+    func findings(_ components: String, variables: String = "") -> [String] {
+      let json =
+        #"{"applinks": {\#(variables)"details": [{"appIDs": ["ABCDE12345.com.example.app"], "components": "#
+        + components + "}]}}"
+      return AASAValidator.validate(Array(json.utf8)).filter { $0.code == .unencodedPattern }.map(\.pointer)
+    }
+    #expect(findings(#"[{"/": "/s/$(a b)"}]"#, variables: #""substitutionVariables": {"a b": ["y"]}, "#).isEmpty)
+    #expect(
+      findings(#"[{"/": "/s/$(a b) x"}]"#, variables: #""substitutionVariables": {"a b": ["y"]}, "#) == [
+        "/applinks/details/0/components/0/~1"
+      ])
+    #expect(findings(#"[{"/": "/a/*", "?": {"a b": "1"}}]"#) == ["/applinks/details/0/components/0/?/a b"])
+    #expect(findings(#"[{"/": "/a/*", "?": {"a b": "1"}, "percentEncoded": false}]"#).isEmpty)
+  }
+
   @Test(arguments: cases)
   func reportsEachCode(_ c: CodeCase) {
     let bytes: [UInt8]
