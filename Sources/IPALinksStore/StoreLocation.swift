@@ -62,7 +62,12 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     let query = { (name: String) in
       parsed?.queryItems?.last { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
     }
-    guard let url = parsed, let host = query("host") ?? url.host.flatMap({ $0.isEmpty ? nil : $0 }) else {
+    // An IPv6 address is written in brackets in a URL (`[::1]`), which are not part of the address.
+    let urlHost = parsed?.host.flatMap { host -> String? in
+      guard !host.isEmpty else { return nil }
+      return host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+    guard let url = parsed, let host = query("host") ?? urlHost else {
       throw Problem(
         description: "\(Self.masked(text)): not a PostgreSQL URL (postgres://user@host:port/database, or "
           + "postgres://user@/database?host=/socket/folder)")
@@ -75,6 +80,11 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
       throw Problem(description: "\(Self.masked(text)): the port must be a number from 1 to 65535")
     }
     let mode = query("sslmode") ?? "prefer"
+    // As libpq, a value it does not know is refused: a misspelt `require` must not connect without TLS.
+    guard Self.sslModes.contains(mode) else {
+      throw Problem(
+        description: "\(Self.masked(text)): sslmode=\(mode) is not one of \(Self.sslModes.joined(separator: ", "))")
+    }
     var server = Postgres(
       host: host, port: port, user: user, password: query("password") ?? url.password,
       database: database.isEmpty ? user : database, requireTLS: ["require", "verify-ca", "verify-full"].contains(mode))
@@ -85,6 +95,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     if server.password == nil, let pgpass { server.password = Self.password(in: pgpass, for: server) }
     self = .postgres(server)
   }
+
+  /// libpq's `sslmode` values; the last three insist on TLS.
+  static let sslModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
 
   /// The location from `--store`, else `IPALINKS_STORE`; nil when neither says.
   public static func given(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)

@@ -496,5 +496,18 @@ struct ArgumentEdgeTests {
     }
     let run = try CLI.run(["store", "runs", "--store", "postgres://localhost/db?port=0"])
     #expect(run.status == 64 && run.stderr.contains("the port must be a number from 1 to 65535"), "\(run.stderr)")
+    // An IPv6 address in brackets is the address without them (it was looked up as "[::1]").
+    #expect(try server("postgres://auditor:secret@[::1]:55432/audits")?.host == "::1")
+    // A misspelt sslmode is refused, as libpq refuses it: `requir` connected without TLS.
+    for mode in ["requir", "REQUIRE", "bogus"] {
+      let typo = try CLI.run(["store", "runs", "--store", "postgres://auditor:secret@localhost/db?sslmode=\(mode)"])
+      #expect(typo.status == 64, "\(mode): \(typo.stderr)")
+      #expect(
+        typo.stderr.contains(
+          "postgres://auditor:***@localhost/db?sslmode=\(mode): sslmode=\(mode) is not one of disable, allow, prefer, "
+            + "require, verify-ca, verify-full"), "\(typo.stderr)")
+    }
+    #expect(try server("postgres://localhost/db?sslmode=verify-full")?.requireTLS == true)
+    #expect(try server("postgres://localhost/db?sslmode=disable")?.requireTLS == false)
   }
 }
