@@ -103,6 +103,12 @@ public final class AuditStore: @unchecked Sendable {
       throw Failure(description: "\(location): cannot open the store: \(location.masking(describe(error)))")
     }
     do {
+      // A reader given a database that holds no store (an empty PostgreSQL database, another program's SQLite file)
+      // says so, and writes nothing into it: it answered "no runs", exit 0, and left the store's tables behind.
+      if !creating, try await !StoreSchema.exists(store) {
+        throw Failure(
+          description: "\(location): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one")
+      }
       try await StoreSchema.migrate(store, to: schema)
     } catch let failure as Failure {
       try? await store.close()

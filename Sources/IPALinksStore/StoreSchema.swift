@@ -83,6 +83,16 @@ enum StoreSchema {
   }
 
   /// The version a store has now; 0 for a new one.
+  /// Whether the database holds a store: its schema table is there.
+  static func exists(_ store: AuditStore) async throws -> Bool {
+    let query: SQLQueryString =
+      store.dialect == .sqlite
+      ? "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'ipalinks_schema'"
+      : "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_name = 'ipalinks_schema' "
+        + "AND table_schema = current_schema()"
+    return try await store.sql.raw(query).first(decodingColumn: "n", as: Int.self) ?? 0 > 0
+  }
+
   private static func current(_ sql: any SQLDatabase) async throws -> Int {
     try await sql.raw("SELECT COALESCE(MAX(version), 0) AS version FROM ipalinks_schema")
       .first(decodingColumn: "version", as: Int.self) ?? 0

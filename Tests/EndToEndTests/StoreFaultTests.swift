@@ -590,6 +590,53 @@ import Testing
     #expect(try CLI.run(["store", "runs", "--store", typo]).stdout.contains("inspect"))
   }
 
+  /// A database that holds no store (an empty PostgreSQL database, another program's SQLite file) is said to hold
+  /// none, exit 2, and nothing is written into it. On PostgreSQL `store runs` answered "no runs", exit 0, and left
+  /// the store's fifteen tables behind.
+  @Test(arguments: AuditStoreTests.Backend.usable)
+  func readersDoNotTurnADatabaseIntoAStore(_ backend: AuditStoreTests.Backend) throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    // Python's own SQLite, a program other than ours.
+    func sqlite(_ statement: String) throws -> String {
+      let run = try CLI.run(
+        [
+          "-c",
+          "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(c.execute(sys.argv[2]).fetchall()); c.commit()",
+          location, statement,
+        ], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+      #expect(run.status == 0, "\(run.stderr)")
+      return run.stdout
+    }
+    if backend == .sqlite { _ = try sqlite("CREATE TABLE notes (body TEXT)") }
+    func tables() throws -> String {
+      if let server = stores.server {
+        let database = String(location.split(separator: "/").last ?? "")
+        return try server.superuserSQL(
+          "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public'", database: database
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+      return try sqlite("SELECT COUNT(*) FROM sqlite_master")
+    }
+    let before = try tables()
+    let shown = try StoreLocation(location).description
+    for reader in [["store", "runs"], ["history", "--host", "shop.example.com"], ["who-claims", "shop.example.com"]] {
+      let run = try CLI.run(reader + ["--store", location])
+      #expect(run.status == 2, "\(reader): \(run.status) \(run.stdout)\(run.stderr)")
+      #expect(
+        run.stderr.split(separator: "\n").first
+          == "ipalinks: \(shown): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one",
+        "\(reader): \(run.stderr)")
+      #expect(try tables() == before, "\(reader) wrote into the database")
+    }
+    // A writer makes its store there, and readers then read it.
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", location])
+    #expect(made.status == 0, "\(made.stderr)")
+    #expect(try CLI.run(["store", "runs", "--store", location]).status == 0)
+  }
+
   /// A location that is neither a file's path nor a postgres:// URL is refused as such, its password masked.
   @Test func otherSchemesAreRefused() throws {
     for url in ["mysql://auditor:secret-m@db.example.com/audit", "http://example.com/store"] {
