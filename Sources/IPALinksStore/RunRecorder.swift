@@ -278,6 +278,20 @@ public actor RunRecorder {
     storedRetrievals += input.retrievals.count
   }
 
+  /// Removes the run when it holds nothing (no input, no retrieval); whether it did.
+  func discard() async throws -> Bool {
+    let (store, run) = (store, run)
+    let held = try await store.sql.raw(
+      """
+      SELECT (SELECT COUNT(*) FROM inputs WHERE run_id = \(bind: run))
+        + (SELECT COUNT(*) FROM retrievals WHERE run_id = \(bind: run)) AS n
+      """
+    ).first(decodingColumn: "n", as: Int.self)
+    guard held == 0 else { return false }
+    try await store.sql.raw("DELETE FROM runs WHERE id = \(bind: run)").run()
+    return true
+  }
+
   /// Marks the run finished; a run without it did not finish (a crash, Ctrl-C, a machine lost).
   public func finish(at time: Date = AuditStore.now) async throws(AuditStore.Failure) {
     let (store, run) = (store, run)

@@ -487,6 +487,15 @@ public final class RecordingRun: Sendable {
     console?.endWaiting()
   }
 
+  /// When no input was given to the run (the arguments named none), removes the run and closes the store, and says
+  /// so by returning true: an empty run under its label would answer `--at LABEL` and `diff --since` with nothing.
+  public func discardIfEmpty() async -> Bool {
+    guard let recorder, state.withLockedValue({ $0.given == 0 }) else { return false }
+    let discarded = (try? await recorder.discard()) ?? false
+    if discarded { try? await recorder.store.close() }
+    return discarded
+  }
+
   /// Waits for the queued inputs, marks the run finished when all of it was stored, closes the store, and says
   /// whether it was. A wait still to come (one input's: a large IPA read for its SHA-256, a slow server) is shown
   /// by `console`, as after a batch (``settle(showing:)``).

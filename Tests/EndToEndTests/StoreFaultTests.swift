@@ -637,6 +637,26 @@ import Testing
     #expect(try CLI.run(["store", "runs", "--store", location]).status == 0)
   }
 
+  /// Arguments that name no input inspect nothing and leave no run: a finished run of nothing under its label
+  /// answered `--at LABEL` with "no app in the store".
+  @Test func anInspectionOfNothingLeavesNoRun() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-none-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("audit.db").path
+    let empty = folder.appendingPathComponent("empty")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let nothing = try CLI.run(["inspect", empty.path, "--no-fetch", "-q", "--store", store, "--run-label", "wk"])
+    #expect(nothing.status == 2 && nothing.stderr.contains("no inputs to inspect"), "\(nothing.stderr)")
+    #expect(try CLI.run(["store", "runs", "--store", store]).stdout == "no runs\n")
+    let some = try CLI.run([
+      "inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", store, "--run-label", "wk",
+    ])
+    #expect(some.status == 0, "\(some.stderr)")
+    let at = try CLI.run(["who-claims", "shop.example.com", "--store", store, "--at", "wk", "-q"])
+    #expect(at.status == 0 && at.stdout.contains("ST0REAPP42.com.example.store"), "\(at.stdout)\(at.stderr)")
+  }
+
   /// A location that is neither a file's path nor a postgres:// URL is refused as such, its password masked.
   @Test func otherSchemesAreRefused() throws {
     for url in ["mysql://auditor:secret-m@db.example.com/audit", "http://example.com/store"] {

@@ -107,7 +107,9 @@ public enum BatchInputs {
   /// `inspect` reads when named: by name (`.xcent`, `.entitlements`, `.mobileprovision`), or, for a file without an
   /// extension, by its first four bytes (a Mach-O executable).
   static func walk(_ folder: String) -> (found: [String], skipped: Skipped) {
-    let base = URL(fileURLWithPath: folder, isDirectory: true)
+    // A folder named through a link is walked (the enumerator lists nothing under a link): only links met inside a
+    // walk are not followed. The inputs keep the name the folder was given by.
+    let base = URL(fileURLWithPath: folder, isDirectory: true).resolvingSymlinksInPath()
     guard
       let enumerator = FileManager.default.enumerator(
         at: base, includingPropertiesForKeys: [.isDirectoryKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])

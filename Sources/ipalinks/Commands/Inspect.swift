@@ -81,6 +81,8 @@ struct Inspect: StatusCommand {
       shard != nil || format == .jsonl || BatchInputs.isBatch(inputs)
       ? try await runBatch(recorder) : try await runSingle(inputs[0], recorder)
     guard let recorder else { return status }
+    // Arguments that named no input leave no run behind, as they inspected nothing.
+    if status == 2, await recorder.discardIfEmpty() { return status }
     return await recorder.finish(showing: batch.console) ? status : 3
   }
 

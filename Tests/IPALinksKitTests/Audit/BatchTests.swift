@@ -54,6 +54,12 @@ import Testing
         "\(root.path): skipped 1 link to a folder, which a walk does not follow (a link may lead back up and loop); "
           + "name it to walk it",
       ], "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
+    // Named, as the note says, the link is walked, its inputs keeping the name it was given by; it found nothing.
+    let linked = BatchInputs.collect([root.path + "/loop"])
+    #expect(linked.problems.isEmpty, "\(linked.problems)")
+    #expect(
+      linked.inputs
+        == ["Unzipped.ipa", "a/x.ipa", "b/c/y.IPA", "dangling.ipa", "link.ipa"].map { root.path + "/loop/" + $0 })
   }
 
   /// Files `inspect` reads when named, which a folder's walk passes over, are counted by kind and said.
