@@ -87,7 +87,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     }
     var server = Postgres(
       host: host, port: port, user: user, password: query("password") ?? url.password,
-      database: database.isEmpty ? user : database, requireTLS: ["require", "verify-ca", "verify-full"].contains(mode))
+      database: database.isEmpty ? user : database, requireTLS: Self.sslModes.suffix(3).contains(mode))
     if server.socketPath != nil && server.requireTLS {
       throw Problem(description: "\(Self.masked(text)): a Unix-domain socket takes no TLS (sslmode=\(mode))")
     }

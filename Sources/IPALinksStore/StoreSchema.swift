@@ -82,7 +82,6 @@ enum StoreSchema {
     }
   }
 
-  /// The version a store has now; 0 for a new one.
   /// Whether the database holds a store: its schema table is there.
   static func exists(_ store: AuditStore) async throws -> Bool {
     let query: SQLQueryString =
@@ -93,6 +92,7 @@ enum StoreSchema {
     return try await store.sql.raw(query).first(decodingColumn: "n", as: Int.self) ?? 0 > 0
   }
 
+  /// The version a store has now; 0 for a new one.
   private static func current(_ sql: any SQLDatabase) async throws -> Int {
     try await sql.raw("SELECT COALESCE(MAX(version), 0) AS version FROM ipalinks_schema")
       .first(decodingColumn: "version", as: Int.self) ?? 0

@@ -555,6 +555,16 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: store), "nothing makes it again")
   }
 
+  /// Runs `reader` on `store` and checks it is refused: exit 2, and a first line on stderr naming the store (its
+  /// password masked) and saying `why`.
+  static func expectRefused(_ reader: [String], store: String, saying why: String) throws {
+    let run = try CLI.run(reader + ["--store", store])
+    #expect(run.status == 2, "\(reader): \(run.status) \(run.stdout)\(run.stderr)")
+    #expect(
+      run.stderr.split(separator: "\n").first == "ipalinks: \(try StoreLocation(store)): \(why)",
+      "\(reader): \(run.stderr)")
+  }
+
   /// A reader never makes a store: a path that names none is said, exit 2, and nothing is left behind; an empty file
   /// (SQLite would take it for an empty database) is said to be empty, and left empty.
   @Test func readersNeverCreateAStore() throws {
@@ -567,19 +577,11 @@ import Testing
       ["blocklist", "-o", folder.appendingPathComponent("rules.json").path, "-f", "rules"], ["diff", "--since", "1d"],
       ["refresh", "--aasa-dir", CLI.sample("aasa")],
     ] {
-      let run = try CLI.run(reader + ["--store", typo])
-      #expect(run.status == 2, "\(reader): \(run.status) \(run.stderr)")
-      #expect(
-        run.stderr.split(separator: "\n").first == "ipalinks: \(typo): no such store (inspect --store makes one)",
-        "\(reader): \(run.stderr)")
+      try Self.expectRefused(reader, store: typo, saying: "no such store (inspect --store makes one)")
       #expect(!FileManager.default.fileExists(atPath: typo), "\(reader) made \(typo)")
       #expect(FileManager.default.createFile(atPath: typo, contents: nil))
-      let empty = try CLI.run(reader + ["--store", typo])
-      #expect(empty.status == 2, "\(reader): \(empty.status) \(empty.stderr)")
-      #expect(
-        empty.stderr.split(separator: "\n").first
-          == "ipalinks: \(typo): empty (0 bytes), not a store yet (inspect --store makes one)",
-        "\(reader): \(empty.stderr)")
+      try Self.expectRefused(
+        reader, store: typo, saying: "empty (0 bytes), not a store yet (inspect --store makes one)")
       #expect(try FileManager.default.attributesOfItem(atPath: typo)[.size] as? Int == 0, "\(reader) wrote \(typo)")
       try FileManager.default.removeItem(atPath: typo)
     }
@@ -621,14 +623,10 @@ import Testing
       return try sqlite("SELECT COUNT(*) FROM sqlite_master")
     }
     let before = try tables()
-    let shown = try StoreLocation(location).description
     for reader in [["store", "runs"], ["history", "--host", "shop.example.com"], ["who-claims", "shop.example.com"]] {
-      let run = try CLI.run(reader + ["--store", location])
-      #expect(run.status == 2, "\(reader): \(run.status) \(run.stdout)\(run.stderr)")
-      #expect(
-        run.stderr.split(separator: "\n").first
-          == "ipalinks: \(shown): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one",
-        "\(reader): \(run.stderr)")
+      try Self.expectRefused(
+        reader, store: location, saying: "holds no ipalinks store (no ipalinks_schema table); inspect --store makes one"
+      )
       #expect(try tables() == before, "\(reader) wrote into the database")
     }
     // A writer makes its store there, and readers then read it.

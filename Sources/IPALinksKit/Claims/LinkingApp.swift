@@ -138,10 +138,12 @@ extension ClaimsIndex {
           scopes.append(RuleScope(host: domain.host, wildcard: domain.wildcard, rules: .everyURL(appID: appID)))
         }
       }
-      if !scopes.isEmpty, inputs[app.input].kind == .host, let first = fromHosts[appID] {
+      guard !scopes.isEmpty else { continue }
+      let fromHost = inputs[app.input].kind == .host
+      if fromHost, let first = fromHosts[appID] {
         linking[first].scopes += scopes
-      } else if !scopes.isEmpty {
-        if inputs[app.input].kind == .host { fromHosts[appID] = linking.count }
+      } else {
+        if fromHost { fromHosts[appID] = linking.count }
         linking.append(
           LinkingApp(
             appID: appID, name: bundle.name ?? bundle.bundleId ?? appID, input: inputs[app.input].path,
