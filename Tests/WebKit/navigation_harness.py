@@ -318,6 +318,9 @@ class Runner:
                 limit = step.get("ms", 0) / 1000
                 if step.get("for") == "navigation":
                     yield lambda: len(self.decisions) > before or time.monotonic() - started > limit
+                    # Said, so that a navigation missing from this run is told apart from one a guard stopped.
+                    if len(self.decisions) == before:
+                        record["error"] = "not reached: no navigation within %d ms" % step.get("ms", 0)
                 else:
                     yield self.pause(limit)
                 started = time.monotonic()
