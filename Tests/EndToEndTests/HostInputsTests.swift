@@ -121,6 +121,28 @@ struct HostInputsTests {
     #expect(try String(contentsOfFile: published, encoding: .utf8) == "[]")
   }
 
+  /// A file our limits refuse (its variables expand past a million alternatives) is `over-limit`, which iOS might
+  /// still read: the host's apps are unknown, so `--uncovered block` blocks it, as from an IPA. (It was read as a
+  /// file that could not be read, a definite answer, and the host left the list.)
+  @Test func aFileOurLimitsRefuseLeavesTheHostUnknown() throws {
+    let folder = try Engines.folder()
+    let aasa = folder.appendingPathComponent("aasa")
+    try FileManager.default.createDirectory(at: aasa, withIntermediateDirectories: true)
+    // Each reference counts its variable's values: 600 references to 2,000 values are 1,200,000.
+    let values = (0..<2_000).map { "\"v\($0)\"" }.joined(separator: ",")
+    let components = (0..<600).map { #"{"/": "/p\#($0)/$(a)/*"}"# }.joined(separator: ",")
+    let file =
+      #"{"applinks": {"substitutionVariables": {"a": [\#(values)]}, "#
+      + #""details": [{"appIDs": ["TEAMHUGE01.com.t.huge"], "components": [\#(components)]}]}}"#
+    try Data(file.utf8).write(to: aasa.appendingPathComponent("huge.example.json"))
+    let run = try CLI.run(
+      ["blocklist", "--host", "huge.example", "--aasa-dir", aasa.path, "--format", "domains", "--uncovered", "block"])
+    #expect(run.status == 1, "\(run.stderr)")
+    #expect(run.stdout == "huge.example\n")
+    #expect(run.stderr.contains("(aasa.over-limit)"), "\(run.stderr)")
+    #expect(run.stderr.contains("uncovered: * huge.example: its AASA file is unknown: "), "\(run.stderr)")
+  }
+
   /// Each host that gives no rule is told why in its own words, and host lists that name no host are refused
   /// plainly; a byte-order mark before the first host is not part of it.
   @Test func hostsThatGiveNoRulesAreToldWhy() throws {

@@ -59,8 +59,10 @@ public enum HostInputs {
       UniversalLinkInventory.attach([request: parsed], to: &report)
       // Why the host gave no app, in its real words: a file that gave no answer leaves its apps unknown (an error,
       // as an IPA's would be); no file, or one that could not be read, is what iOS gets too.
-      let status = parsed.result.status
-      var message = parsed.result.message
+      // The answer every report gives (a body refused by our limits is `over-limit`, unknown), not the transfer's.
+      let answer = parsed.answer
+      let status = answer.status
+      var message = answer.message
       if message.hasPrefix(request.host + ": ") { message.removeFirst(request.host.count + 2) }
       message = TerminalText.escape(message)
       if let code = DiagnosticCode.aasa(status) {
