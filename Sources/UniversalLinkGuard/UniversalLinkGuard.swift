@@ -187,6 +187,9 @@ public struct UniversalLinkGuard: Sendable {
       path.isEmpty ? "" : " at " + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
     }
     switch error as? DecodingError {
+    // A piece from a newer ipalinks is valid JSON, and says so (`LinkRuntime.Piece`).
+    case .dataCorrupted(let context) where context.debugDescription.hasPrefix("unknown pattern piece"):
+      return context.debugDescription + at(context.codingPath)
     case .dataCorrupted(let context): return "not valid JSON" + at(context.codingPath)
     case .keyNotFound(let key, let context): return "no \"\(key.stringValue)\"" + at(context.codingPath)
     case .typeMismatch(_, let context), .valueNotFound(_, let context):

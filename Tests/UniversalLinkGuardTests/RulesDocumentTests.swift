@@ -156,6 +156,30 @@ struct UpdatingGuardTests {
     #expect(linkGuard.current.ruleCount == 0)
   }
 
+  /// A document from a newer ipalinks, with a pattern piece this guard does not know (its digest right), is
+  /// refused and the rules in use stay: read as a piece that matches nothing, its rule would silently stop blocking.
+  @Test func aDocumentWithAPieceThisGuardDoesNotKnowIsRefused() throws {
+    let week2 = try Self.document(["/buy/*", "/sell/*"], at: 1_790_604_800)
+    let linkGuard = UpdatingLinkGuard(try UniversalLinkGuard(rulesJSON: week2))
+    let sell = "https://alpha.example/sell/1"
+    let opens = try #require(Optional(linkGuard.current.verdict(for: sell)))
+    let week3 = try Self.document(["/buy/*", "/sell/*", "/rent/*"], at: 1_791_209_600)
+    for piece in ["7", #"{"choice":99}"#, #"{"weird":1}"#, "true"] {
+      var document = week3.replacingOccurrences(of: #""/rent/",1]"#, with: #""/rent/",\#(piece)]"#)
+      #expect(document != week3)
+      // The digest made again over the changed rules, as a newer ipalinks would have written it.
+      let old = try #require(UniversalLinkGuard.Stamp.rules(of: week3))
+      let new = try #require(UniversalLinkGuard.Stamp.rules(of: document))
+      document = document.replacingOccurrences(of: LinkRuntime.sha256Hex(old), with: LinkRuntime.sha256Hex(new))
+      #expect {
+        try linkGuard.update(rulesJSON: document, now: Self.later)
+      } throws: { error in
+        "\(error)".contains("unknown pattern piece")
+      }
+      #expect(linkGuard.current.verdict(for: sell) == opens, "after \(piece)")
+    }
+  }
+
   /// A rules document that lists no app, made at `time`.
   static func emptyDocument(at time: TimeInterval) throws -> String {
     let output = BlocklistOutput(

@@ -117,18 +117,25 @@ extension LinkRuntime {
 extension LinkRuntime.Piece: Decodable {
   /// Reads one piece of the rules document.
   public init(from decoder: any Decoder) throws {
+    // A piece this code does not know (from a newer ipalinks) refuses the document rather than matching nothing:
+    // read as nothing, a match rule would silently stop blocking, and an updater keeps the rules in use instead.
     let c = try decoder.singleValueContainer()
+    func unknown(_ what: String) -> DecodingError {
+      .dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown pattern piece: \(what)"))
+    }
     if let text = try? c.decode(String.self) {
       self = .literal(text)
     } else if let code = try? c.decode(Int.self) {
-      self = code == 0 ? .any : code == 1 ? .star : .choice([])
+      guard code == 0 || code == 1 else { throw unknown("the number \(code)") }
+      self = code == 0 ? .any : .star
     } else if let alternatives = try? c.decode([[LinkRuntime.Piece]].self) {
       self = .choice(alternatives)
     } else if let reference = try? c.decode(LinkRuntime.ChoiceReference.self) {
       let table = decoder.userInfo[LinkRuntime.choicesKey] as? [[[LinkRuntime.Piece]]] ?? []
-      self = .choice(table.indices.contains(reference.choice) ? table[reference.choice] : [])
+      guard table.indices.contains(reference.choice) else { throw unknown("choice \(reference.choice) is not listed") }
+      self = .choice(table[reference.choice])
     } else {
-      self = .choice([])
+      throw unknown("neither text, 0, 1, a list of alternatives nor a choice")
     }
   }
 }
