@@ -335,7 +335,8 @@ public enum JSONPointer {
   static func join(_ pointer: String, _ token: String) -> String { pointer + "/" + escape(token) }
   static func join(_ pointer: String, _ index: Int) -> String { pointer + "/" + String(index) }
 
-  /// A JSON string literal for `s`, for messages and summaries.
+  /// `s` in double quotes, for messages and summaries: `"` and `\` escaped, controls written as the terminal's
+  /// escaping writes them (`\n`, `\u{1b}`). Not for code or JSON.
   public static func quote(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
@@ -346,9 +347,9 @@ public enum JSONPointer {
       case "\r": out += "\\r"
       case "\t": out += "\\t"
       default:
+        // As the terminal's escaping writes it, so that one line does not show one byte two ways.
         if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+          out += "\\u{" + String(scalar.value, radix: 16) + "}"
         } else {
           out.unicodeScalars.append(scalar)
         }

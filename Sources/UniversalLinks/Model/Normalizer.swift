@@ -310,7 +310,7 @@ struct Normalizer {
 
   private mutating func paths(_ value: JSONValue, _ pointer: String) -> [LegacyPath] {
     guard case .array(let items) = value else {
-      report(.invalidType, pointer, "\"paths\" must be an array, not \(value.typeName); it is ignored")
+      report(.invalidType, pointer, "\"paths\" must be an array, not \(value.typeName); the detail matches nothing")
       return []
     }
     var out: [LegacyPath] = []

@@ -33,7 +33,13 @@ public enum AASAValidator {
       }
       return (nil, out)
     }
-    return (file, normalizer.diagnostics + semanticFindings(file))
+    // An entry whose "components" or "paths" is not an array already has an error saying it matches nothing; the
+    // warning would call the list empty, which the file does not say.
+    let mistyped = Set(
+      normalizer.diagnostics.filter { $0.code == .invalidType }.map(\.pointer)
+        .filter { $0.hasSuffix("/components") || $0.hasSuffix("/paths") }.map { String($0[..<$0.lastIndex(of: "/")!]) })
+    let findings = semanticFindings(file).filter { !($0.code == .detailNeverMatches && mistyped.contains($0.pointer)) }
+    return (file, normalizer.diagnostics + findings)
   }
 
   /// What the file means for one app: ``AASADiagnosticCode/appNotListed`` when `applinks` does not list it.
@@ -99,10 +105,10 @@ public enum AASAValidator {
       never("this entry has neither \"components\" nor \"paths\", so it matches nothing")
       return out
     case .components(let list) where list.isEmpty:
-      never("\"components\" is empty, so this entry matches nothing")
+      never("\"components\" holds no rule, so this entry matches nothing")
       return out
     case .paths(let list) where list.isEmpty:
-      never("\"paths\" is empty, so this entry matches nothing")
+      never("\"paths\" holds no rule, so this entry matches nothing")
       return out
     default: break
     }

@@ -174,6 +174,25 @@ struct AASAValidatorTests {
     #expect(Set(Self.cases.map(\.code)) == Set(AASADiagnosticCode.allCases))
   }
 
+  /// A "components" or "paths" that is not an array is one error that says the entry matches nothing, not also a
+  /// warning that calls the list empty.
+  @Test func aMistypedRuleListIsOneError() {
+    for json in [
+      #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.b"], "components": "nope"}]}}"#,
+      #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.b"], "paths": {"/": "/a"}}]}}"#,
+    ] {
+      let found = AASAValidator.validate(Array(json.utf8))
+      #expect(found.map(\.code) == [.invalidType], "\(found)")
+      #expect(found.first?.message.hasSuffix("the detail matches nothing") == true)
+    }
+    // An empty list still gets its warning.
+    let empty = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.b"], "paths": []}]}}"#
+    #expect(
+      AASAValidator.validate(Array(empty.utf8)).map(\.message) == [
+        "\"paths\" holds no rule, so this entry matches nothing"
+      ])
+  }
+
   @Test func collectsEveryProblemAtOnce() {
     let json = ##"""
       {"applinks": {"details": [{"appIDs": ["bad", "ABCDE12345.com.example.app"],
