@@ -301,7 +301,8 @@ public final class RecordingRun: Sendable {
       // Ctrl-C ends the command where it is: what the store holds is said with what finished.
       InterruptWatch.note { [run = recorder.run] in
         let (given, written) = state.withLockedValue { ($0.given, $0.written) }
-        return "\(location): the store holds \(written) of the \(TerminalText.count(given, "input")) finished, in run "
+        return
+          "\(location): the store holds \(written) of the \(TerminalText.count(given, "input")) handed to it, in run "
           + "\(run), left unfinished" + (given > written ? "; \(given - written) not stored" : "")
       }
     }

@@ -9,8 +9,8 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   case day(Date)
   /// An instant.
   case instant(Date)
-  /// An age before now.
-  case ago(TimeInterval)
+  /// An age before now, and how the user wrote it (`2w` stays `2w` in what is said).
+  case ago(TimeInterval, written: String)
   /// The moment a labelled run ended: the last of its runs (shards) to record anything.
   case label(String)
 
@@ -21,7 +21,7 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     } else if let instant = Self.instant(text) {
       self = .instant(instant)
     } else if allowingAge, let age = Self.age(text) {
-      self = .ago(age)
+      self = .ago(age, written: text.hasPrefix("-") ? String(text.dropFirst()) : text)
     } else {
       self = .label(text)
     }
@@ -32,12 +32,7 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     switch self {
     case .day(let day): Self.dayFormatter.string(from: day)
     case .instant(let instant): AuditStore.timestamp(instant)
-    // In the largest unit that divides it, so that 12h stays 12h.
-    case .ago(let seconds):
-      [(86_400, "d"), (3_600, "h"), (60, "m")].first { Int(seconds) % $0.0 == 0 }.map {
-        "\(Int(seconds) / $0.0)\($0.1)"
-      }
-        ?? "\(Int(seconds))s"
+    case .ago(_, let written): written
     case .label(let label): label
     }
   }
@@ -106,7 +101,7 @@ extension AuditStore {
     switch time {
     case .day(let day): return edge == .start ? day : day + 86_400 - 0.001
     case .instant(let instant): return instant
-    case .ago(let seconds): return now - seconds
+    case .ago(let seconds, _): return now - seconds
     case .label(let label):
       // A label, else a run's number as `store runs` and `inspect --store` give it (a run labelled "3" comes first).
       let number = label.allSatisfy(\.isASCII) ? Int64(label) : nil

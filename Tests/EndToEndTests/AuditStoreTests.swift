@@ -451,7 +451,7 @@ import Testing
         if interrupted {
           #expect(status == 130, "\(text)")
           #expect(words.contains("ipalinks: interrupted: 8 of 8 inputs finished"), "\(text)")
-          #expect(words.contains("the store holds 0 of the 8 inputs finished, in run "), "\(text)")
+          #expect(words.contains("the store holds 0 of the 8 inputs handed to it, in run "), "\(text)")
           #expect(!text.contains("ipalinks: 8 inputs in "), "no summary: the run did not end")
         } else {
           #expect(status == 0, "\(text)")
@@ -824,6 +824,11 @@ import Testing
     let plain = try CLI.run(["who-claims", url, "--store", location, "--at", "5d", "-q"])
     #expect(dashed.status == plain.status && dashed.stdout == plain.stdout && dashed.stderr == plain.stderr)
     #expect(!dashed.stderr.contains("Missing value"), "\(dashed.stderr)")
+    // An age is said as it was written: 2w, not 14d.
+    for written in ["2w", "-2w", "36h", "90m"] {
+      let time = StoreTime(parsing: written, allowingAge: true)
+      #expect(time.description == written.trimmingCharacters(in: ["-"]), "\(time)")
+    }
   }
 
   /// A later retrieval without a definite answer (a timeout) leaves the file last retrieved current, so an outage

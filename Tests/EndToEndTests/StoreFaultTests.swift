@@ -436,7 +436,7 @@ import Testing
       #expect(
         lines.contains {
           $0.hasPrefix("ipalinks: postgres://")
-            && $0.hasSuffix(": the store holds 0 of the 1 input finished, in run 2, left unfinished; 1 not stored")
+            && $0.hasSuffix(": the store holds 0 of the 1 input handed to it, in run 2, left unfinished; 1 not stored")
         }, "\(lines)")
       #expect(try db.number("SELECT COUNT(*) FROM inputs WHERE run_id = 2") == 0)
       db.proxy.resume()
