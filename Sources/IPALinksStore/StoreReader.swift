@@ -108,7 +108,8 @@ extension AuditStore {
       // Unordered, so that the server sends each app as it finds it, and each is decoded while it finds the rest.
       try await sql.raw(
         """
-        SELECT a.id, o.report, a.input_id, f.path, f.kind, f.diagnostics FROM apps a JOIN inputs i ON i.id = a.input_id
+        SELECT a.id, o.report, a.input_id, i.observed_at, f.path, f.kind, f.diagnostics FROM apps a
+        JOIN inputs i ON i.id = a.input_id
         JOIN input_files f ON f.id = i.file JOIN app_observations o ON o.id = a.observation
         WHERE a.id IN (\(latest)) \(keys)
         """
@@ -141,7 +142,7 @@ extension AuditStore {
         if !watched.isEmpty {
           let known = Set(reports.flatMap(\.bundles).compactMap(\.appId))
           let files = try await latestRetrievals(at: time == nil ? nil : at, hosts: Set(watched))
-          reports += HostInputs.reports(for: watched, files: files, leavingOut: known)
+          reports += HostInputs.reports(for: watched, files: files.parsed, leavingOut: known)
         }
       }
       return reports
@@ -238,7 +239,7 @@ extension AuditStore {
   /// The latest retrieval of each host's file (`at` or before), parsed once each: the latest with a definite answer
   /// (a file, a 404, a redirect…), so that a timeout or an outage never replaces a good file (which would unblock its
   /// links); a host that never had one, its latest.
-  private func latestRetrievals(at: String?, hosts: Set<String>?) async throws -> [AASARequest: ParsedAASA] {
+  private func latestRetrievals(at: String?, hosts: Set<String>?) async throws -> StoredFiles {
     try parsed(try await retrievalRows(at: at, hosts: hosts).get())
   }
 
@@ -256,7 +257,7 @@ extension AuditStore {
     guard let at else {
       return sql.raw(
         """
-        SELECT r.host, r.developer_mode, o.result, f.body FROM latest_retrievals l
+        SELECT r.host, r.developer_mode, r.retrieved_at, o.result, f.body FROM latest_retrievals l
         JOIN retrievals r ON r.id = l.retrieval JOIN retrieval_observations o ON o.id = r.observation
         LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
         WHERE 1 = 1 \(only) ORDER BY l.definite
@@ -268,8 +269,8 @@ extension AuditStore {
       // Each host's latest row then (ties go to the later row), numbered in one pass over its retrievals.
       return sql.raw(
         """
-        SELECT r.host, r.developer_mode, o.result, f.body FROM (
-          SELECT r.host, r.developer_mode, r.observation,
+        SELECT r.host, r.developer_mode, r.retrieved_at, o.result, f.body FROM (
+          SELECT r.host, r.developer_mode, r.retrieved_at, r.observation,
             ROW_NUMBER() OVER (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at DESC, r.id DESC) AS n
           FROM retrievals r WHERE r.retrieved_at <= \(bind: at) \(filter)) r
         JOIN retrieval_observations o ON o.id = r.observation LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
@@ -280,23 +281,26 @@ extension AuditStore {
     return queries[0].and(queries[1]).map { $0 + $1 }
   }
 
-  /// Retrieval rows (host, mode, result, body) as parsed files, each parsed and validated once, on every core; a
-  /// later row of a host replaces an earlier one.
-  private func parsed(_ rows: [any SQLRow]) throws -> [AASARequest: ParsedAASA] {
+  /// Retrieval rows (host, mode, time, result, body) as parsed files, each parsed and validated once, on every
+  /// core; a later row of a host replaces an earlier one.
+  private func parsed(_ rows: [any SQLRow]) throws -> StoredFiles {
     let read = try rows.map { row in
       (
         AASARequest(
           host: try row.decode(column: "host", as: String.self),
           developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0),
+        try row.decode(column: "retrieved_at", as: String.self),
         try row.decode(column: "result", as: String.self), try row.decode(column: "body", as: Data?.self)
       )
     }
-    let parsed = try Self.concurrentMap(read) { request, json, body in
+    let parsed = try Self.concurrentMap(read) { request, _, json, body in
       var result = try JSONDecoder().decode(AASAFetchResult.self, from: Data(json.utf8))
       result.body = body.map { [UInt8]($0) }
       return (request, ParsedAASA(result))
     }
-    return Dictionary(parsed, uniquingKeysWith: { $1 })
+    return StoredFiles(
+      parsed: Dictionary(parsed, uniquingKeysWith: { $1 }),
+      retrievedAt: Dictionary(read.map { ($0.0, $0.1) }, uniquingKeysWith: { $1 }))
   }
 }
 
@@ -330,6 +334,8 @@ final class StreamedApps: @unchecked Sendable {
   struct App: Sendable {
     var id: Int
     var input: Int
+    /// When its input was inspected (an imported inventory's: when it was saved).
+    var observed: String
     var path: String
     var kind: String
     var diagnostics: String
@@ -339,7 +345,7 @@ final class StreamedApps: @unchecked Sendable {
   }
 
   private struct Row {
-    var id: Int, input: Int, path: String, kind: String, diagnostics: String, report: String
+    var id: Int, input: Int, observed: String, path: String, kind: String, diagnostics: String, report: String
   }
 
   /// Rows a thread decodes at a time: enough to be worth a thread, few enough to start while the server works.
@@ -350,7 +356,7 @@ final class StreamedApps: @unchecked Sendable {
   private var pending: [Row] = []
   private var apps: [App] = []
   private var failure: (any Error)?
-  private var files: [AASARequest: ParsedAASA]?
+  private var files: StoredFiles?
 
   /// Decodes without the entitlements themselves when `claimsOnly` (``BundleReport/claimsOnly``).
   init(claimsOnly: Bool) { self.claimsOnly = claimsOnly }
@@ -361,6 +367,7 @@ final class StreamedApps: @unchecked Sendable {
     do {
       row = Row(
         id: try sqlRow.decode(column: "id", as: Int.self), input: try sqlRow.decode(column: "input_id", as: Int.self),
+        observed: try sqlRow.decode(column: "observed_at", as: String.self),
         path: try sqlRow.decode(column: "path", as: String.self),
         kind: try sqlRow.decode(column: "kind", as: String.self),
         diagnostics: try sqlRow.decode(column: "diagnostics", as: String.self),
@@ -380,7 +387,7 @@ final class StreamedApps: @unchecked Sendable {
 
   /// Joins each app decoded from now on to `files` (``UniversalLinkInventory/rejoin(_:with:)``), and, at
   /// ``finish()``, those decoded before.
-  func join(_ files: [AASARequest: ParsedAASA]) { lock.withLock { self.files = files } }
+  func join(_ files: StoredFiles) { lock.withLock { self.files = files } }
 
   /// Every app once the last batch is decoded, each joined to the files if it was given them; the first problem
   /// met, if any.
@@ -401,12 +408,12 @@ final class StreamedApps: @unchecked Sendable {
 
   /// `apps` joined to `files` (``UniversalLinkInventory/rejoin(_:with:)``) on every core, but for those joined
   /// already.
-  static func joining(_ apps: [App], to files: [AASARequest: ParsedAASA]) -> [App] {
+  static func joining(_ apps: [App], to files: StoredFiles) -> [App] {
     guard apps.contains(where: { !$0.joined }) else { return apps }
     return parallelMap(apps.count, workers: ProcessInfo.processInfo.activeProcessorCount, minimumChunk: 32) {
       var app = apps[$0]
       if !app.joined {
-        UniversalLinkInventory.rejoin(&app.bundle, with: files)
+        files.join(&app.bundle, observed: app.observed)
         app.joined = true
       }
       return app
@@ -425,12 +432,13 @@ final class StreamedApps: @unchecked Sendable {
           let bundle = try decoder.decode(BundleReport.self, from: Data(row.report.utf8))
           done.append(
             App(
-              id: row.id, input: row.input, path: row.path, kind: row.kind, diagnostics: row.diagnostics,
+              id: row.id, input: row.input, observed: row.observed, path: row.path, kind: row.kind,
+              diagnostics: row.diagnostics,
               bundle: bundle, joined: false))
         }
         if let files = lock.withLock({ self.files }) {
           for k in done.indices {
-            UniversalLinkInventory.rejoin(&done[k].bundle, with: files)
+            files.join(&done[k].bundle, observed: done[k].observed)
             done[k].joined = true
           }
         }
@@ -439,5 +447,24 @@ final class StreamedApps: @unchecked Sendable {
         lock.withLock { failure = failure ?? error }
       }
     }
+  }
+}
+
+/// Hosts' files as the store last retrieved them (at a time), with when each was retrieved.
+struct StoredFiles: Sendable {
+  /// Each host's file, parsed.
+  var parsed: [AASARequest: ParsedAASA]
+  /// When each was retrieved, as the store writes times.
+  var retrievedAt: [AASARequest: String]
+
+  /// `bundle`'s domains joined to these files (``UniversalLinkInventory/rejoin(_:with:)``). An app read back from an
+  /// imported inventory has the results it was saved with, and keeps them for a host the store retrieved only before
+  /// the app was observed: an older retrieval is not what the inventory saw.
+  func join(_ bundle: inout BundleReport, observed: String) {
+    let saved = bundle.associatedDomains.compactMap { $0.aasa == nil ? nil : $0.request }
+    guard !saved.isEmpty else { return UniversalLinkInventory.rejoin(&bundle, with: parsed) }
+    var files = parsed
+    for request in saved where (retrievedAt[request] ?? "") <= observed { files[request] = nil }
+    UniversalLinkInventory.rejoin(&bundle, with: files)
   }
 }

@@ -634,6 +634,7 @@ import Testing
     try await latestState(try stores.make())
     try await historyAndEarlierStates(try stores.make())
     try await anOutageNeverReplacesAGoodFile(try stores.make())
+    try anImportKeepsItsFilesOverAnOlderRetrieval(try stores.make(), folder: stores.folder)
     try await anAppsDomainsAndSchemesOverTime(try stores.make())
     try await documentedQueries(try stores.make())
     try await newerSchemaIsRefusedUntouched(try stores.make(), backend: backend)
@@ -651,6 +652,38 @@ import Testing
     }
     try unreachableStoresAreNamedAndTheReportStillPrinted(stores)
     try await aReaderThatHasGoneEndsTheCommandAsSIGPIPEDoes(try stores.make())
+  }
+
+  /// An imported inventory's apps keep the AASA results they were saved with until a later run retrieves the files
+  /// again: a retrieval from before the inventory was saved is not what it saw. (The store's older retrieval was
+  /// joined to them, so the import answered with the older file, and `diff --since` found no change.)
+  func anImportKeepsItsFilesOverAnOlderRetrieval(_ location: String, folder: URL) throws {
+    let aasa = CLI.repo.appendingPathComponent("samples/aasa")
+    let url = "https://shop.example.com/buy/gift/card"
+    // 2026-11-01: the first file, whose first rule excludes gift cards.
+    let first = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", aasa.path, "--store", location, "--run-label", "w1", "-q"],
+      environment: ["SOURCE_DATE_EPOCH": "1793527200"])
+    #expect(first.status == 0, "\(first.stderr)")
+    // Saved two days later with the next file, in which they open the app.
+    let next = aasa.appendingPathComponent("next").path
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--aasa-dir", next, "--format", "jsonl", "-q"])
+    let inventory = folder.appendingPathComponent("newer-\(UUID().uuidString).jsonl")
+    try Data(saved.stdout.utf8).write(to: inventory)
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSince1970: 1_793_707_200)], ofItemAtPath: inventory.path)
+    let imported = try CLI.run(["store", "import", inventory.path, "--store", location, "--run-label", "imp", "-q"])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let own = try CLI.run(["who-claims", url, inventory.path, "--format", "jsonl", "-q"])
+    #expect(own.stdout.contains(#""verdict":"match""#), "\(own.stdout)")
+    for at in [[], ["--at", "imp"]] {
+      let stored = try CLI.run(["who-claims", url, "--store", location, "--format", "jsonl", "-q"] + at)
+      #expect(stored.stdout.contains(#""verdict":"match""#), "\(at): \(stored.stdout)")
+    }
+    let before = try CLI.run(["who-claims", url, "--store", location, "--at", "w1", "--format", "jsonl", "-q"])
+    #expect(before.stdout.contains(#""verdict":"exclude""#), "\(before.stdout)")
+    let changes = try CLI.run(["diff", "--store", location, "--since", "w1"])
+    #expect(changes.status == 1 && changes.stdout.contains("1 bundle differs"), "\(changes.stdout)")
   }
 
   /// Each app as last inspected, each host's file as last retrieved; a second run of the same apps adds
