@@ -74,10 +74,16 @@ struct URLFilterTranslator {
       }
       note(.wider, "the # pattern cannot be seen by WebKit (it strips fragments); blocked for every fragment")
     }
+    // percentEncoded: false compares decoded text, and WebKit sees a URL as written, where any character may be
+    // escaped (`/%73/x` is `/s/x`). Each character taken either way (`[s%]([0-9A-F][0-9A-F])?`) made WebKit's
+    // compiler run for minutes on a list of a few such rules, so a blocking rule also blocks every URL of its host
+    // that carries an escape; an exception stays as spelt, which spares less.
     if !rule.percentEncoded {
       note(
-        direction == .wider ? .narrower : .wider,
-        "percentEncoded: false compares decoded text; URLs that percent-escape characters the pattern spells plainly are not recognized"
+        .wider,
+        direction == .wider
+          ? "percentEncoded: false compares decoded text; every URL of the host with a percent escape is blocked too"
+          : "percentEncoded: false compares decoded text; URLs that percent-escape characters the pattern spells plainly are not excepted"
       )
     }
 
@@ -180,6 +186,9 @@ struct URLFilterTranslator {
         // A block takes both spellings of what WebKit may leave plain; an exception only the escape, erring to block.
         out.filters.append(direction == .wider ? Self.eitherSpelling(filter) : filter)
       }
+    }
+    if !rule.percentEncoded && direction == .wider && !out.filters.isEmpty {
+      out.filters.append(prefix + "/[^#]*%")
     }
     if out.filters.count > max(Self.maxFiltersPerRule * 4, pathLimit) {
       out.filters = []

@@ -68,7 +68,7 @@ import UniversalLinks
     #expect(Self.filters(#"{"/": "/caf\u00e9"}"#).filters.isEmpty)
     #expect(
       Self.filters(#"{"/": "/caf\u00e9", "percentEncoded": false}"#).filters == [
-        Self.prefix + "/+caf%C3%A9/*" + Self.tail
+        Self.prefix + "/+caf%C3%A9/*" + Self.tail, Self.prefix + "/[^#]*%",
       ])
   }
 
