@@ -62,18 +62,45 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     return formatter.date(from: text)
   }
 
-  /// `7d`, `12h`, `2w`, `30m`; `-7d` too, as one may write an age before now.
+  /// `7d`, `12h`, `2w`, `30min`; `-7d` too, as one may write an age before now. Not `6m`, which reads as six
+  /// months as readily as six minutes (it was minutes, and `store prune --before 6m` took six months to mean them).
   private static func age(_ text: String) -> TimeInterval? {
-    let text = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
-    guard let unit = text.last, let count = Int(text.dropLast()), count >= 0, !text.dropLast().hasPrefix("+")
-    else { return nil }
+    var text = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+    var unit = text.last.map(String.init) ?? ""
+    if text.hasSuffix("min") {
+      (text, unit) = (text.dropLast(2), "min")
+    }
+    guard let count = Int(text.dropLast()), count >= 0, !text.dropLast().hasPrefix("+") else { return nil }
     switch unit {
-    case "m": return TimeInterval(count) * 60
+    case "min": return TimeInterval(count) * 60
     case "h": return TimeInterval(count) * 3_600
     case "d": return TimeInterval(count) * 86_400
     case "w": return TimeInterval(count) * 7 * 86_400
     default: return nil
     }
+  }
+
+  /// Why `label` cannot name a run (`--run-label`), or nil: empty, or read as a date, a time, an age or a run's
+  /// number (`run 3`) wherever a run is named, so that `--at` would never reach it.
+  public static func labelProblem(_ label: String) -> String? {
+    if label.isEmpty { return "an empty label" }
+    let ageLike = StoreTime(parsing: label, allowingAge: true)
+    if case .label = ageLike, Self.runNumber(label) == nil { return nil }
+    return "\(label) reads as "
+      + {
+        switch ageLike {
+        case .day: "a date"
+        case .instant: "a time"
+        case .ago: "an age"
+        case .label: "a run's number"
+        }
+      }() + " where a run is named (--at, --since, --before), so no run could be found by it; choose another label"
+  }
+
+  /// The number in `run 3`, as `history` names a run without a label.
+  static func runNumber(_ text: String) -> Int64? {
+    guard text.hasPrefix("run "), let number = Int64(text.dropFirst(4)), number > 0 else { return nil }
+    return number
   }
 }
 
@@ -104,7 +131,7 @@ extension AuditStore {
     case .ago(let seconds, _): return now - seconds
     case .label(let label):
       // A label, else a run's number as `store runs` and `inspect --store` give it (a run labelled "3" comes first).
-      let number = label.allSatisfy(\.isASCII) ? Int64(label) : nil
+      let number = label.allSatisfy(\.isASCII) ? Int64(label) ?? StoreTime.runNumber(label) : nil
       func ended(_ which: SQLQueryString) async throws(Failure) -> String? {
         try await failing("cannot read the runs") {
           try await sql.raw(
@@ -120,11 +147,14 @@ extension AuditStore {
       if end == nil, let number, number > 0 { end = try await ended("r.id = \(bind: number)") }
       guard let ended = end, let date = Self.date(ended) else {
         let labels = (try? await runs())?.compactMap(\.label) ?? []
-        let known = Array(NSOrderedSet(array: labels.reversed()).array.prefix(5)) as? [String] ?? []
+        var seen = Set<String>()
+        let known = Array(labels.reversed().filter { seen.insert($0).inserted }.prefix(5))
+        let minutes = label.hasSuffix("m") && Int(label.dropLast().drop { $0 == "-" }) != nil
         throw Failure(
           description: "\(location): no run is labelled \(label)" + (number == nil ? "" : " or numbered \(label)")
             + " (nor is it a date like 2026-03-01, a time like "
             + "2026-03-01T09:30:00Z or an age like 7d)"
+            + (minutes ? "; an age in minutes is written \(label)in, months as weeks or days (26w, 180d)" : "")
             + (known.isEmpty ? "" : "; recent labels: " + known.joined(separator: ", ")))
       }
       return date

@@ -858,9 +858,23 @@ import Testing
     #expect(dashed.status == plain.status && dashed.stdout == plain.stdout && dashed.stderr == plain.stderr)
     #expect(!dashed.stderr.contains("Missing value"), "\(dashed.stderr)")
     // An age is said as it was written: 2w, not 14d.
-    for written in ["2w", "-2w", "36h", "90m"] {
+    for written in ["2w", "-2w", "36h", "90min"] {
       let time = StoreTime(parsing: written, allowingAge: true)
       #expect(time.description == written.trimmingCharacters(in: ["-"]), "\(time)")
+      guard case .ago = time else { Issue.record("\(written) is not an age"); continue }
+    }
+    // `6m` is no age (six minutes, or six months?): as a label it is not found, and the error says how to write one.
+    let months = try CLI.run(["who-claims", url, "--store", location, "--at", "6m", "-q"])
+    #expect(months.status == 2 && months.stderr.contains("an age in minutes is written 6min"), "\(months.stderr)")
+    // A run without a label is named `run N` by `history`, which `--at` takes.
+    let numbered = try CLI.run(["who-claims", url, "--store", location, "--at", "1", "-q"])
+    let named = try CLI.run(["who-claims", url, "--store", location, "--at", "run 1", "-q"])
+    #expect(named.status == numbered.status && named.stdout == numbered.stdout, "\(named.stderr)")
+    // A label that would read as a time, an age or a run's number is refused, as no run could be named by it.
+    for label in ["2w", "2026-11-08", "2026-11-08T10:00:00Z", "run 4", "30min"] {
+      let refused = try CLI.run(
+        ["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", location, "--run-label", label, "-q"])
+      #expect(refused.status == 64 && refused.stderr.contains("where a run is named"), "\(label): \(refused.stderr)")
     }
   }
 

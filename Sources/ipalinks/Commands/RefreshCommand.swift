@@ -35,7 +35,12 @@ struct RefreshCommand: StatusCommand {
   @OptionGroup var progress: ProgressOptions
   @OptionGroup(title: "AASA retrieval") var fetch: FetchOptions
 
-  func validate() throws { _ = try store.required() }
+  func validate() throws {
+    _ = try store.required()
+    if let runLabel, let problem = StoreTime.labelProblem(runLabel) {
+      throw ValidationError("--run-label: " + TerminalText.escape(problem))
+    }
+  }
 
   func execute() async throws -> Int32 {
     let watching = try usageError { try HostInputs.hosts(host, files: hosts) }

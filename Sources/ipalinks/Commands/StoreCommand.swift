@@ -98,7 +98,9 @@ struct StoreCommand: AsyncParsableCommand {
     func validate() throws {
       _ = try store.required()
       if let problem = StandardInput.problem([("an inventory", files)]) { throw ValidationError(problem) }
-      if runLabel == "" { throw ValidationError("--run-label: an empty label") }
+      if let runLabel, let problem = StoreTime.labelProblem(runLabel) {
+        throw ValidationError("--run-label: " + TerminalText.escape(problem))
+      }
     }
 
     func execute() async throws -> Int32 {

@@ -46,7 +46,7 @@ struct StoreReadOptions: ParsableArguments {
     parsing: .unconditional,
     help: ArgumentHelp(
       "With --store: the state as it was then: a date (2026-03-01, read at its end), an RFC 3339 time, an age "
-        + "(7d, 12h, 2w), or a run's label or number (the end of that run).", valueName: "time"))
+        + "(7d, 12h, 2w, 30min), or a run's label or number (the end of that run).", valueName: "time"))
   var at: StoreTime?
 
   func validate() throws {
