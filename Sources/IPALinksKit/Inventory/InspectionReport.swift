@@ -68,13 +68,15 @@ public struct InspectionReport: Sendable, Codable {
   enum CodingKeys: String, CodingKey { case input, inputKind, status, diagnostics, bundles }
 
   /// Reads a saved report back. `status` is recomputed from the diagnostics, so it cannot disagree with them; keys
-  /// other than `input` may be missing, so inventories from older and newer versions load.
+  /// other than `input` and `bundles` (which every version wrote, `[]` for an input that gave none) may be missing,
+  /// so inventories from older and newer versions load. Without `bundles` an object is no report (another command's
+  /// line with an `input`), which would be taken for an input with no app.
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     input = try c.decode(String.self, forKey: .input)
     inputKind = (try? c.decodeIfPresent(InputKind.self, forKey: .inputKind)) ?? .unknown
     diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
-    bundles = try c.decodeIfPresent([BundleReport].self, forKey: .bundles) ?? []
+    bundles = try c.decode([BundleReport].self, forKey: .bundles)
   }
 
   /// Writes `status` alongside the stored keys, so scripts reading the JSON need not recompute it.
