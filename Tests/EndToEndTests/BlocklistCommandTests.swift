@@ -112,12 +112,30 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["plain-file"])
   }
 
+  /// Unknown files are named as uncovered. When no rule is known and some file is unknown (an outage, offline with
+  /// nothing cached), no list is made and the one `-o` names stays, exit 2, said even with `-q`: it was replaced by
+  /// one that blocks nothing, exit 1, and `-q` said nothing of it.
   @Test func unknownAASAFilesAreReportedAsUncovered() throws {
-    let result = try CLI.run([
-      "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", try Engines.folder().path,
-    ])
-    #expect(result.status == 1)
+    let folder = try Engines.folder()
+    let offline = [CLI.sample("Store.ipa"), "--offline", "--cache-dir", folder.path]
+    let result = try CLI.run(["blocklist"] + offline)
+    #expect(result.status == 2 && result.stdout.isEmpty)
     #expect(result.stderr.contains("uncovered: ST0REAPP42.com.example.store shop.example.com"))
+    let list = folder.appendingPathComponent("list.json").path
+    let good = try CLI.run(
+      [
+        "blocklist", CLI.sample("Store.ipa"), "--aasa-dir", CLI.samples.appendingPathComponent("aasa").path, "-o", list,
+        "-f", "wkcontentrules",
+      ])
+    #expect(good.status == 0, "\(good.stderr)")
+    let written = try String(contentsOfFile: list, encoding: .utf8)
+    let outage = try CLI.run(["blocklist", "-o", list, "-f", "wkcontentrules", "-q"] + offline)
+    #expect(outage.status == 2)
+    #expect(
+      outage.stderr.contains(
+        "no rule is known and the AASA files of 2 domains are unknown, so no list was made; \(list) is left as it was"),
+      "\(outage.stderr)")
+    #expect(try String(contentsOfFile: list, encoding: .utf8) == written)
   }
 
   /// `--uncovered block` fails closed: a domain whose file could not be read is blocked whole in every format,
@@ -144,8 +162,9 @@ import Testing
     #expect(
       filters.count == 2 && filters.allSatisfy { $0.hasSuffix("(:[0-9]+)?(/[^?#]*)?(\\?[^#]*)?(#.*)?$") }, "\(filters)")
     #expect(filters.contains { $0.contains("shop\\.example\\.com") })
+    // Skipped, nothing is known: no list (exit 2), rather than one that blocks nothing.
     let skipped = try CLI.run(Array(offline.dropLast(4)) + ["--format", "domains"])
-    #expect(skipped.status == 1 && skipped.stdout.isEmpty)
+    #expect(skipped.status == 2 && skipped.stdout.isEmpty)
     #expect(try CLI.run(offline + ["--uncovered", "maybe"]).status == 64)
   }
 

@@ -138,7 +138,10 @@ struct NewUserTests {
         "blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", folder.path, "-o", rules, "-f",
         "wkcontentrules",
       ])
-    #expect(offline.status == 1)
+    // Every file unknown, no rule known: no list is made, rather than one that blocks nothing.
+    #expect(offline.status == 2)
+    #expect(!FileManager.default.fileExists(atPath: rules))
+    #expect(offline.stderr.contains("so no list was made; \(rules) is left as it was"), "\(offline.stderr)")
     #expect(offline.stderr.contains("left out of the list"), "\(offline.stderr)")
     #expect(
       offline.stderr.contains(

@@ -239,6 +239,15 @@ public struct BlocklistOutput: Sendable {
       for note in notes { Terminal.warn(note.line) }
       if let leftOut = leftOut(policy) { Terminal.warn(leftOut) }
     }
+    // No rule known and some unknown (an outage, offline with nothing cached): a list would block nothing, and
+    // replacing a good one with it would let every app open. Said even with -q, as an error is.
+    if apps == 0 && uncovered > 0 && policy == .skip {
+      Terminal.warn(
+        "no rule is known and the AASA files of \(TerminalText.count(uncovered, "domain")) are unknown, so no list "
+          + "was made" + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? "")
+          + "; --uncovered block blocks their hosts whole")
+      return 2
+    }
     let partial: Int32 = loaded.partial || uncovered > 0 ? 1 : 0
     do throws(OutputFile.Failure) {
       if let report {
