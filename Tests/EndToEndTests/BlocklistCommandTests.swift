@@ -112,6 +112,18 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["plain-file"])
   }
 
+  /// An app whose rules, even its hosts blocked whole, do not fit in one list is left out, and its links get
+  /// through: the exit code says the list is partial (it was 0).
+  @Test func anAppLeftOutOfEveryListMakesItPartial() throws {
+    let output = try Engines.folder().appendingPathComponent("rules.json").path
+    let run = try CLI.run([
+      "blocklist", CLI.sample("Store.ipa"), "--aasa-dir", CLI.samples.appendingPathComponent("aasa").path,
+      "-f", "wkcontentrules", "--max-rules", "1", "-o", output,
+    ])
+    #expect(run.status == 1, "\(run.stderr)")
+    #expect(run.stderr.contains("the app is left out"), "\(run.stderr)")
+  }
+
   /// Unknown files are named as uncovered. When no rule is known and some file is unknown (an outage, offline with
   /// nothing cached), no list is made and the one `-o` names stays, exit 2, said even with `-q`: it was replaced by
   /// one that blocks nothing, exit 1, and `-q` said nothing of it.

@@ -248,7 +248,10 @@ public struct BlocklistOutput: Sendable {
           + "; --uncovered block blocks their hosts whole")
       return 2
     }
-    let partial: Int32 = loaded.partial || uncovered > 0 ? 1 : 0
+    // An app left out whole (its hosts' rules alone exceed --max-rules) lets its links through: partial. A format
+    // that leaves an exception out (a note with its rule's pointer) blocks more, which is said, not partial.
+    let appLeftOut = notes.contains { $0.kind == .dropped && $0.pointer == nil }
+    let partial: Int32 = loaded.partial || uncovered > 0 || appLeftOut ? 1 : 0
     do throws(OutputFile.Failure) {
       if let report {
         var failures = HostFailures()
