@@ -4,8 +4,8 @@ import SQLKit
 import UniversalLinks
 
 extension AuditStore {
-  /// What the latest runs up to `time` changed: the latest run with every run that shares its label (the shards of
-  /// one audit), against the state just before the first of them, or against the state at `since` (`report
+  /// What the latest runs up to `time` changed: the latest run with the shards of the same audit (the runs just before
+  /// it with its label and other shards), against the state just before the first of them, or against the state at `since` (`report
   /// --since`, named `sinceName`). When the latest runs changed nothing and no time was chosen, the runs before them
   /// are taken in too, and ``RunChanges/quiet`` names the quiet ones. Nil for a store without runs.
   ///
@@ -18,23 +18,41 @@ extension AuditStore {
     let end = AuditStore.timestamp(time ?? .distantFuture)
     let runs = try await failing("cannot read the runs") {
       try await sql.raw(
-        "SELECT id, label, started_at FROM runs WHERE started_at <= \(bind: end) ORDER BY started_at DESC, id DESC"
+        """
+        SELECT id, label, shard, started_at FROM runs WHERE started_at <= \(bind: end)
+        ORDER BY started_at DESC, id DESC
+        """
       ).all().map { row in
         (
           id: try row.decode(column: "id", as: Int.self), label: try row.decode(column: "label", as: String?.self),
+          shard: try row.decode(column: "shard", as: String?.self),
           started: try row.decode(column: "started_at", as: String.self)
         )
       }
     }
-    /// The runs of the group that ends with `runs[index]`: every run up to `end` with its label, or it alone.
+    /// The runs of the group that ends with `runs[index]`: the shards of one audit, the runs just before it with its
+    /// label, each a shard none of the others is; or it alone. A label given to every run (`nightly`) does not make
+    /// one audit of them all, which left nothing before it to compare with.
     func group(from index: Int) -> (start: String, name: String, rest: Int)? {
       guard index < runs.count else { return nil }
       let latest = runs[index]
-      let all = latest.label.map { label in runs.indices.filter { $0 >= index && runs[$0].label == label } } ?? [index]
+      var all = [index]
+      if let label = latest.label, let shard = latest.shard {
+        var shards: Set<String> = [shard]
+        var next = index + 1
+        while next < runs.count, runs[next].label == label, let other = runs[next].shard, shards.insert(other).inserted
+        {
+          all.append(next)
+          next += 1
+        }
+      }
       let start = all.map { runs[$0].started }.min() ?? latest.started
+      // A label other runs have too (`nightly`) is told apart by the run's number, as `history` names runs.
+      let shared = { (label: String) in runs.indices.contains { !all.contains($0) && runs[$0].label == label } }
       let name =
-        latest.label.map { all.count > 1 ? "\($0) (\(all.count) runs)" : $0 } ?? StoreText.minute(latest.started)
-        + " UTC"
+        latest.label.map {
+          all.count > 1 ? "\($0) (\(all.count) runs)" : shared($0) ? "\($0) (run \(latest.id))" : $0
+        } ?? StoreText.minute(latest.started) + " UTC"
       // The next group starts with the first run before this one's start that is not in it.
       let rest = runs.indices.first { $0 > index && !all.contains($0) && runs[$0].started <= start } ?? runs.count
       return (start, name, rest)

@@ -307,6 +307,27 @@ import Testing
       try changesSection().contains("+ <code>applinks:pay.example.com</code>, + URL scheme <code>storepay</code>"))
   }
 
+  /// A label given to every run (`nightly`) names each run alone: "Changed since" compares the latest with the one
+  /// before, told apart by their numbers. (Every run of the label was taken as one audit, with nothing before it:
+  /// "the store's first run".)
+  @Test func aLabelGivenToEveryRunNamesEachRunAlone() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    let aasa = ["--aasa-dir", CLI.sample("aasa")]
+    for (dirs, time) in [(aasa, "1795615200"), (["--aasa-dir", CLI.sample("aasa/next")] + aasa, "1795701600")] {
+      let run = try CLI.run(
+        ["inspect", CLI.sample("Store.ipa"), "--store", store, "--run-label", "nightly", "-q"] + dirs,
+        environment: ["SOURCE_DATE_EPOCH": time])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let opened = try await AuditStoreTests.open(store)
+    let changes = try #require(try await opened.runChanges())
+    try await opened.close()
+    #expect(changes.run == "nightly (run 2)" && changes.previous == "nightly (run 1)", "\(changes.run)")
+    #expect(changes.hosts.map(\.host) == ["shop.example.com"], "\(changes.hosts.map(\.host))")
+  }
+
   /// "Changed since" compares every shard of the latest label with the state before them; a refresh after them that
   /// changed nothing does not hide their changes; `report --since` chooses the comparison.
   @Test(arguments: Backend.usable) func changesComeFromEveryShardAndAQuietRunHidesNone(_ backend: Backend) async throws
