@@ -119,6 +119,11 @@ struct HostInputsTests {
     #expect(skipped.status == 2, "\(skipped.stderr)")
     #expect(skipped.stderr.contains("nothing could be read, so no list was made; \(published) is left as it was"))
     #expect(try String(contentsOfFile: published, encoding: .utf8) == "[]")
+    // --no-fetch looks no file up: the hosts are unknown too, and named (they were left out unsaid, exit 2).
+    let unfetched = try CLI.run(
+      ["blocklist", "--no-fetch", "--host", "yelp.com", "--uncovered", "block", "--format", "domains"])
+    #expect(unfetched.status == 1 && unfetched.stdout == "yelp.com\n", "\(unfetched.stderr)")
+    #expect(unfetched.stderr.contains("yelp.com: its AASA file is unknown: not looked up (--no-fetch)"))
   }
 
   /// A file our limits refuse (its variables expand past a million alternatives) is `over-limit`, which iOS might

@@ -19,15 +19,16 @@ public enum HostInputs {
   }
 
   /// The same from files already retrieved, such as the ones an audit store keeps for the hosts it watches
-  /// (`refresh --host`); a host without one has an unknown file.
+  /// (`refresh --host`); a host without one has an unknown file, `missing` saying why.
   public static func reports(
-    for hosts: [String], files results: [AASARequest: ParsedAASA], leavingOut known: Set<String> = []
+    for hosts: [String], files results: [AASARequest: ParsedAASA], leavingOut known: Set<String> = [],
+    missing: String = "never retrieved"
   ) -> [InspectionReport] {
     let requests = hosts.map { AASARequest(host: $0.lowercased(), developerMode: false) }
     return requests.map { request in
       var report = InspectionReport(input: request.host, inputKind: .host)
       guard let parsed = results[request] else {
-        report.diagnostics.append(Diagnostic(.error, .aasaNeverRetrieved, "its AASA file is unknown: never retrieved"))
+        report.diagnostics.append(Diagnostic(.error, .aasaNeverRetrieved, "its AASA file is unknown: \(missing)"))
         return report
       }
       // Every app a service of the file lists, with an entry for each service that lists it.

@@ -136,8 +136,15 @@ public struct LoadedInventory: Sendable {
       }
     }
     loaded.reports = keyed.sorted { $0.key < $1.key }.map(\.report)
-    if !hosts.isEmpty, let fetches {
-      for report in await HostInputs.reports(for: hosts, fetches: fetches, leavingOut: seen) {
+    if !hosts.isEmpty {
+      // With --no-fetch no file is looked up: each host's apps are unknown (uncovered), not left out unsaid.
+      let reports =
+        if let fetches {
+          await HostInputs.reports(for: hosts, fetches: fetches, leavingOut: seen)
+        } else {
+          HostInputs.reports(for: hosts, files: [:], leavingOut: seen, missing: "not looked up (--no-fetch)")
+        }
+      for report in reports {
         inspected(report)
         if report.status != .complete { loaded.partial = true }
         if report.status != .unreadable { loaded.readable += 1 } else { loaded.unreadable += 1 }
