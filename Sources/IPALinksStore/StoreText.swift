@@ -38,8 +38,8 @@ public enum StoreText {
     let untouched = report.runs - report.runsRemoved - report.runsThinned
     let removed = report.dryRun ? "would be removed" : "removed"
     var out =
-      "\(report.dryRun ? "would prune" : "pruned") \(count(report.runs, "run")) that started before "
-      + "\(minute(report.before, seconds: true)) UTC\n"
+      "\(count(report.runs, "run")) started before \(minute(report.before, seconds: true)) UTC, "
+      + "\(report.dryRun ? "to prune" : "pruned"):\n"
       + "  runs: \(report.runsRemoved) \(removed), \(report.runsThinned) "
       + (report.dryRun ? "would be thinned" : "thinned (marked pruned)")
       + (untouched > 0 ? ", \(untouched) left whole" : "") + "\n"

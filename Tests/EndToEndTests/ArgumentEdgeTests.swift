@@ -402,7 +402,7 @@ struct ArgumentEdgeTests {
     for before in ["2", "b"] {
       let prune = try CLI.run(["store", "prune", "--before", before, "--store", store, "--dry-run"])
       #expect(
-        prune.stdout.hasPrefix("would prune 1 run that started before 2026-11-26 09:00:00 UTC\n"), "\(prune.stdout)")
+        prune.stdout.hasPrefix("1 run started before 2026-11-26 09:00:00 UTC, to prune:\n"), "\(prune.stdout)")
     }
   }
 

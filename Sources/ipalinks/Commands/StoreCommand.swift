@@ -54,7 +54,7 @@ struct StoreCommand: AsyncParsableCommand {
       parsing: .unconditional,
       help: ArgumentHelp(
         "Prune the runs that started before this: a date (from its start), an RFC 3339 time, an age (90d, 12w) or "
-          + "a run label (its first run).", valueName: "time"))
+          + "a run label (its first run) or number.", valueName: "time"))
     var before: StoreTime
     @Flag(name: .customLong("dry-run"), help: "Say what would be removed, and remove nothing.") var dryRun = false
     @Option(name: .shortAndLong, help: "Output format: text or json.") var format: DocumentFormat = .text
