@@ -191,6 +191,24 @@ extension AuditStore {
     ).first() != nil
   }
 
+  /// The latest run started by `time` (at all, when nil) when it did not finish: killed, or still running. Its
+  /// number, label and how many inputs it stored.
+  func unfinishedLatestRun(at time: Date?) async throws -> (run: Int, label: String?, inputs: Int)? {
+    let at = AuditStore.timestamp(time ?? .distantFuture)
+    guard
+      let row = try await sql.raw(
+        """
+        SELECT r.id, r.label, r.finished_at, (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs
+        FROM runs r WHERE r.started_at <= \(bind: at) ORDER BY r.started_at DESC, r.id DESC LIMIT 1
+        """
+      ).first(), try row.decodeNil(column: "finished_at")
+    else { return nil }
+    return (
+      try row.decode(column: "id", as: Int.self), try row.decode(column: "label", as: String?.self),
+      try row.decode(column: "inputs", as: Int.self)
+    )
+  }
+
   /// When the earliest app the store holds was inspected (a stored timestamp); nil when it holds none. For a time
   /// before it, which finds nothing: the user is told where the store's history starts.
   func firstAppObserved() async throws -> String? {

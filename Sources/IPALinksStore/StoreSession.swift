@@ -628,7 +628,18 @@ extension AuditStore {
       let reports = try await store.latestReports(at: time, about: host)
       // No app on the host is an answer; no app at all is not.
       let holds = reports.isEmpty ? try await store.holdsApps(at: time) : true
-      return (reports, holds, holds || at == nil ? nil : try await store.firstAppObserved())
+      return (
+        reports, holds, holds || at == nil ? nil : try await store.firstAppObserved(),
+        try await store.unfinishedLatestRun(at: time)
+      )
+    }
+    // A latest run that did not finish left the state as far as it got: said, so that an answer from it is not
+    // taken for a whole audit's.
+    if let (run, label, inputs) = state?.3 {
+      warn(
+        "\(location): run \(run)" + (label.map { " (\(TerminalText.escape($0)))" } ?? "")
+          + ", the latest\(at == nil ? "" : " then"), did not finish (killed, or still running): it stored "
+          + "\(TerminalText.count(inputs, "input")), and the state holds the rest as earlier runs saw it")
     }
     guard let state, state.1 else {
       if let state { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "") + before(state.2)) }
