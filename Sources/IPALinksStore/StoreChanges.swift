@@ -4,10 +4,11 @@ import SQLKit
 import UniversalLinks
 
 extension AuditStore {
-  /// What the latest runs up to `time` changed: the latest run with the shards of the same audit (the runs just before
-  /// it with its label and other shards), against the state just before the first of them, or against the state at `since` (`report
-  /// --since`, named `sinceName`). When the latest runs changed nothing and no time was chosen, the runs before them
-  /// are taken in too, and ``RunChanges/quiet`` names the quiet ones. Nil for a store without runs.
+  /// What the latest runs up to `time` changed: the latest run with the shards of the same audit (the runs just
+  /// before it with its label and other shards), against the state just before the first of them, or against the
+  /// state at `since` (`report --since`, named `sinceName`). When the latest runs changed nothing and no time was
+  /// chosen, the runs before them are taken in too, and ``RunChanges/quiet`` names the quiet ones. Nil for a store
+  /// without runs.
   ///
   /// Each host's latest answer in the window is compared with its answer at the start (the last that settled what
   /// the file is), and each app's latest observation with its observation then; the rows are found by the runs

@@ -40,7 +40,8 @@ struct BlocklistEngineTests {
       """
     // A rule that reads decoded text, on a host of its own: the list blocks every URL of that host with an escape.
     let raw =
-      #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/raw/a|b/*", "percentEncoded": false}]}]}}"#
+      #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": "#
+      + #"[{"/": "/raw/a|b/*", "percentEncoded": false}]}]}}"#
     let wild = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/*"}]}]}}"#
     let deep = #"{"applinks": {"details": [{"appIDs": ["\#(alpha)"], "components": [{"/": "/w/keep/*"}]}]}}"#
     let beta = "BBBBBBBBBB.com.example.beta"

@@ -247,17 +247,7 @@ struct RandomAASA {
   }
 
   /// `s` as a JSON string literal.
-  static func quote(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"", "\\": out += "\\" + String(scalar)
-      case _ where scalar.value < 0x20: out += "\\u" + String(String(scalar.value + 0x10000, radix: 16).dropFirst())
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  static func quote(_ s: String) -> String { JSONReporter.quote(s) }
 
   // MARK: - URLs
 

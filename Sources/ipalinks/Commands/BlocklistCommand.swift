@@ -28,10 +28,10 @@ struct BlocklistCommand: StatusCommand {
 
       Exit codes: 0 done (a format that leaves an exclude rule out blocks more, which is said, not partial); 1 \
       partial (an input or a domain's AASA file could not be read, a host's too, whether --uncovered skips or \
-      blocks it, an app's rules do not fit in --max-rules, or the lists need -o); 2 nothing could be read, or no rule is known while some AASA file is \
-      unknown (no list is made, and -o's file is left as it was), or the output cannot be written (a missing \
-      folder is said before anything is read); 3 with --if-changed, the file already holds this list and was not \
-      written; 64 usage error.
+      blocks it, an app's rules do not fit in --max-rules, or the lists need -o); 2 nothing could be read, or no \
+      rule is known while some AASA file is unknown (no list is made, and -o's file is left as it was), or the \
+      output cannot be written (a missing folder is said before anything is read); 3 with --if-changed, the file \
+      already holds this list and was not written; 64 usage error.
       """
   )
 

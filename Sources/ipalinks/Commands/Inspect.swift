@@ -67,9 +67,7 @@ struct Inspect: StatusCommand {
     if runLabel != nil && !store.isGiven {
       throw ValidationError("--run-label names the store's run: give --store too")
     }
-    if let runLabel, let problem = StoreTime.labelProblem(runLabel) {
-      throw ValidationError("--run-label: " + TerminalText.escape(problem))
-    }
+    try StoreOptions.checkRunLabel(runLabel)
     if let shard, Shard(parsing: shard) == nil {
       throw ValidationError("--shard \"\(shard)\" must be i/n with 1 ≤ i ≤ n, e.g. 2/8")
     }

@@ -37,9 +37,7 @@ struct RefreshCommand: StatusCommand {
 
   func validate() throws {
     _ = try store.required()
-    if let runLabel, let problem = StoreTime.labelProblem(runLabel) {
-      throw ValidationError("--run-label: " + TerminalText.escape(problem))
-    }
+    try StoreOptions.checkRunLabel(runLabel)
   }
 
   func execute() async throws -> Int32 {

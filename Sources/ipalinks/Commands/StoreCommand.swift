@@ -98,9 +98,7 @@ struct StoreCommand: AsyncParsableCommand {
     func validate() throws {
       _ = try store.required()
       if let problem = StandardInput.problem([("an inventory", files)]) { throw ValidationError(problem) }
-      if let runLabel, let problem = StoreTime.labelProblem(runLabel) {
-        throw ValidationError("--run-label: " + TerminalText.escape(problem))
-      }
+      try StoreOptions.checkRunLabel(runLabel)
     }
 
     func execute() async throws -> Int32 {

@@ -31,6 +31,14 @@ struct StoreOptions: ParsableArguments {
   }
 
   /// The location given, for the commands that need one (`store`, `history`).
+  /// A `--run-label` refused when no run could be named by it (``StoreTime/labelProblem(_:)``): empty, or read as a
+  /// date, a time, an age or `run N`.
+  static func checkRunLabel(_ label: String?) throws {
+    if let label, let problem = StoreTime.labelProblem(label) {
+      throw ValidationError("--run-label: " + TerminalText.escape(problem))
+    }
+  }
+
   func required() throws -> StoreLocation {
     guard let location = try location() else { throw ValidationError("give --store LOCATION, or set IPALINKS_STORE") }
     return location
