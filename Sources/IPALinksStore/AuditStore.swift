@@ -38,6 +38,8 @@ public final class AuditStore: @unchecked Sendable {
   let threads: StoreThreads
   /// A SQLite store's file as it was opened (device and inode), to notice it removed or replaced.
   private let file: (device: UInt64, inode: UInt64)?
+  /// Whether opening it made its SQLite file, which ``close(removingIfEmpty:)`` may then take back.
+  private let madeFile: Bool
   /// The text of each multi-row INSERT already made, by shape (see ``insert(into:columns:rows:returning:_:)``).
   let statementTexts = NIOLockedValueBox<[String: String]>([:])
   /// By observation table, whether the last batch's observations were mostly new, so the next inserts them before
@@ -51,13 +53,14 @@ public final class AuditStore: @unchecked Sendable {
 
   private init(
     location: StoreLocation, sql: any SQLDatabase, dialect: Dialect, threads: StoreThreads,
-    link: PostgresLink? = nil, file: (device: UInt64, inode: UInt64)? = nil,
+    link: PostgresLink? = nil, file: (device: UInt64, inode: UInt64)? = nil, madeFile: Bool = false,
     close: @escaping @Sendable () async throws -> Void
   ) {
     self.location = location
     self.threads = threads
     self.link = link
     self.file = file
+    self.madeFile = madeFile
     self.sql = sql
     self.dialect = dialect
     closeConnection = close
@@ -123,8 +126,11 @@ public final class AuditStore: @unchecked Sendable {
   private static func openSQLite(
     _ path: String, location: StoreLocation, threads: StoreThreads
   ) async throws -> AuditStore {
-    // Created here, not by SQLite, so that the file is the owner's alone from its first byte.
-    let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    // Created here, not by SQLite, so that the file is the owner's alone from its first byte; exclusively first,
+    // to know whether this open made it.
+    var descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    let madeFile = descriptor >= 0
+    if descriptor < 0, errno == EEXIST { descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
     if descriptor < 0, errno != EACCES && errno != EROFS {
       // A reader never gets here for a missing file; a folder is what it, and a writer, may have been given.
       if errno == EISDIR { throw Failure(description: "\(location): a folder, not a store (a SQLite file)") }
@@ -147,7 +153,7 @@ public final class AuditStore: @unchecked Sendable {
       throw error
     }
     return AuditStore(
-      location: location, sql: sql, dialect: .sqlite, threads: threads, file: identity(path),
+      location: location, sql: sql, dialect: .sqlite, threads: threads, file: identity(path), madeFile: madeFile,
       close: { try await connection.close() })
   }
 
@@ -179,6 +185,27 @@ public final class AuditStore: @unchecked Sendable {
 
   /// Closes the connection.
   public func close() async throws { try await closeConnection() }
+
+  /// Closes the connection and, when opening it made the SQLite file and no run is in it (the command's arguments
+  /// named nothing to store), removes the file: a mistyped input must not leave an empty store behind, which
+  /// readers would take for one. Says whether it removed it.
+  @discardableResult
+  public func close(removingIfEmpty: Bool) async -> Bool {
+    var empty = false
+    if removingIfEmpty, madeFile, case .sqlite(let path) = location, (try? checkFile()) != nil {
+      let runs = try? await sql.raw("SELECT COUNT(*) AS n FROM runs").first(decodingColumn: "n", as: Int.self)
+      empty = runs == 0
+      try? await close()
+      // A writer that opened the new file since then finds it removed as it writes, and says so.
+      if empty, (try? checkFile()) != nil {
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        return true
+      }
+      return false
+    }
+    try? await close()
+    return false
+  }
 
   /// The device and inode of the file at `path`, if there is one.
   private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
@@ -232,8 +259,17 @@ public final class AuditStore: @unchecked Sendable {
         let since = lostAt ?? .now
         lostAt = since
         if case .commitUnknown = error as? StoreFault { unknown = true }
+        // Tried again until the timeout after the first loss, and no longer: a server that answers connections
+        // but not statements (a lock held, a stalled disk) would otherwise keep the run trying for ever.
+        if ContinuousClock.now >= since + Self.timeout {
+          let stalled = (error as? StoreFault)?.isNoAnswer ?? false
+          throw StoreFault.gone(
+            after: stalled ? StoreFault.stalled(Self.timeout) : error, timeout: Self.timeout, commitUnknown: unknown)
+        }
         do { try await link.reconnect(until: since + Self.timeout) } catch {
-          throw StoreFault.gone(after: error, timeout: Self.timeout, commitUnknown: unknown)
+          // A statement given up on that could not be stopped may yet commit.
+          let running = (error as? StoreFault)?.isStillRunning ?? false
+          throw StoreFault.gone(after: error, timeout: Self.timeout, commitUnknown: unknown || running)
         }
       }
     }

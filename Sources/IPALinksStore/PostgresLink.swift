@@ -23,6 +23,18 @@ final class PostgresLink: SQLDatabase, Sendable {
   var queryLogLevel: Logger.Level? { nil }
   /// The connection in use; nil once it is lost, until a reconnection.
   private let current: NIOLockedValueBox<PostgresConnection?>
+  /// The server process behind each open connection, by connection.
+  private let backends = NIOLockedValueBox<[ObjectIdentifier: Backend]>([:])
+  /// The server processes of connections given up on, which may still be running a statement: a commit waiting on
+  /// the server's disk or a standby, an insert waiting on a lock. Each is stopped, and waited for, before anything
+  /// is written again (``reconnect(until:)``), so that a transaction sent again never meets its first copy.
+  private let abandoned = NIOLockedValueBox<[Backend]>([])
+
+  /// A server process: its pid, and when it started, since a restarted server may give the pid to another.
+  struct Backend: Sendable, Equatable {
+    var pid: Int32
+    var started: String
+  }
   /// The statements waiting for an answer, each with its connection and what ends its wait, so that a connection
   /// that closes ends its statements' waits at once (``execute(sql:_:)`` says why): one watcher per connection rather
   /// than one per statement, which a long run's thousands of statements would leave behind.
@@ -33,11 +45,12 @@ final class PostgresLink: SQLDatabase, Sendable {
     var ends: [Int: (connection: ObjectIdentifier, end: @Sendable () -> Void)] = [:]
   }
 
-  private init(server: StoreLocation.Postgres, timeout: Duration, connection: PostgresConnection) {
+  private init(server: StoreLocation.Postgres, timeout: Duration, connection: PostgresConnection, backend: Backend?) {
     self.server = server
     self.timeout = timeout
     eventLoop = connection.eventLoop
     current = NIOLockedValueBox(connection)
+    if let backend { backends.withLockedValue { $0[ObjectIdentifier(connection)] = backend } }
     watch(connection)
   }
 
@@ -59,10 +72,33 @@ final class PostgresLink: SQLDatabase, Sendable {
   static func connect(
     _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
   ) async throws -> PostgresLink {
-    PostgresLink(server: server, timeout: timeout, connection: try await open(server, timeout: timeout, on: loop))
+    let (connection, backend) = try await open(server, timeout: timeout, on: loop)
+    return PostgresLink(server: server, timeout: timeout, connection: connection, backend: backend)
   }
 
+  /// A new connection, and the server process behind it.
   private static func open(
+    _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
+  ) async throws -> (PostgresConnection, Backend?) {
+    let connection = try await connection(server, timeout: timeout, on: loop)
+    do {
+      let backend = try await within(timeout, on: loop, onExpiry: { drop(connection) }) {
+        let rows = try await connection.query(
+          "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+          logger: AuditStore.quietLogger)
+        for try await (pid, started) in rows.decode((Int32, String?).self) {
+          return started.map { Backend(pid: pid, started: $0) }
+        }
+        return Backend?.none
+      }
+      return (connection, backend)
+    } catch {
+      drop(connection)
+      throw error
+    }
+  }
+
+  private static func connection(
     _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
   ) async throws -> PostgresConnection {
     let tls: PostgresConnection.Configuration.TLS =
@@ -88,20 +124,31 @@ final class PostgresLink: SQLDatabase, Sendable {
 
   /// Closes the connection in use, if any, and opens another, trying again until `deadline` while the server is
   /// down or starting up.
+  ///
+  /// The server processes of the connections given up on are then stopped, and waited for: a transaction whose
+  /// commit was still waiting on the server (its disk, a synchronous standby) is then committed or not for good, and
+  /// one waiting on a lock no longer holds a connection, so that what is written next is not written twice.
   func reconnect(until deadline: ContinuousClock.Instant) async throws {
     if let old = current.withLockedValue({ state in
       defer { state = nil }; return state
     }) {
-      Self.drop(old)
+      abandon(old)
     }
     var pause = Duration.milliseconds(100)
     while true {
       let left = deadline - .now
       do {
-        let connection = try await Self.open(
+        let (connection, backend) = try await Self.open(
           server, timeout: min(timeout, max(left, .milliseconds(100))), on: eventLoop)
-        current.withLockedValue { $0 = connection }
+        if let backend { backends.withLockedValue { $0[ObjectIdentifier(connection)] = backend } }
         watch(connection)
+        do {
+          try await stopAbandoned(on: connection, until: deadline)
+        } catch {
+          abandon(connection)
+          throw error
+        }
+        current.withLockedValue { $0 = connection }
         return
       } catch {
         guard ContinuousClock.now + pause < deadline, Self.isLost(error) else { throw error }
@@ -109,6 +156,50 @@ final class PostgresLink: SQLDatabase, Sendable {
         pause = min(pause * 2, .seconds(1))
       }
     }
+  }
+
+  /// Closes `connection` without waiting, its server process kept to be stopped once connected again.
+  private func abandon(_ connection: PostgresConnection) {
+    if let backend = backends.withLockedValue({ $0.removeValue(forKey: ObjectIdentifier(connection)) }) {
+      abandoned.withLockedValue { if !$0.contains(backend) { $0.append(backend) } }
+    }
+    Self.drop(connection)
+  }
+
+  /// Stops the server processes of the connections given up on, on `connection`, and waits until they are gone;
+  /// ``StoreFault/stillRunning`` when one is still there at `deadline` (a role not allowed to stop it).
+  private func stopAbandoned(on connection: PostgresConnection, until deadline: ContinuousClock.Instant) async throws {
+    for backend in abandoned.withLockedValue({ $0 }) {
+      let (pid, started) = (backend.pid, backend.started)
+      let matching = "FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2"
+      var stopping = true
+      while true {
+        let left = deadline - .now
+        let there = try await Self.within(
+          min(timeout, max(left, .milliseconds(100))), on: eventLoop, onExpiry: { Self.drop(connection) }
+        ) { [stopping] in
+          // A process that is gone matches nothing: the server restarted, or the connection's end reached it.
+          let query = PostgresQuery(
+            unsafeSQL: (stopping ? "SELECT pg_terminate_backend(pid) " : "SELECT pid ") + matching,
+            binds: Self.binds(pid, started))
+          var count = 0
+          for try await _ in try await connection.query(query, logger: AuditStore.quietLogger) { count += 1 }
+          return count
+        }
+        stopping = false
+        if there == 0 { break }
+        guard ContinuousClock.now < deadline else { throw StoreFault.stillRunning(pid) }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      abandoned.withLockedValue { $0.removeAll { $0 == backend } }
+    }
+  }
+
+  private static func binds(_ pid: Int32, _ started: String) -> PostgresBindings {
+    var binds = PostgresBindings()
+    binds.append(pid)
+    binds.append(started)
+    return binds
   }
 
   /// Closes `connection` without waiting.
@@ -152,8 +243,9 @@ final class PostgresLink: SQLDatabase, Sendable {
       }, lastHeard: { heard.withLockedValue { $0 } },
       onExpiry: { [current] in
         // Closed, so that the statement, if it ever ends, ends in an error; and forgotten, so nothing else waits.
+        // The server may still be running it (a commit waiting on its disk): its process is stopped on reconnecting.
         current.withLockedValue { if $0 === connection { $0 = nil } }
-        Self.drop(connection)
+        self.abandon(connection)
       }
     ) {
       try await database.execute(sql: query) { row in
@@ -205,8 +297,10 @@ final class PostgresLink: SQLDatabase, Sendable {
   /// statement was wrong: what a reconnection may mend.
   static func isLost(_ error: any Error) -> Bool {
     if let fault = error as? StoreFault {
-      if case .gone = fault { return false }
-      return true
+      switch fault {
+      case .gone, .stillRunning, .stalled: return false
+      default: return true
+      }
     }
     guard let psql = error as? PSQLError else { return false }
     switch psql.code {
@@ -231,15 +325,45 @@ enum StoreFault: Error, Sendable, CustomStringConvertible {
   case gone(after: any Error, timeout: Duration, commitUnknown: Bool)
   /// The connection was lost as a transaction committed: whether it did is unknown until the store is reached.
   case commitUnknown(after: any Error)
+  /// The server process of a connection given up on (this pid) was still there when the time to write again was up:
+  /// what it was running may yet be committed.
+  case stillRunning(Int32)
+  /// A statement went unanswered for this long, and again once the connection was made again: the server is
+  /// there, and busy (a lock another session holds, a disk or a standby that does not answer).
+  case stalled(Duration)
+
+  /// Whether the server did not answer a statement in time (one that committed, too).
+  var isNoAnswer: Bool {
+    switch self {
+    case .noAnswer: true
+    case .commitUnknown(let fault as StoreFault): fault.isNoAnswer
+    default: false
+    }
+  }
+
+  /// Whether it is ``stillRunning(_:)``.
+  var isStillRunning: Bool {
+    if case .stillRunning = self { return true }
+    return false
+  }
 
   var description: String {
     switch self {
+    case .gone(let fault as StoreFault, _, _) where !fault.isLost:
+      fault.description
     case .gone(let error, let timeout, _):
       "lost the connection and could not connect again within \(AuditStore.seconds(timeout)) ("
         + AuditStore.describe(error) + ")"
     case .commitUnknown(let error): AuditStore.describe(error) + ", as a transaction committed"
     case .noAnswer(let timeout): "the server did not answer within \(AuditStore.seconds(timeout))"
     case .lost: "the connection to the server was lost"
+    case .stalled(let timeout):
+      "the server did not answer within \(AuditStore.seconds(timeout)), nor after connecting again"
+    case .stillRunning(let pid):
+      "a statement given up on is still running on the server (process \(pid)), and could not be stopped"
     }
   }
+
+  /// Whether a connection made again may mend it.
+  private var isLost: Bool { PostgresLink.isLost(self) }
 }

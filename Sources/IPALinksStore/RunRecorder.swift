@@ -41,14 +41,38 @@ public actor RunRecorder {
     at time: Date = AuditStore.now
   ) async throws(AuditStore.Failure) -> RunRecorder {
     let argumentsJSON = String(decoding: (try? JSONEncoder().encode(arguments)) ?? Data("[]".utf8), as: UTF8.self)
-    let id = try await store.failing("cannot start a run") {
-      try await store.sql.raw(
-        """
-        INSERT INTO runs (label, command, started_at, tool_version, machine, shard, arguments)
-        VALUES (\(bind: label), \(bind: command), \(bind: AuditStore.timestamp(time)), \(bind: ToolVersion.current),
-          \(bind: InputDigests.thisMachine), \(bind: shard), \(bind: argumentsJSON)) RETURNING id
-        """
-      ).first(decodingColumn: "id", as: Int.self)
+    let started = AuditStore.timestamp(time)
+    // The last run before this one, so that an insert lost with its answer (the connection given up on as the
+    // server committed it) is found, and this run not started twice.
+    var last: Int?
+    var id: Int?
+    try await store.failing("cannot start a run") {
+      try await store.resilient(
+        committed: {
+          guard let last else { return false }
+          id =
+            try await store.sql.raw(
+              """
+              SELECT MIN(id) AS id FROM runs WHERE id > \(bind: last) AND command = \(bind: command)
+                AND started_at = \(bind: started) AND machine = \(bind: InputDigests.thisMachine)
+                AND arguments = \(bind: argumentsJSON)
+              """
+            ).first(decodingColumn: "id", as: Int?.self) ?? nil
+          return id != nil
+        }
+      ) {
+        if last == nil, store.dialect == .postgres {
+          last = try await store.sql.raw("SELECT COALESCE(MAX(id), 0) AS id FROM runs").first(
+            decodingColumn: "id", as: Int.self)
+        }
+        id = try await store.sql.raw(
+          """
+          INSERT INTO runs (label, command, started_at, tool_version, machine, shard, arguments)
+          VALUES (\(bind: label), \(bind: command), \(bind: started), \(bind: ToolVersion.current),
+            \(bind: InputDigests.thisMachine), \(bind: shard), \(bind: argumentsJSON)) RETURNING id
+          """
+        ).first(decodingColumn: "id", as: Int.self)
+      }
     }
     guard let id else { throw AuditStore.Failure(description: "\(store.location): cannot start a run") }
     return RunRecorder(store: store, run: id)

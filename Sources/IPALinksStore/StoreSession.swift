@@ -154,7 +154,7 @@ extension AuditStore {
       }
     }
     held.withLockedValue { $0.run = nil }
-    try? await store.close()
+    await store.close(removingIfEmpty: imported == 0)
     return imported == 0 ? 2 : failed > 0 ? 1 : 0
   }
 
@@ -490,10 +490,11 @@ public final class RecordingRun: Sendable {
 
   /// When no input was given to the run (the arguments named none), removes the run and closes the store, and says
   /// so by returning true: an empty run under its label would answer `--at LABEL` and `diff --since` with nothing.
+  /// A SQLite file the run made goes too, when no other run is in it.
   public func discardIfEmpty() async -> Bool {
     guard let recorder, state.withLockedValue({ $0.given == 0 }) else { return false }
     let discarded = (try? await recorder.discard()) ?? false
-    if discarded { try? await recorder.store.close() }
+    if discarded { await recorder.store.close(removingIfEmpty: true) }
     return discarded
   }
 

@@ -334,6 +334,84 @@ import Testing
     await db.stop()
   }
 
+  /// Commits that wait past the timeout on a server that is there (a synchronous standby gone; a disk that stalls):
+  /// the run gave each up, sent its transaction again on a new connection, and both copies committed once the wait
+  /// ended, 326 rows for 300 inputs, exit 0. The process of a connection given up on is now stopped, and waited
+  /// for, before the run asks whether its transaction committed.
+  @Test(.enabled(if: PostgreSQL.available)) func aCommitThatStallsIsNotWrittenTwice() async throws {
+    let db = try await Server.start()
+    let corpus = try Self.corpus(Self.inputs)
+    defer { try? FileManager.default.removeItem(at: corpus) }
+    let direct = db.server.url(database: "faults")
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", direct])
+    #expect(made.status == 0, "\(made.stderr)")
+    // From the run's start, so that it comes mid-run however fast the run is: its own row is given up on too.
+    _ = try db.server.superuserSQL("ALTER SYSTEM SET synchronous_standby_names = 'ghost'")
+    _ = try db.server.superuserSQL("SELECT pg_reload_conf()")
+    let run = try CLI.start([
+      "inspect", corpus.path, "--no-fetch", "--store", direct, "--store-timeout", "2", "--format", "jsonl",
+      "--jobs", "1", "-q",
+    ])
+    // Long enough for several commits to be given up on.
+    try await Task.sleep(for: .seconds(7))
+    #expect(run.process.isRunning, "the run waited on its commits")
+    _ = try db.server.superuserSQL("ALTER SYSTEM RESET synchronous_standby_names")
+    _ = try db.server.superuserSQL("SELECT pg_reload_conf()")
+    let result = try await run.exited()
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.split(separator: "\n").count == Self.inputs)
+    #expect(try db.number("SELECT COUNT(*) FROM inputs") == Self.inputs + 1, "no input written twice")
+    let paths = "SELECT COUNT(DISTINCT f.path) FROM inputs i JOIN input_files f ON f.id = i.file"
+    #expect(try db.number(paths) == Self.inputs + 1)
+    #expect(
+      try db.number("SELECT COUNT(*) FROM runs") == 2
+        && db.number("SELECT COUNT(*) FROM runs WHERE finished_at IS NULL") == 0)
+    await db.stop()
+  }
+
+  /// A writer whose statements wait on a lock another session holds (a `VACUUM FULL`, a long `store prune`) gives up
+  /// within about twice the timeout, saying so, with its processes on the server stopped: it connected again, and
+  /// waited again, for as long as the lock was held, leaving a server process behind each time.
+  @Test(.enabled(if: PostgreSQL.available)) func aWriterWaitingOnALockGivesUp() async throws {
+    let db = try await Server.start()
+    let corpus = try Self.corpus(Self.inputs)
+    defer { try? FileManager.default.removeItem(at: corpus) }
+    let direct = db.server.url(database: "faults")
+    // The store made, then its table locked before the run starts, so the lock comes before the run's first write.
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", direct])
+    #expect(made.status == 0, "\(made.stderr)")
+    let locking = Task {
+      try await CLI.offPool { [server = db.server] in
+        try server.superuserSQL(
+          "BEGIN; LOCK TABLE inputs IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(25); COMMIT;", database: "faults")
+      }
+    }
+    try await Self.until("the lock taken") {
+      try db.number(
+        "SELECT COUNT(*) FROM pg_locks WHERE mode = 'AccessExclusiveLock' AND relation = 'inputs'::regclass")
+        == 1
+    }
+    let start = ContinuousClock.now
+    let run = try CLI.start([
+      "inspect", corpus.path, "--no-fetch", "--store", direct, "--store-timeout", "2", "--format", "jsonl",
+      "--jobs", "1", "-q",
+    ])
+    let result = try await run.exited()
+    let took = ContinuousClock.now - start
+    let left = try db.number("SELECT COUNT(*) FROM pg_stat_activity WHERE usename = 'ipalinks'")
+    _ = try await locking.value
+    #expect(result.status == 3, "\(result.stderr)")
+    let line = try #require(
+      result.stderr.split(separator: "\n").first { $0.contains("not stored") }, "\(result.stderr)")
+    #expect(line.contains("the server did not answer within 2 s, nor after connecting again"), "\(line)")
+    #expect(took < .seconds(4) + TestTiming.seconds(6), "ended \(took) after the lock was taken")
+    #expect(left <= 1, "\(left) server processes of the writer left waiting")
+    let said = try Self.missing(line)
+    let stored = try db.number("SELECT COUNT(*) FROM inputs WHERE run_id > 1")
+    #expect(said.of == Self.inputs && (stored == said.holds || stored == said.orHolds), "\(stored): \(line)")
+    await db.stop()
+  }
+
   /// A run whose lookup of its inputs' digests fails (the connection cut as it asks) reads every input whole, as a
   /// store that knew none would have it: a digest the run could not look up is never taken on trust (a planted one
   /// tells: a run that took it would record it). And the connection it then finds closed is made again at once, not
@@ -636,7 +714,8 @@ import Testing
   }
 
   /// Arguments that name no input inspect nothing and leave no run: a finished run of nothing under its label
-  /// answered `--at LABEL` with "no app in the store".
+  /// answered `--at LABEL` with "no app in the store". Nor a store file it made: `store runs` then answered "no runs"
+  /// from an empty store a mistyped folder or inventory had left.
   @Test func anInspectionOfNothingLeavesNoRun() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-none-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -646,11 +725,23 @@ import Testing
     try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
     let nothing = try CLI.run(["inspect", empty.path, "--no-fetch", "-q", "--store", store, "--run-label", "wk"])
     #expect(nothing.status == 2 && nothing.stderr.contains("no inputs to inspect"), "\(nothing.stderr)")
-    #expect(try CLI.run(["store", "runs", "--store", store]).stdout == "no runs\n")
+    let none = try CLI.run(["store", "runs", "--store", store])
+    #expect(none.status == 2 && none.stderr.contains("no such store"), "\(none.stdout)\(none.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: store))
+    let imported = try CLI.run([
+      "store", "import", folder.appendingPathComponent("nosuch.jsonl").path, "--store", store,
+    ])
+    #expect(imported.status == 2 && imported.stderr.contains("nosuch.jsonl: cannot read"), "\(imported.stderr)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["empty"])
     let some = try CLI.run([
       "inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", store, "--run-label", "wk",
     ])
     #expect(some.status == 0, "\(some.stderr)")
+    // A store with runs in it stays, with no run of nothing added.
+    let again = try CLI.run(["inspect", empty.path, "--no-fetch", "-q", "--store", store, "--run-label", "wk"])
+    #expect(again.status == 2 && FileManager.default.fileExists(atPath: store), "\(again.stderr)")
+    let runs = try CLI.run(["store", "runs", "--store", store, "--format", "json"])
+    #expect(runs.status == 0 && runs.stdout.components(separatedBy: "\"startedAt\"").count == 2, "\(runs.stdout)")
     let at = try CLI.run(["who-claims", "shop.example.com", "--store", store, "--at", "wk", "-q"])
     #expect(at.status == 0 && at.stdout.contains("ST0REAPP42.com.example.store"), "\(at.stdout)\(at.stderr)")
   }
