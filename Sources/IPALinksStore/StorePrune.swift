@@ -26,6 +26,8 @@ public struct PruneReport: Sendable, Encodable {
   public var bytesBefore: Int?, bytesAfter: Int?
   /// Why the space was not given back, when it was not (another process held the SQLite file).
   public var vacuumFailed: String?
+  /// Why the size after the prune is not known, when it is not: the prune was done all the same.
+  public var measureFailed: String?
 }
 
 extension AuditStore {
@@ -90,6 +92,12 @@ extension AuditStore {
       return report
     } catch let failure as Failure {
       throw failure
+    } catch StoreFault.commitUnknown(let error) {
+      // Only the store knows now whether the prune was done: `store runs` tells.
+      throw Failure(
+        description: "\(location): the prune's commit was sent, and then "
+          + location.masking(Self.describe(error))
+          + ": whether it was done is unknown; store runs shows the runs that are left")
     } catch {
       throw Failure(description: "\(location): cannot prune the store: \(location.masking(Self.describe(error)))")
     }
@@ -101,7 +109,14 @@ extension AuditStore {
     } catch {
       report.vacuumFailed = location.masking(Self.describe(error))
     }
-    report.bytesAfter = try await failing("cannot measure the store") { try await size() }
+    // The prune is done: a size that cannot be measured now is said with it, not as a failure of the prune. A
+    // PostgreSQL VACUUM that failed gave its connection up (waiting past the timeout) or lost it.
+    if report.vacuumFailed != nil && dialect == .postgres { return report }
+    do {
+      report.bytesAfter = try await size()
+    } catch {
+      report.measureFailed = location.masking(Self.describe(error))
+    }
     return report
   }
 

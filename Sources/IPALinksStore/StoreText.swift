@@ -56,6 +56,10 @@ public enum StoreText {
       } else {
         out += " (SQLite, after VACUUM)\n"
       }
+    } else if let before = report.bytesBefore {
+      let why = [report.vacuumFailed.map { "VACUUM failed: \($0)" }, report.measureFailed].compactMap { $0 }
+      out +=
+        "  size: \(bytes(before)) bytes before; not measured after (\(TerminalText.escape(why.joined(separator: "; "))))\n"
     }
     return out
   }

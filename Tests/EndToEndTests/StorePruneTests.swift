@@ -261,6 +261,40 @@ import Testing
     try Self.expectSame(try Self.readers(location, folder: stores.folder), before)
   }
 
+  /// A prune whose VACUUM, after the commit, waits past the timeout (another session's lock on a table) is done, and
+  /// says so with the size it could not measure: it said only "cannot measure the store", exit 2, the runs gone.
+  @Test(.enabled(if: PostgreSQL.available)) func aPruneDoneBeforeItsVacuumStalledSaysSo() async throws {
+    let stores = try AuditStoreTests.Stores(.postgres)
+    defer { stores.close() }
+    let location = try stores.make()
+    try Self.fourRuns(into: location)
+    let holder = try await AuditStoreTests.open(location)
+    _ = try await holder.sqlRows("BEGIN")
+    // Takes nothing a prune's transaction needs, and holds back VACUUM.
+    _ = try await holder.sqlRows("LOCK TABLE runs IN SHARE UPDATE EXCLUSIVE MODE")
+    let prune = try CLI.run(["store", "prune", "--before", "week-48b", "--store", location, "--store-timeout", "2"])
+    _ = try await holder.sqlRows("ROLLBACK")
+    #expect(prune.status == 0, "\(prune.stdout)\(prune.stderr)")
+    #expect(prune.stdout.hasPrefix("2 runs started before 2026-11-27 09:00:00 UTC, pruned:\n"), "\(prune.stdout)")
+    #expect(
+      prune.stdout.contains("bytes before; not measured after (VACUUM failed: the server did not answer within 2 s)\n"),
+      "\(prune.stdout)")
+    #expect(try await holder.sqlRows("SELECT COUNT(*) FROM runs WHERE pruned_at IS NOT NULL") == ["1"])
+    try await holder.close()
+    // A commit that is not answered (a synchronous standby gone) may have been done: said so, not "cannot prune".
+    let server = try #require(stores.server)
+    _ = try server.superuserSQL("ALTER SYSTEM SET synchronous_standby_names = 'ghost'")
+    _ = try server.superuserSQL("SELECT pg_reload_conf()")
+    let unknown = try CLI.run(["store", "prune", "--before", "week-48c", "--store", location, "--store-timeout", "2"])
+    _ = try server.superuserSQL("ALTER SYSTEM RESET synchronous_standby_names")
+    _ = try server.superuserSQL("SELECT pg_reload_conf()")
+    #expect(unknown.status == 2 && unknown.stdout.isEmpty, "\(unknown.stdout)\(unknown.stderr)")
+    #expect(
+      unknown.stderr.hasSuffix(
+        ": the prune's commit was sent, and then the server did not answer within 2 s: whether it was done is unknown; "
+          + "store runs shows the runs that are left\n"), "\(unknown.stderr)")
+  }
+
   /// Each reader printed what it printed before.
   static func expectSame(_ now: [String: String], _ before: [String: String]) throws {
     #expect(now.keys.sorted() == before.keys.sorted())
