@@ -83,6 +83,7 @@ let package = Package(
         .product(name: "SQLKit", package: "sql-kit"),
         .product(name: "SQLiteKit", package: "sqlite-kit"),
         .product(name: "PostgresKit", package: "postgres-kit"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

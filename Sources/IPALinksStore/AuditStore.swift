@@ -321,6 +321,7 @@ public final class AuditStore: @unchecked Sendable {
       return connect.dnsAError != nil || connect.dnsAAAAError != nil
         ? "\(connect.host) does not resolve" : "no address for \(connect.host)"
     }
+    if let tls = TLSFailureText.describe(error) { return tls }
     if error is ChannelError { return "the connection failed" }
     return "\(error)"
   }

@@ -2,6 +2,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import PostgresKit
 import SQLKit
 
@@ -101,8 +102,7 @@ final class PostgresLink: SQLDatabase, Sendable {
   private static func connection(
     _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
   ) async throws -> PostgresConnection {
-    let tls: PostgresConnection.Configuration.TLS =
-      server.requireTLS ? .require(try .init(configuration: .makeClientConfiguration())) : .disable
+    let tls = try Self.tls(server)
     var configuration =
       server.socketPath.map {
         PostgresConnection.Configuration(
@@ -120,6 +120,22 @@ final class PostgresLink: SQLDatabase, Sendable {
       try await PostgresConnection.connect(
         on: loop, configuration: configuration, id: 1, logger: AuditStore.quietLogger)
     }
+  }
+
+  /// TLS as libpq's `sslmode` has it: `prefer` and `require` take any certificate (they guard against listening,
+  /// not against a server that is not the one meant), `verify-ca` one signed by a trusted authority, `verify-full`
+  /// one for the host's name too.
+  static func tls(_ server: StoreLocation.Postgres) throws -> PostgresConnection.Configuration.TLS {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    switch server.tls {
+    case .disable: return .disable
+    case .allow, .prefer, .require: configuration.certificateVerification = .none
+    case .verifyCA: configuration.certificateVerification = .noHostnameVerification
+    case .verifyFull: configuration.certificateVerification = .fullVerification
+    }
+    if let roots = server.rootCertificates { configuration.trustRoots = .file(roots) }
+    let context = try NIOSSLContext(configuration: configuration)
+    return server.tls >= .require ? .require(context) : .prefer(context)
   }
 
   /// Closes the connection in use, if any, and opens another, trying again until `deadline` while the server is

@@ -22,13 +22,42 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// The database.
     public var database: String
-    /// Whether to insist on TLS (`sslmode=require`, `verify-ca` or `verify-full`); otherwise plain TCP, as on a
-    /// loopback or private network.
-    public var requireTLS: Bool
+    /// How TLS is used, as libpq's `sslmode` says: `prefer` (the default) when nothing says.
+    public var tls: TLSMode
+    /// The certificates that sign the server's, for `verify-ca` and `verify-full` (`sslrootcert`, a PEM file); nil
+    /// for the system's trusted authorities.
+    public var rootCertificates: String?
+
+    /// Whether to insist on TLS (`sslmode=require`, `verify-ca` or `verify-full`).
+    public var requireTLS: Bool { tls >= .require }
 
     /// The socket's path, when ``host`` names a folder: `FOLDER/.s.PGSQL.PORT`, as libpq makes it.
     public var socketPath: String? { host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil }
   }
+
+  /// libpq's `sslmode`, in order of what it insists on.
+  public enum TLSMode: String, Sendable, Comparable, CaseIterable {
+    /// Plain TCP only.
+    case disable
+    /// TLS when the server asks for it; taken as `prefer` (libpq tries plain TCP first).
+    case allow
+    /// TLS when the server offers it, else plain TCP; the certificate is not checked, as libpq does not.
+    case prefer
+    /// TLS or no connection; the certificate is not checked, as libpq does not.
+    case require
+    /// TLS with a certificate signed by a trusted authority (``Postgres/rootCertificates``), for any name.
+    case verifyCA = "verify-ca"
+    /// TLS with a trusted certificate for the host's name.
+    case verifyFull = "verify-full"
+
+    public static func < (a: TLSMode, b: TLSMode) -> Bool {
+      allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+  }
+
+  /// The query parameters a URL may give, as libpq names them; `ssl=true` is libpq's other way to say
+  /// `sslmode=require`.
+  static let parameters = ["host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "ssl"]
 
   /// Why a location cannot be used; the message masks any password.
   public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -62,6 +91,12 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     let query = { (name: String) in
       parsed?.queryItems?.last { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 }
     }
+    // As libpq, a parameter it does not know is refused: a misspelt `sslmode` must not connect without TLS.
+    if let unknown = parsed?.queryItems?.first(where: { !Self.parameters.contains($0.name) }) {
+      throw Problem(
+        description: "\(Self.masked(text)): unknown parameter \"\(unknown.name)\" (a URL takes "
+          + Self.parameters.joined(separator: ", ") + ")")
+    }
     // An IPv6 address is written in brackets in a URL (`[::1]`), which are not part of the address.
     let urlHost = parsed?.host.flatMap { host -> String? in
       guard !host.isEmpty else { return nil }
@@ -79,15 +114,22 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     guard let port = portText.map({ Int($0) }) ?? 5432, (1...65_535).contains(port) else {
       throw Problem(description: "\(Self.masked(text)): the port must be a number from 1 to 65535")
     }
-    let mode = query("sslmode") ?? "prefer"
+    if let ssl = query("ssl"), ssl != "true" {
+      throw Problem(description: "\(Self.masked(text)): ssl=\(ssl): only ssl=true is known (sslmode=require)")
+    }
+    let mode = query("sslmode") ?? (query("ssl") == nil ? "prefer" : "require")
     // As libpq, a value it does not know is refused: a misspelt `require` must not connect without TLS.
-    guard Self.sslModes.contains(mode) else {
+    guard let tls = TLSMode(rawValue: mode) else {
       throw Problem(
         description: "\(Self.masked(text)): sslmode=\(mode) is not one of \(Self.sslModes.joined(separator: ", "))")
     }
     var server = Postgres(
       host: host, port: port, user: user, password: query("password") ?? url.password,
-      database: database.isEmpty ? user : database, requireTLS: Self.sslModes.suffix(3).contains(mode))
+      database: database.isEmpty ? user : database, tls: tls, rootCertificates: query("sslrootcert"))
+    if server.rootCertificates != nil && tls < .verifyCA {
+      throw Problem(
+        description: "\(Self.masked(text)): sslrootcert is used by sslmode=verify-ca or verify-full only, not \(mode)")
+    }
     if server.socketPath != nil && server.requireTLS {
       throw Problem(description: "\(Self.masked(text)): a Unix-domain socket takes no TLS (sslmode=\(mode))")
     }
@@ -97,7 +139,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
   }
 
   /// libpq's `sslmode` values; the last three insist on TLS.
-  static let sslModes = ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"]
+  static let sslModes = TLSMode.allCases.map(\.rawValue)
 
   /// The location from `--store`, else `IPALINKS_STORE`; nil when neither says.
   public static func given(_ option: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -158,12 +200,17 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
   /// `text` with the password of a URL masked, for messages about a location that could not be parsed.
   public static func masked(_ text: String) -> String {
     var text = text
-    // A password given as a query parameter (`?password=…`), as libpq takes it.
+    // A password given as a query parameter (`?password=…`), as libpq takes it, its name escaped or not
+    // (`%70assword=` is `password=` to a URL's reader).
     if let query = text.firstIndex(of: "?") {
       let parameters = text[text.index(after: query)...].split(separator: "&", omittingEmptySubsequences: false)
       text =
         String(text[...query])
-        + parameters.map { $0.lowercased().hasPrefix("password=") ? "password=***" : String($0) }.joined(separator: "&")
+        + parameters.map { parameter in
+          let name = parameter.prefix { $0 != "=" }
+          let decoded = (String(name).removingPercentEncoding ?? String(name)).lowercased()
+          return decoded == "password" && name.count < parameter.count ? "\(name)=***" : String(parameter)
+        }.joined(separator: "&")
     }
     guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
       return text

@@ -761,6 +761,52 @@ import Testing
     }
   }
 
+  /// A server that takes TLS logins only, as libpq reaches it: without `sslmode` (libpq's `prefer`) and with
+  /// `require` or `ssl=true`, over TLS with any certificate; `verify-ca` and `verify-full` with one signed by the
+  /// authority `sslrootcert` names, for the host's name. It refused every TLS login (`prefer` never tried TLS,
+  /// `require` checked the certificate against the system's authorities, `ssl=true` was ignored), in the driver's
+  /// words with a path of the build. A parameter libpq does not know is refused, as libpq refuses it.
+  @Test(.enabled(if: PostgreSQL.available)) func aServerThatTakesOnlyTLSIsReachedAsLibpqReachesIt() throws {
+    let server = try PostgresTestServer.start()
+    defer { server.stop() }
+    let authority = try TestCertificateAuthority(name: "ipalinks store test CA")
+    let leaf = try authority.issueLeaf(dnsNames: ["localhost"])
+    try server.requireTLS(certificatePEM: leaf.certificatePEM, keyPEM: leaf.privateKeyPEM)
+    let ca = server.folder.appendingPathComponent("root.pem")
+    try Data(authority.caPEM.utf8).write(to: ca)
+    let url = try server.createDatabase("tls")
+    let named = url.replacingOccurrences(of: "@127.0.0.1:", with: "@localhost:")
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", url])
+    #expect(made.status == 0, "\(made.stderr)")
+    for reached in [
+      url + "?sslmode=require", url + "?ssl=true", url + "?sslmode=verify-ca&sslrootcert=\(ca.path)",
+      named + "?sslmode=verify-full&sslrootcert=\(ca.path)",
+    ] {
+      let runs = try CLI.run(["store", "runs", "--store", reached])
+      #expect(runs.status == 0 && runs.stdout.contains("inspect"), "\(reached): \(runs.stderr)")
+    }
+    let plain = try CLI.run(["store", "runs", "--store", url + "?sslmode=disable"])
+    #expect(plain.status == 2 && plain.stderr.contains("no encryption"), "\(plain.stderr)")
+    for (unverified, why) in [
+      (url + "?sslmode=verify-full", "the server's certificate is not trusted"),
+      (url + "?sslmode=verify-full&sslrootcert=\(ca.path)", "not valid for this host name"),
+    ] {
+      let refused = try CLI.run(["store", "runs", "--store", unverified])
+      #expect(refused.status == 2 && refused.stderr.contains(why), "\(unverified): \(refused.stderr)")
+      #expect(!refused.stderr.contains(".build") && !refused.stderr.contains("BoringSSL"), "\(refused.stderr)")
+    }
+    // A misspelt parameter, and a password whose parameter's name is escaped: refused, the password masked.
+    for (typo, why) in [
+      ("?sslMode=require", "unknown parameter \"sslMode\""), ("?SSLMODE=require", "unknown parameter \"SSLMODE\""),
+      ("?connect_timeout=3", "unknown parameter \"connect_timeout\""), ("?ssl=1", "only ssl=true is known"),
+      ("?%70assword=hidden-pw&sslmode=requir", "sslmode=requir is not one of"),
+    ] {
+      let refused = try CLI.run(["store", "runs", "--store", "postgres://ipalinks@127.0.0.1:\(server.port)/tls\(typo)"])
+      #expect(refused.status == 64 && refused.stderr.contains(why), "\(typo): \(refused.stderr)")
+      #expect(!refused.stderr.contains("hidden-pw"), "\(refused.stderr)")
+    }
+  }
+
   /// A PostgreSQL URL that names the server's Unix-domain socket, as libpq reads one (`?host=/folder`), stores and
   /// reads as the TCP one does, and is shown with its password masked.
   @Test(.enabled(if: PostgreSQL.available)) func aUnixSocketURLIsAStore() throws {

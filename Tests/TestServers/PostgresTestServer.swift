@@ -274,6 +274,29 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
   }
 
+  /// Turns TLS on with `certificatePEM` and `keyPEM`, and makes every TCP login need it (`hostssl` in
+  /// `pg_hba.conf`), as a server reached over a network often does; the server reloads its settings.
+  public func requireTLS(certificatePEM: String, keyPEM: String) throws {
+    let runner = Runner(bin: binDirectory, asPostgresUser: runsAsPostgresUser, folder: folder)
+    let (certificate, key) = (
+      dataDirectory.appendingPathComponent("server.crt"), dataDirectory.appendingPathComponent("server.key")
+    )
+    try Data(certificatePEM.utf8).write(to: certificate)
+    try Data(keyPEM.utf8).write(to: key)
+    // The server refuses a key others may read.
+    chmod(key.path, 0o600)
+    if runsAsPostgresUser {
+      try runner.check(
+        try runner.run(Self.chown, ["postgres:postgres", certificate.path, key.path], asPostgresUser: false))
+    }
+    let hba = dataDirectory.appendingPathComponent("pg_hba.conf")
+    let lines = try String(contentsOf: hba, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+    try lines.map { $0.hasPrefix("host ") ? "hostssl" + $0.dropFirst(4) : $0 }.joined(separator: "\n")
+      .write(to: hba, atomically: false, encoding: .utf8)
+    _ = try superuserSQL("ALTER SYSTEM SET ssl = on")
+    _ = try superuserSQL("SELECT pg_reload_conf()")
+  }
+
   /// Starts the server again after ``Fault/killed`` or a stop, on its port.
   public func startAgain() throws {
     let runner = Runner(bin: binDirectory, asPostgresUser: runsAsPostgresUser, folder: folder)

@@ -169,6 +169,16 @@ enum HTTPClients {
   }
 }
 
+/// TLS failures in words, for connections other than HTTP's (the store's, to PostgreSQL), as fetches word them.
+public enum TLSFailureText {
+  /// "TLS failed: …" for an error of the TLS layer, without BoringSSL's numbers and the source paths it names; nil
+  /// for any other error.
+  public static func describe(_ error: any Error) -> String? {
+    let (status, detail) = TransportFailure.classify(error)
+    return status == .tlsError ? detail : nil
+  }
+}
+
 /// Maps what AsyncHTTPClient, NIO and NIOSSL throw onto the report's statuses.
 enum TransportFailure {
   /// Whether `error` is a connection that closed under a request: what a kept-alive connection the server closed
