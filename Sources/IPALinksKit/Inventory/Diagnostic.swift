@@ -72,7 +72,7 @@ extension PlistError: CodedError {
     switch self {
     case .malformed: .plistMalformed
     case .tooDeep: .plistTooDeep
-    case .tooLarge: .plistTooLarge
+    case .tooLarge, .expandsTooLarge: .plistTooLarge
     case .notADictionary: .plistNotADictionary
     case .nulCharacter: .plistNulCharacter
     }

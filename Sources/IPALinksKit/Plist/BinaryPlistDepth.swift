@@ -1,9 +1,14 @@
-/// Measures how deep a binary plist nests, without recursion and without building it.
+/// Measures how deep a binary plist nests, and how large it grows once read, without recursion and without
+/// building it.
 ///
 /// libplist parses `bplist00` recursively, so a few megabytes of nested one-element arrays overflow its
 /// stack before we ever see the tree. This walk runs first: an iterative depth-first search over the
 /// object table that stops as soon as the path from the top object is deeper than the limit. Each
 /// object is expanded once, so the work is linear in the number of references.
+///
+/// libplist and ``PlistValue`` copy an object for each reference to it, so a file of a kilobyte whose arrays each
+/// hold the one below twice reads as millions of values (22 levels took 1.5 GB and 9 s). The walk adds up what each
+/// object expands to, references counted as often as they occur, and stops past a limit.
 enum BinaryPlistDepth {
   /// What the walk found.
   enum Verdict: Equatable {
@@ -13,9 +18,16 @@ enum BinaryPlistDepth {
     case malformed
     /// A string object holds U+0000, on which libplist's accessors assert and abort.
     case nulCharacter
+    /// Read, it would take more than the expansion limit: objects referred to many times.
+    case expandsTooLarge
   }
 
-  static func check(_ bytes: [UInt8], limit: Int) -> Verdict {
+  /// What one object costs once read, besides its bytes: a node of libplist's and a ``PlistValue``.
+  static let objectCost = 64
+
+  /// `bytes` checked: nesting at most `limit` levels, and expanding (each object as often as it is referred to,
+  /// ``objectCost`` plus its bytes each time) to at most `expansionLimit` bytes.
+  static func check(_ bytes: [UInt8], limit: Int, expansionLimit: Int = PropertyList.maximumExpansion) -> Verdict {
     let n = bytes.count
     guard n >= 8 + 32 else { return .malformed }
     let t = n - 32
@@ -83,8 +95,19 @@ enum BinaryPlistDepth {
       }
     }
 
+    /// An object's own cost once read: strings and data their bytes too.
+    func cost(of object: Int) -> Int {
+      guard let (kind, length, _) = header(of: object) else { return Self.objectCost }
+      switch kind {
+      case 0x4, 0x5, 0x7: return Self.objectCost + length
+      case 0x6: return Self.objectCost + 2 * length
+      default: return Self.objectCost
+      }
+    }
     // 0 = unseen, 1 = on the current path, 2 = fully explored.
     var state = [UInt8](repeating: 0, count: count)
+    // Once explored, what each object expands to, with everything it refers to (at most expansionLimit + 1).
+    var expanded = [Int](repeating: 0, count: count)
     var stack: [(object: Int, children: [Int], next: Int)] = []
     guard let rootChildren = children(of: Int(top)) else { return .malformed }
     stack.append((Int(top), rootChildren, 0))
@@ -92,6 +115,12 @@ enum BinaryPlistDepth {
     while let last = stack.last {
       if last.next == last.children.count {
         state[last.object] = 2
+        var total = cost(of: last.object)
+        for child in last.children {
+          total += expanded[child]
+          guard total <= expansionLimit else { return .expandsTooLarge }
+        }
+        expanded[last.object] = total
         stack.removeLast()
         continue
       }

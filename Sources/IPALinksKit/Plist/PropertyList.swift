@@ -13,6 +13,9 @@ public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
   case notADictionary(file: String)
   /// A string holds U+0000: no real plist does, and libplist aborts the process on such a string.
   case nulCharacter(file: String)
+  /// A binary plist whose objects are referred to so many times that it would expand past
+  /// ``PropertyList/maximumExpansion`` bytes once read; refused before libplist reads it.
+  case expandsTooLarge(file: String, limit: Int)
 
   /// One line naming the file and the problem, as printed in diagnostics.
   public var description: String {
@@ -23,6 +26,8 @@ public enum PlistError: Error, CustomStringConvertible, Equatable, Sendable {
       "\(file): property list is \(size) bytes, over the \(limit)-byte limit"
     case .notADictionary(let file): "\(file): property list top level is not a dictionary"
     case .nulCharacter(let file): "\(file): property list has a NUL character inside a string; refused"
+    case .expandsTooLarge(let file, let limit):
+      "\(file): property list refers to its values so often that it would take over \(limit >> 20) MiB once read; refused"
     }
   }
 }
@@ -33,6 +38,9 @@ public enum PropertyList {
   public static let maximumDepth = 64
   /// Real plists in an app are kilobytes; anything past this is refused before parsing.
   public static let maximumSize = 8 << 20
+  /// What a binary plist may take once read, its shared values copied for each reference: four times the largest
+  /// file, where a real one, whose writer shares only equal strings, takes a small multiple of its size.
+  public static let maximumExpansion = 32 << 20
 
   /// Parses `bytes` (XML or `bplist00`) named `file` in diagnostics.
   public static func decode(_ bytes: [UInt8], file: String) throws(PlistError) -> PlistValue {
@@ -45,6 +53,7 @@ public enum PropertyList {
       case .tooDeep: throw .tooDeep(file: file, limit: maximumDepth)
       case .malformed: throw .malformed(file: file)
       case .nulCharacter: throw .nulCharacter(file: file)
+      case .expandsTooLarge: throw .expandsTooLarge(file: file, limit: maximumExpansion)
       }
     } else {
       guard xmlNestingDepth(bytes) <= maximumDepth else { throw .tooDeep(file: file, limit: maximumDepth) }
@@ -70,31 +79,63 @@ public enum PropertyList {
     return text.hasPrefix("<?xml") || text.hasPrefix("<!DOCTYPE plist") || text.hasPrefix("<plist")
   }
 
-  /// Maximum depth of `<dict>`/`<array>` elements, counted without building a tree.
+  /// Maximum depth of the elements libplist's XML reader recurses into (`<dict>`, `<array>`, and `<plist>`, which
+  /// it reads again while it has no value), counted without building a tree. Tags are read as libplist 2.2 reads
+  /// them: the name ends at a space, tab, CR, LF, `<` or `>` (`<array` then a line feed is an array: only `<array>`,
+  /// `<array/` and `<array ` were counted, and 200,000 levels so written overflowed libplist's stack), the tag at
+  /// the next `<` or `>`, and it is empty when `/` ends it. Comments and CDATA hold no tags. Only a closing
+  /// `</dict`, `</array` or `</plist` ends a level here, where libplist ends one at any closing tag it meets between
+  /// values: so this counts as deep as libplist goes, or deeper.
   static func xmlNestingDepth(_ bytes: [UInt8]) -> Int {
+    let (lt, gt, slash) = (UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "/"))
+    let nameEnds: Set<UInt8> = [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"), lt, gt]
+    let levels: Set<[UInt8]> = [Array("dict".utf8), Array("array".utf8), Array("plist".utf8)]
     var depth = 0
     var deepest = 0
     var i = 0
     let n = bytes.count
-    while i < n {
-      if bytes[i] == UInt8(ascii: "<") {
-        let closing = i + 1 < n && bytes[i + 1] == UInt8(ascii: "/")
-        let start = closing ? i + 2 : i + 1
-        if matches(bytes, at: start, "dict") || matches(bytes, at: start, "array") {
-          // Skip self-closing `<dict/>`.
-          var j = start
-          while j < n && bytes[j] != UInt8(ascii: ">") { j += 1 }
-          let selfClosing = j > 0 && j < n && bytes[j - 1] == UInt8(ascii: "/")
-          if closing {
-            depth = max(0, depth - 1)
-          } else if !selfClosing {
-            depth += 1
-            deepest = max(deepest, depth)
-          }
-          i = j
-        }
+    /// The index after the first `end` at or after `from`, or the end.
+    func after(_ end: String, from: Int) -> Int {
+      let e = Array(end.utf8)
+      var k = from
+      while k + e.count <= n {
+        if bytes[k] == e[0] && bytes[k..<k + e.count].elementsEqual(e) { return k + e.count }
+        k += 1
       }
-      i += 1
+      return n
+    }
+    while i < n {
+      guard bytes[i] == lt else {
+        i += 1
+        continue
+      }
+      if matches(bytes, at: i, "<!--") {
+        i = after("-->", from: i + 4)
+        continue
+      }
+      if matches(bytes, at: i, "<![CDATA[") {
+        i = after("]]>", from: i + 9)
+        continue
+      }
+      if i + 1 < n && (bytes[i + 1] == UInt8(ascii: "?") || bytes[i + 1] == UInt8(ascii: "!")) {
+        i = after(">", from: i + 2)
+        continue
+      }
+      var j = i + 1
+      while j < n && !nameEnds.contains(bytes[j]) { j += 1 }
+      var name = bytes[(i + 1)..<j]
+      while j < n && bytes[j] != lt && bytes[j] != gt { j += 1 }
+      // libplist stops at a tag without its `>`.
+      guard j < n, bytes[j] == gt else { break }
+      let empty = bytes[j - 1] == slash
+      if name.last == slash { name = name.dropLast() }
+      if name.first == slash {
+        if levels.contains(Array(name.dropFirst())) { depth = max(0, depth - 1) }
+      } else if !empty && levels.contains(Array(name)) {
+        depth += 1
+        deepest = max(deepest, depth)
+      }
+      i = j + 1
     }
     return deepest
   }
@@ -123,9 +164,7 @@ public enum PropertyList {
 
   private static func matches(_ bytes: [UInt8], at index: Int, _ word: String) -> Bool {
     let w = Array(word.utf8)
-    guard index + w.count < bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { return false }
-    let next = bytes[index + w.count]
-    return next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == UInt8(ascii: " ")
+    return index + w.count <= bytes.count && bytes[index..<index + w.count].elementsEqual(w)
   }
 }
 

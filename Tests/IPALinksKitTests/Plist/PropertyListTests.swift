@@ -64,6 +64,25 @@ struct PropertyListTests {
 
   @Test func nestingDepthCounterIgnoresSelfClosingTags() {
     #expect(PropertyList.xmlNestingDepth(Array("<dict><array/><array><dict/></array></dict>".utf8)) == 2)
+    #expect(PropertyList.xmlNestingDepth(Array("<dict><array\n/><array\t><dict\r/></array></dict>".utf8)) == 2)
+  }
+
+  /// libplist reads a tag's name up to a space, tab, CR, LF, `<` or `>`: `<array` and a line feed opens an array,
+  /// which the count missed, so 200,000 levels so written (1.8 MB) overflowed libplist's stack and killed the
+  /// process. Nested `<plist>` elements recurse too, and a closing tag inside CDATA or a comment closes nothing.
+  @Test func everySpellingOfALevelCounts() {
+    for (open, close) in [
+      ("<array\n>", "</array>"), ("<array\t>", "</array>"), ("<dict\r>", "</dict>"), ("<plist>", "</plist>"),
+      ("<array><string><![CDATA[</array>]]></string>", "</array>"), ("<array><!-- </array> -->", "</array>"),
+      ("<array><string>a</string>", "</array>"),
+    ] {
+      let xml =
+        "<?xml version=\"1.0\"?><plist version=\"1.0\">" + String(repeating: open, count: 100_000)
+        + String(repeating: close, count: 100_000) + "</plist>"
+      #expect(throws: PlistError.tooDeep(file: "deep", limit: PropertyList.maximumDepth), "\(open)") {
+        try PropertyList.decode(Array(xml.utf8), file: "deep")
+      }
+    }
   }
 }
 
@@ -104,6 +123,49 @@ struct BinaryPlistDepthTests {
     var value = try PropertyList.decode(bytes, file: "shallow")
     for _ in 0..<9 { value = try #require(value.arrayValue?.first) }
     #expect(value == .bool(true))
+  }
+
+  /// A binary plist of `levels` arrays, each holding the one below twice, over `true`: 2^levels values once read.
+  static func sharedArrays(levels: Int) -> [UInt8] {
+    var body = Array("bplist00".utf8)
+    var offsets: [Int] = []
+    let be32 = { (v: Int) in [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+    for i in 0..<levels {
+      offsets.append(body.count)
+      body += [0xA2] + be32(i + 1) + be32(i + 1)
+    }
+    offsets.append(body.count)
+    body.append(0x09)
+    let table = body.count
+    for o in offsets { body += be32(o) }
+    body += [0, 0, 0, 0, 0, 0, 4, 4]
+    for v in [levels + 1, 0, table] { body += (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+    return body
+  }
+
+  /// Each value is copied for each reference to it once read: a kilobyte of arrays that each hold the one below
+  /// twice took 1.5 GB at 22 levels, and a megabyte of 1,500 references to one 1 MiB string took 3.1 GB. Refused
+  /// before libplist reads them, where a file of as many values written out is read.
+  @Test func sharedValuesThatExpandPastTheLimitAreRefused() throws {
+    let bomb = Self.sharedArrays(levels: 40)
+    #expect(bomb.count < 1_000)
+    #expect(BinaryPlistDepth.check(bomb, limit: 64) == .expandsTooLarge)
+    #expect(throws: PlistError.expandsTooLarge(file: "b", limit: PropertyList.maximumExpansion)) {
+      try PropertyList.decode(bomb, file: "b")
+    }
+    #expect(PlistError.expandsTooLarge(file: "b", limit: 1).code == .plistTooLarge)
+    var value = try PropertyList.decode(Self.sharedArrays(levels: 8), file: "small")
+    for _ in 0..<8 { value = try #require(value.arrayValue?.last) }
+    #expect(value == .bool(true))
+    // One array of 1,500 references to a string of 1 MiB.
+    let be32 = { (v: Int) in [UInt8(v >> 24), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
+    var strings = Array("bplist00".utf8) + [0xAF, 0x11, 0x05, 0xDC] + (0..<1_500).flatMap { _ in be32(1) }
+    let second = strings.count
+    strings += [0x5F, 0x12] + be32(1 << 20) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20)
+    let table = strings.count
+    strings += be32(8) + be32(second) + [0, 0, 0, 0, 0, 0, 4, 4]
+    for v in [2, 0, table] { strings += (0..<8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) } }
+    #expect(BinaryPlistDepth.check(strings, limit: 64) == .expandsTooLarge)
   }
 
   @Test func cyclesAndBrokenTrailersAreMalformed() {
