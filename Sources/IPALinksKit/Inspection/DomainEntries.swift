@@ -12,11 +12,28 @@ struct DomainEntries {
   /// The entries of `entitlements`, for the bundle at `path`.
   init(_ entitlements: [String: PlistValue], path: String) {
     guard let value = entitlements[EntitlementResolver.associatedDomainsKey] else { return }
-    guard let entries = value.stringArray else {
+    let key = "com.apple.developer.associated-domains"
+    // Every string is read, with what is not one said: a number among them hid every domain the app claims, and
+    // an unknown claim must not read as none.
+    var entries: [String] = []
+    if let text = value.stringValue {
       diagnostics.append(
-        Diagnostic(
-          .error, .domainNotAList,
-          "\(path): com.apple.developer.associated-domains is \(value.summary), not a list of strings"))
+        Diagnostic(.error, .domainNotAList, "\(path): \(key) is a string, not a list of strings; read as a list of one")
+      )
+      entries = [text]
+    } else if let items = value.arrayValue {
+      for (index, item) in items.enumerated() {
+        if let text = item.stringValue {
+          entries.append(text)
+        } else {
+          diagnostics.append(
+            Diagnostic(
+              .error, .domainNotAList, "\(path): \(key)/\(index) is \(item.summary), not a string; left out"))
+        }
+      }
+    } else {
+      diagnostics.append(
+        Diagnostic(.error, .domainNotAList, "\(path): \(key) is \(value.summary), not a list of strings"))
       return
     }
     if entries.count > Self.maximum {

@@ -128,6 +128,43 @@ struct ResourceLimitTests {
     #expect(finding.message == "Payload/A.app: 1001 associated domains; only the first 1000 are reported")
   }
 
+  /// A non-string among the associated domains is said and left out, the strings read: one number hid every
+  /// domain the app claims ("Associated domains  none"), and `who-claims` then answered no. A lone string is a
+  /// list of one.
+  @Test func aDomainThatIsNotAStringLeavesTheOthers() throws {
+    for (value, domains, messages) in [
+      (
+        "<array><string>applinks:shop.example.com</string><integer>7</integer><string>applinks:pay.example.com</string></array>",
+        ["shop.example.com", "pay.example.com"],
+        ["Payload/A.app: com.apple.developer.associated-domains/1 is 7, not a string; left out"]
+      ),
+      (
+        "<string>applinks:shop.example.com</string>", ["shop.example.com"],
+        [
+          "Payload/A.app: com.apple.developer.associated-domains is a string, not a list of strings; read as a list "
+            + "of one"
+        ]
+      ),
+      (
+        "<integer>7</integer>", [],
+        ["Payload/A.app: com.apple.developer.associated-domains is 7, not a list of strings"]
+      ),
+    ] {
+      let xcent = """
+        <?xml version="1.0"?><plist version="1.0"><dict>
+        <key>application-identifier</key><string>ABCDE12345.com.example.a</string>
+        <key>com.apple.developer.associated-domains</key>\(value)</dict></plist>
+        """
+      let zip = try ZipTool()
+      try zip.writeApp(xcent: Array(xcent.utf8))
+      let report = Inspector().inspect(path: try zip.zip("domains.ipa"))
+      let bundle = try #require(report.bundles.first)
+      #expect(bundle.associatedDomains.map(\.host) == domains, "\(value)")
+      #expect(bundle.diagnostics.filter { $0.code == .domainNotAList }.map(\.message) == messages, "\(value)")
+      #expect(report.status != .complete, "an entitlement misread leaves the input partial: \(value)")
+    }
+  }
+
   /// A file refused by our pattern limit is not "invalid JSON" (iOS might read it): the domain is unknown, and a
   /// blocklist says it is not covered instead of dropping it.
   @Test func aasaOverALimitLeavesTheDomainUncovered() throws {
