@@ -55,6 +55,23 @@ struct BadInputTests {
     }
   }
 
+  /// An app whose entitlements could not be read (its signature broken) may claim any host: `who-claims` said
+  /// "claimed by 0 apps", exit 1, a definite no. The answer is now unknown (exit 2), with the bundle named; an app
+  /// that does claim the host still answers yes.
+  @Test func anAppWhoseEntitlementsCannotBeReadMayClaimAnyHost() throws {
+    let broken = CLI.fixture("bad/broken-signature.ipa")
+    for query in ["shop.example.com", "https://shop.example.com/x"] {
+      let no = try CLI.run(["who-claims", query, broken, "--no-fetch"])
+      #expect(no.status == 2, "\(query): \(no.stdout)\(no.stderr)")
+      #expect(
+        no.stderr.contains(
+          "ipalinks: 1 bundle whose entitlements could not be read may claim it too: \(broken) Payload/Broken.app"),
+        "\(no.stderr)")
+    }
+    let yes = try CLI.run(["who-claims", "shop.example.com", broken, CLI.sample("Store.ipa"), "--no-fetch", "-q"])
+    #expect(yes.status == 0 && yes.stdout.contains("com.example.store"), "\(yes.stdout)\(yes.stderr)")
+  }
+
   /// Standard output that cannot be written (a full disk, here Linux's `/dev/full`): one line that says so, exit 2,
   /// not a crash.
   @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))

@@ -172,7 +172,11 @@ public struct LoadedInventory: Sendable {
     let above = Set(labels.indices.map { labels[$0...].joined(separator: ".") })
     let below = "." + pattern.host
     return { bundle in
-      bundle.associatedDomains.contains { above.contains($0.host) || (pattern.wildcard && $0.host.hasSuffix(below)) }
+      // One whose entitlements could not be read may claim it: kept, to be said.
+      bundle.entitlementsUnread
+        || bundle.associatedDomains.contains {
+          above.contains($0.host) || (pattern.wildcard && $0.host.hasSuffix(below))
+        }
     }
   }
 

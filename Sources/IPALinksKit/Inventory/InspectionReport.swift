@@ -92,6 +92,12 @@ public struct InspectionReport: Sendable, Codable {
 
 /// One bundle (app, extension, App Clip, watch app) or one bare file, with the source of each fact.
 public struct BundleReport: Sendable, Codable {
+  /// Whether its entitlements could not be read: none was found, and an error was said (a broken signature). What
+  /// such a bundle claims is unknown, not nothing.
+  public var entitlementsUnread: Bool {
+    entitlementSources.isEmpty && diagnostics.contains { $0.severity == .error }
+  }
+
   /// What sort of bundle it is, as told by the folder it sits in.
   public enum Kind: String, Sendable, Codable {
     /// A main app: `Payload/<Name>.app`.

@@ -75,16 +75,35 @@ extension HostClaims {
   /// grep's: 2 for `trouble` (an input that could not be read), whatever the others said; else 0 when the answer is
   /// yes (``answersYes``), 2 when it is unknown (``answerUnknown``) and 1 when not; 64 when `query` is neither a host
   /// nor a URL.
+  ///
+  /// `unread` are the bundles whose entitlements could not be read (``unreadEntitlements(_:)``): what they claim is
+  /// unknown, so an answer of no app is said to be unknown, exit 2.
   public static func answer(
-    _ query: String, claims: ClaimsIndex, format: OutputFormat, brief: Bool, trouble: Bool
+    _ query: String, claims: ClaimsIndex, format: OutputFormat, brief: Bool, trouble: Bool,
+    unread: [String] = []
   ) -> Int32 {
     guard let answer = HostClaims(query: query, claims: claims) else {
       Terminal.warn("\"\(query)\" is neither a host nor a URL")
       return 64
     }
     Terminal.write(answer.rendered(format, style: Terminal.style, brief: brief))
+    if !answer.answersYes && !unread.isEmpty {
+      let shown = unread.prefix(3).joined(separator: ", ") + (unread.count > 3 ? " and \(unread.count - 3) more" : "")
+      Terminal.warn(
+        "\(TerminalText.count(unread.count, "bundle")) whose entitlements could not be read may claim it too: "
+          + shown)
+      return 2
+    }
     if trouble || answer.answerUnknown { return 2 }
     return answer.answersYes ? 0 : 1
+  }
+
+  /// The bundles of `reports` whose entitlements could not be read (``BundleReport/entitlementsUnread``), as
+  /// `INPUT PATH`: what they claim is unknown.
+  public static func unreadEntitlements(_ reports: [InspectionReport]) -> [String] {
+    reports.flatMap { report in
+      report.bundles.filter(\.entitlementsUnread).map { "\(report.input) \($0.path)" }
+    }
   }
 }
 

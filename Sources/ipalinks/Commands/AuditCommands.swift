@@ -199,12 +199,13 @@ struct WhoClaimsCommand: StatusCommand {
       about: urls == nil ? host : nil, fetch: fetch)
     if loaded.readable == 0 { return 2 }
     let index = ClaimsIndex(reports: loaded.reports)
+    let unread = HostClaims.unreadEntitlements(loaded.reports)
     if let (path, opened) = list, let lines = opened {
       return URLScan.scan(
         lines, from: path, claims: index, format: format, workers: audit.jobs, quiet: audit.quiet,
-        trouble: loaded.unreadable > 0)
+        trouble: loaded.unreadable > 0 || !unread.isEmpty)
     }
     return HostClaims.answer(
-      host ?? "", claims: index, format: format, brief: audit.quiet, trouble: loaded.unreadable > 0)
+      host ?? "", claims: index, format: format, brief: audit.quiet, trouble: loaded.unreadable > 0, unread: unread)
   }
 }
