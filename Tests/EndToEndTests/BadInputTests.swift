@@ -70,6 +70,17 @@ struct BadInputTests {
     }
     let yes = try CLI.run(["who-claims", "shop.example.com", broken, CLI.sample("Store.ipa"), "--no-fetch", "-q"])
     #expect(yes.status == 0 && yes.stdout.contains("com.example.store"), "\(yes.stdout)\(yes.stderr)")
+    // Nor does `blocklist` replace a list with one that blocks nothing: it wrote one, exit 1.
+    let list = FileManager.default.temporaryDirectory.appendingPathComponent("unread-\(UUID().uuidString).txt")
+    try Data("kept\n".utf8).write(to: list)
+    defer { try? FileManager.default.removeItem(at: list) }
+    let blocklist = try CLI.run(["blocklist", broken, "--no-fetch", "-f", "domains", "-o", list.path, "-q"])
+    #expect(blocklist.status == 2, "\(blocklist.stderr)")
+    #expect(
+      blocklist.stderr.contains(
+        "no rule is known and the entitlements of 1 bundle could not be read, so no list was made; \(list.path) is "
+          + "left as it was"), "\(blocklist.stderr)")
+    #expect(try String(contentsOf: list, encoding: .utf8) == "kept\n")
   }
 
   /// Standard output that cannot be written (a full disk, here Linux's `/dev/full`): one line that says so, exit 2,

@@ -248,6 +248,14 @@ public struct BlocklistOutput: Sendable {
           + "; --uncovered block blocks their hosts whole")
       return 2
     }
+    // The same when what is unknown is an app's domains (its entitlements could not be read).
+    let unread = HostClaims.unreadEntitlements(loaded.reports).count
+    if apps == 0 && unread > 0 {
+      Terminal.warn(
+        "no rule is known and the entitlements of \(TerminalText.count(unread, "bundle")) could not be read, so no "
+          + "list was made" + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? ""))
+      return 2
+    }
     // An app left out whole (its hosts' rules alone exceed --max-rules) lets its links through: partial. A format
     // that leaves an exception out (a note with its rule's pointer) blocks more, which is said, not partial.
     let appLeftOut = notes.contains { $0.kind == .dropped && $0.pointer == nil }
