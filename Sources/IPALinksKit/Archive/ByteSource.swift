@@ -40,6 +40,18 @@ enum EntryNames {
     if name.hasPrefix("/") || name.hasPrefix("\\") || name.contains("\\") { return true }
     return name.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." }
   }
+
+  /// `name` as an extractor writes it: `Payload/T.app/./T`, `Payload/T.app//T` and `Payload/./T.app/T` are all
+  /// `Payload/T.app/T`. Entries are known by it, so that two that land on one file are seen as duplicates, and one
+  /// written oddly is read where it lands. A name that names a folder keeps its final `/`.
+  static func canonical(_ name: String) -> String {
+    guard name.contains("//") || name.hasPrefix("./") || name.contains("/./") || name.hasSuffix("/.") || name == "."
+    else { return name }
+    let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+    let kept = parts.filter { !$0.isEmpty && $0 != "." }
+    let folder = parts.last.map { $0.isEmpty || $0 == "." } ?? false
+    return kept.joined(separator: "/") + (folder ? "/" : "")
+  }
 }
 
 /// Bytes already in memory (tests, fuzzing, small files) behind the same random-access interface.

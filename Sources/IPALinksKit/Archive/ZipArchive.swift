@@ -115,13 +115,16 @@ public final class ZipArchive: FileContainer {
     }
     for index in 0..<UInt64(count) {
       // ZIP_FL_ENC_GUESS decodes UTF-8 names (flag bit 11) and CP437 ones alike into UTF-8.
-      guard let raw = zip_get_name(handle, index, ZIP_FL_ENC_GUESS) else { continue }
-      let entry = String(cString: raw)
-      if EntryNames.isUnsafe(entry) {
-        unsafePaths.append(entry)
+      guard let name = zip_get_name(handle, index, ZIP_FL_ENC_GUESS) else { continue }
+      let raw = String(cString: name)
+      if EntryNames.isUnsafe(raw) {
+        unsafePaths.append(raw)
         continue
       }
-      if entry.hasSuffix("/") { continue }
+      // Known by where an extractor writes it: a second executable named `Payload/T.app/./T` was not a duplicate,
+      // and `unzip` installed it over the one read.
+      let entry = EntryNames.canonical(raw)
+      if entry.hasSuffix("/") || entry.isEmpty { continue }
       if indexByPath[entry] == nil {
         indexByPath[entry] = index
         paths.append(entry)

@@ -54,7 +54,12 @@ struct ResourceLimitTests {
 
   /// Two entries of one name: the first is read, as before, and the input is partial with an error that says an
   /// extractor may keep the other (Info-ZIP's `unzip` keeps the last).
-  @Test func twoEntriesOfOneName() throws {
+  /// The second may be spelt otherwise (`./`, `//`), landing on the same file once extracted: it was not seen, the
+  /// input "complete", and `unzip` installed the other.
+  @Test(arguments: [
+    "Payload/A.app/Info.plist", "Payload/A.app/./Info.plist", "Payload//A.app/Info.plist", "./Payload/A.app/Info.plist",
+  ])
+  func twoEntriesOfOneName(_ second: String) throws {
     let zip = try ZipTool()
     let path = zip.folder.appendingPathComponent("dup.ipa").path
     func info(_ id: String) -> String {
@@ -66,11 +71,11 @@ struct ResourceLimitTests {
       warnings.simplefilter("ignore")
       with zipfile.ZipFile(sys.argv[1], "w") as z:
           z.writestr("Payload/A.app/Info.plist", sys.argv[2])
-          z.writestr("Payload/A.app/Info.plist", sys.argv[3])
+          z.writestr(sys.argv[4], sys.argv[3])
       """
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script, path, info("com.example.first"), info("com.example.second")]
+    p.arguments = ["python3", "-c", script, path, info("com.example.first"), info("com.example.second"), second]
     try p.run()
     p.waitUntilExit()
     try #require(p.terminationStatus == 0)
