@@ -558,11 +558,25 @@ extension AuditStore {
       let (then, until) = try await store.window(since: StoreTime(parsing: since, allowingAge: true), at: at)
       let before = try await store.latestReports(at: then)
       return (
-        before, try await store.latestReports(at: until), before.isEmpty ? try await store.firstAppObserved() : nil
+        before, try await store.latestReports(at: until), before.isEmpty ? try await store.firstAppObserved() : nil,
+        try await store.unfinishedLatestRun(at: until)
       )
     }
+    unfinished(states?.3, location: location, then: at != nil, warn: warn)
     if let states, states.0.isEmpty { warn("\(location): no app in the store at \(since)" + before(states.2)) }
     return states.map { (then: $0.0, now: $0.1) }
+  }
+
+  /// Says that the latest run a reader answers from (`then`: the latest at the time asked about) did not finish,
+  /// when it did not: the state is as far as it got, so an answer from it is not taken for a whole audit's.
+  static func unfinished(
+    _ run: (run: Int, label: String?, inputs: Int)?, location: StoreLocation, then: Bool, warn: (String) -> Void
+  ) {
+    guard let (run, label, inputs) = run else { return }
+    warn(
+      "\(location): run \(run)" + (label.map { " (\(TerminalText.escape($0)))" } ?? "")
+        + ", the latest\(then ? " then" : ""), did not finish (killed, or still running): it stored "
+        + "\(TerminalText.count(inputs, "input")), and the state holds the rest as earlier runs saw it")
   }
 
   /// `: the first app it holds was inspected at 2026-11-30 03:46 UTC`, said after a time that found no app when the
@@ -587,31 +601,42 @@ extension StoreText {
     of subject: HistorySubject, in location: StoreLocation, at time: StoreTime?, format: OutputFormat,
     style: TextStyle, warn: (String) -> Void
   ) async -> (text: String, found: Bool)? {
-    await AuditStore.reading(location, warn: warn) { store in
+    let read = await AuditStore.reading(location, warn: warn) { store in
       let time = try await store.instant(time, day: .end)
-      // Nothing by then, but something later: the text says when the history starts, as it would otherwise read
-      // as if the store had never seen the host or the app.
-      func later(_ first: String?) -> String {
-        guard format == .text, let first, let time else { return "" }
-        let line =
-          "nothing by \(StoreText.minute(AuditStore.timestamp(time))) UTC: first seen \(StoreText.minute(first)) UTC; "
-          + "without --at, history shows it"
-        return StoreText.fitted(line, style).map { $0 + "\n" }.joined()
-      }
-      switch subject {
-      case .host(let host):
-        let history = try await store.hostHistory(host, at: time)
-        let found = !history.versions.isEmpty
-        let first = found || time == nil ? nil : try await store.hostHistory(host).versions.first?.firstSeen
-        return (self.history(history, format: format, style: style) + later(first), found)
-      case .app(let id):
-        let history = try await store.appHistory(id, at: time)
-        let found = !history.apps.isEmpty
-        let first =
-          found || time == nil
-          ? nil : try await store.appHistory(id).apps.compactMap { $0.versions.first?.firstSeen }.min()
-        return (self.history(history, format: format, style: style) + later(first), found)
-      }
+      return (
+        try await history(of: subject, in: store, at: time, format: format, style: style),
+        try await store.unfinishedLatestRun(at: time)
+      )
+    }
+    AuditStore.unfinished(read?.1, location: location, then: time != nil, warn: warn)
+    return read?.0
+  }
+
+  private static func history(
+    of subject: HistorySubject, in store: AuditStore, at time: Date?, format: OutputFormat, style: TextStyle
+  ) async throws -> (text: String, found: Bool) {
+    // Nothing by then, but something later: the text says when the history starts, as it would otherwise read
+    // as if the store had never seen the host or the app.
+    func later(_ first: String?) -> String {
+      guard format == .text, let first, let time else { return "" }
+      let line =
+        "nothing by \(StoreText.minute(AuditStore.timestamp(time))) UTC: first seen \(StoreText.minute(first)) UTC; "
+        + "without --at, history shows it"
+      return StoreText.fitted(line, style).map { $0 + "\n" }.joined()
+    }
+    switch subject {
+    case .host(let host):
+      let history = try await store.hostHistory(host, at: time)
+      let found = !history.versions.isEmpty
+      let first = found || time == nil ? nil : try await store.hostHistory(host).versions.first?.firstSeen
+      return (self.history(history, format: format, style: style) + later(first), found)
+    case .app(let id):
+      let history = try await store.appHistory(id, at: time)
+      let found = !history.apps.isEmpty
+      let first =
+        found || time == nil
+        ? nil : try await store.appHistory(id).apps.compactMap { $0.versions.first?.firstSeen }.min()
+      return (self.history(history, format: format, style: style) + later(first), found)
     }
   }
 }
@@ -634,14 +659,7 @@ extension AuditStore {
         try await store.unfinishedLatestRun(at: time)
       )
     }
-    // A latest run that did not finish left the state as far as it got: said, so that an answer from it is not
-    // taken for a whole audit's.
-    if let (run, label, inputs) = state?.3 {
-      warn(
-        "\(location): run \(run)" + (label.map { " (\(TerminalText.escape($0)))" } ?? "")
-          + ", the latest\(at == nil ? "" : " then"), did not finish (killed, or still running): it stored "
-          + "\(TerminalText.count(inputs, "input")), and the state holds the rest as earlier runs saw it")
-    }
+    unfinished(state?.3, location: location, then: at != nil, warn: warn)
     guard let state, state.1 else {
       if let state { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "") + before(state.2)) }
       return nil

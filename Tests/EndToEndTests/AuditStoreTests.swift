@@ -1318,11 +1318,15 @@ import Testing
     ]
     let text = try CLI.run(["report", "--store", location, "-o", folder.appendingPathComponent("r.html").path])
     #expect(text.status == 0, "\(text.stderr)")
-    // Readers say the run they answer from did not finish (they said nothing).
-    #expect(
-      text.stderr.contains(
-        ": run 1, the latest, did not finish (killed, or still running): it stored \(inputs) inputs, and the state "
-          + "holds the rest as earlier runs saw it"), "\(text.stderr)")
+    // Readers say the run they answer from did not finish (they said nothing): `diff --since` and `history` too.
+    let said =
+      ": run 1, the latest, did not finish (killed, or still running): it stored \(inputs) inputs, and the state "
+      + "holds the rest as earlier runs saw it"
+    #expect(text.stderr.contains(said), "\(text.stderr)")
+    for reader in [["diff", "--since", "2000-01-01"], ["history", "--host", "shop.example.com"]] {
+      let read = try CLI.run(reader + ["--store", location])
+      #expect(read.stderr.contains(said), "\(reader): \(read.stderr)")
+    }
     let check = try wholeInputs(location)
     #expect(check.inputs == inputs, "\(check)")
     for (path, apps) in check.apps {
