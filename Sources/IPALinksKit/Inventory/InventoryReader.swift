@@ -110,6 +110,12 @@ public enum InventoryReader {
     var reason =
       context.debugDescription == "The given data was not valid JSON." ? "not JSON" : context.debugDescription
     if case .keyNotFound(let key, _) = error { reason = "missing key \"\(key.stringValue)\"" }
+    // `Expected to decode Dictionary<String, Any> but found an array instead.`: Swift's names, in words.
+    if case .typeMismatch(let type, _) = error, let found = context.debugDescription.range(of: "but found ") {
+      let what = context.debugDescription[found.upperBound...].replacingOccurrences(of: " instead.", with: "")
+      let wanted = "\(type)".hasPrefix("Dictionary") ? "an object" : "\(type)".hasPrefix("Array") ? "an array" : nil
+      if let wanted { reason = "\(what), not \(wanted)" }
+    }
     return path.isEmpty ? reason : "\(path.hasPrefix(".") ? String(path.dropFirst()) : path): \(reason)"
   }
 }

@@ -88,23 +88,38 @@ public final class InventoryStream {
     }
     var info = stat()
     regular = fstat(handle.fileDescriptor, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
-    // The first line that is not blank says what the file is.
-    var first: Range<Int>?
-    while first == nil {
-      if let newline = try nextNewline() {
-        let range = start..<newline
-        (start, scanned, line) = (newline + 1, newline + 1, line + 1)
-        if !Self.blank(buffer[range]) { first = range }
-      } else if ended {
-        if start < buffer.count, !Self.blank(buffer[start...]) { first = start..<buffer.count }
-        break
-      } else if buffer.count > InventoryReader.maximumBytes {
-        break
+    /// The next line that is not blank, if any within what an inventory's first lines may take.
+    func nonBlank() throws(InventoryReader.Failure) -> Range<Int>? {
+      while true {
+        if let newline = try nextNewline() {
+          let range = start..<newline
+          (start, scanned, line) = (newline + 1, newline + 1, line + 1)
+          if !Self.blank(buffer[range]) { return range }
+        } else if ended {
+          guard start < buffer.count, !Self.blank(buffer[start...]) else { return nil }
+          defer { start = buffer.count }
+          return start..<buffer.count
+        } else if buffer.count > InventoryReader.maximumBytes {
+          return nil
+        }
       }
     }
-    if let first, buffer[first].first(where: { !Self.whitespace($0) }) != UInt8(ascii: "["),
-      (try? JSONDecoder().decode(InspectionReport.self, from: Data(buffer[first]))) != nil
-    {
+    func isReport(_ range: Range<Int>) -> Bool {
+      buffer[range].first(where: { !Self.whitespace($0) }) != UInt8(ascii: "[")
+        && (try? JSONDecoder().decode(InspectionReport.self, from: Data(buffer[range]))) != nil
+    }
+    // The first line that is not blank says what the file is; when it is not a report but the next one is, the
+    // file is JSON Lines whose first line was cut or garbled: it is skipped and named, as any other such line,
+    // where the whole file was refused.
+    var lines = false
+    if let first = try nonBlank() {
+      if isReport(first) {
+        lines = true
+      } else if let second = try nonBlank() {
+        lines = isReport(second)
+      }
+    }
+    if lines {
       // JSON Lines: from the first line again, and counted ahead when the file can be read twice.
       (start, scanned, line) = (0, 0, 0)
       expected = counting ? countLines() : nil

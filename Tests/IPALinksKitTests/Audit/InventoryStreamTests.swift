@@ -108,12 +108,29 @@ import Testing
       #expect(stream.expected == inputs.count)
       #expect(try Self.drain(stream, batch: 2).inputs == inputs, "\(name)")
     }
-    let wrong = try scratch.file("x.jsonl", Data("hello\n\(Self.line(2))\n".utf8))
+    let wrong = try scratch.file("x.jsonl", Data("hello\n{\"name\":\"x\"}\n\(Self.line(2))\n".utf8))
     #expect {
       try InventoryStream(path: wrong)
     } throws: { error in
       "\(error)" == "\(wrong): line 1 is not an ipalinks inventory: not JSON"
     }
+    // A first line that is not a report, followed by reports: JSON Lines cut or garbled at the start, the line
+    // skipped and named (the whole file was refused, every report in it lost).
+    for first in ["{\"foo\":1}", "[]", "{\"input\":\"cut"] {
+      let cut = try scratch.file("cut.jsonl", Data("\(first)\n\(Self.line(1))\n\(Self.line(2))\n".utf8))
+      let read = try Self.drain(try InventoryStream(path: cut), batch: 8)
+      #expect(read.inputs == ["app1.ipa", "app2.ipa"], "\(first)")
+      #expect(
+        read.skipped.count == 1 && read.skipped[0].hasPrefix("\(cut): line 1 is not an ipalinks inventory, skipped: "))
+    }
+    #expect(
+      InventoryReader.describe(
+        DecodingError.typeMismatch(
+          [String: Int].self,
+          .init(
+            codingPath: [], debugDescription: "Expected to decode Dictionary<String, Any> but found an array instead."))
+      )
+        == "an array, not an object")
     let empty = try scratch.file("empty.jsonl", Data("\n \n".utf8))
     #expect {
       try InventoryStream(path: empty)
