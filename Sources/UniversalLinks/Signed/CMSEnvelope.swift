@@ -28,6 +28,9 @@ public enum CMSEnvelope {
 
   /// The largest payload we assemble, so a hostile envelope cannot make us allocate without bound.
   public static let maximumContentSize = 8 << 20
+  /// The most ASN.1 values an envelope may hold. A profile holds a few thousand (its certificates and its payload);
+  /// 8 MB of empty BER chunks are 4 million, which the parser turned into a tree for 17 s and 450 MB each.
+  public static let maximumValues = 100_000
 
   static let signedDataOID: ArraySlice<UInt8> = [0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x07, 0x02]
 
@@ -43,6 +46,9 @@ public enum CMSEnvelope {
   /// The encapsulated content of a `ContentInfo { signedData, [0] SignedData { … encapContentInfo … } }`.
   public static func content(of bytes: [UInt8]) throws(Error) -> [UInt8] {
     let root: ASN1Node
+    guard valueCount(bytes, limit: maximumValues) <= maximumValues else {
+      throw .malformed("more than \(maximumValues) ASN.1 values")
+    }
     do { root = try BER.parse(bytes) } catch { throw .malformed(reason(error)) }
     guard root.identifier == .sequence, case .constructed(let info) = root.content else {
       throw .malformed("top level is not a SEQUENCE")
@@ -66,6 +72,59 @@ public enum CMSEnvelope {
     var out: [UInt8] = []
     try collectOctets(octets, into: &out)
     return out
+  }
+
+  /// How many BER values `bytes` holds, counted by walking their headers without building anything; past `limit`,
+  /// `limit + 1`. What the walk cannot read it stops at, leaving the parser to say what is wrong.
+  static func valueCount(_ bytes: [UInt8], limit: Int) -> Int {
+    let n = bytes.count
+    var i = 0
+    var count = 0
+    // The end of each constructed value open around the position: an offset, or nil until its end-of-contents.
+    var ends: [Int?] = []
+    while i < n {
+      if let open = ends.last {
+        if let end = open {
+          if i >= end {
+            ends.removeLast()
+            continue
+          }
+        } else if i + 1 < n && bytes[i] == 0 && bytes[i + 1] == 0 {
+          ends.removeLast()
+          i += 2
+          continue
+        }
+      } else if count > 0 {
+        break
+      }
+      let tag = bytes[i]
+      i += 1
+      if tag & 0x1F == 0x1F {
+        while i < n && bytes[i] & 0x80 != 0 { i += 1 }
+        i += 1
+      }
+      guard i < n else { break }
+      let first = bytes[i]
+      i += 1
+      var length: Int?
+      if first < 0x80 {
+        length = Int(first)
+      } else if first != 0x80 {
+        let width = Int(first & 0x7F)
+        guard width <= 4, i + width <= n else { break }
+        length = bytes[i..<i + width].reduce(0) { $0 << 8 | Int($1) }
+        i += width
+      }
+      count += 1
+      if count > limit { return count }
+      if tag & 0x20 != 0 {
+        ends.append(length.map { i + $0 })
+      } else {
+        guard let length else { break }
+        i += length
+      }
+    }
+    return count
   }
 
   /// BER allows an OCTET STRING to be constructed from chunks; concatenate them.
