@@ -23,6 +23,8 @@ public final class AuditStore: @unchecked Sendable {
     /// Whether the connection was lost as a transaction committed and could not be made again, so that only the
     /// store knows whether that transaction's inputs were stored.
     public var commitUnknown = false
+    /// Whether a PostgreSQL connection was lost (or given up on), which a connection made again may mend.
+    var lost = false
   }
 
   /// Where it is.
@@ -108,11 +110,14 @@ public final class AuditStore: @unchecked Sendable {
     do {
       // A reader given a database that holds no store (an empty PostgreSQL database, another program's SQLite file)
       // says so, and writes nothing into it: it answered "no runs", exit 0, and left the store's tables behind.
-      if !creating, try await !StoreSchema.exists(store) {
+      // Asked again on a connection made again: a restart as the command starts must not cost it the run.
+      var exists = true
+      try await store.resilient(committed: { false }) { exists = try await StoreSchema.exists(store) }
+      if !creating, !exists {
         throw Failure(
           description: "\(location): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one")
       }
-      try await StoreSchema.migrate(store, to: schema)
+      try await store.resilient(committed: { false }) { try await StoreSchema.migrate(store, to: schema) }
     } catch let failure as Failure {
       try? await store.close()
       throw failure
@@ -271,6 +276,20 @@ public final class AuditStore: @unchecked Sendable {
           let running = (error as? StoreFault)?.isStillRunning ?? false
           throw StoreFault.gone(after: error, timeout: Self.timeout, commitUnknown: unknown || running)
         }
+      }
+    }
+  }
+
+  /// `body`, a read, again on a connection made again (until ``timeout`` after the loss) when its connection was
+  /// lost: what a writer reads before it writes, as a restart as it starts must not cost it the run.
+  func rereading<T>(_ body: () async throws(Failure) -> T) async throws(Failure) -> T {
+    let since = ContinuousClock.now
+    while true {
+      do {
+        return try await body()
+      } catch let failure {
+        guard failure.lost, let link, ContinuousClock.now < since + Self.timeout else { throw failure }
+        do { try await link.reconnect(until: since + Self.timeout) } catch { throw failure }
       }
     }
   }

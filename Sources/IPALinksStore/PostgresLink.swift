@@ -70,11 +70,23 @@ final class PostgresLink: SQLDatabase, Sendable {
   }
 
   /// Connects to `server`, within `timeout`, answering on `loop` (and so does every connection made again).
+  /// A server that says it is starting up or shutting down (a restart under way) is tried again until `timeout`;
+  /// one that refuses the connection is not, since that is as often a wrong port as a restart.
   static func connect(
     _ server: StoreLocation.Postgres, timeout: Duration, on loop: any EventLoop
   ) async throws -> PostgresLink {
-    let (connection, backend) = try await open(server, timeout: timeout, on: loop)
-    return PostgresLink(server: server, timeout: timeout, connection: connection, backend: backend)
+    let deadline = ContinuousClock.now + timeout
+    var pause = Duration.milliseconds(100)
+    while true {
+      do {
+        let (connection, backend) = try await open(server, timeout: timeout, on: loop)
+        return PostgresLink(server: server, timeout: timeout, connection: connection, backend: backend)
+      } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("57") == true {
+        guard ContinuousClock.now + pause < deadline else { throw error }
+        try await Task.sleep(for: pause)
+        pause = min(pause * 2, .seconds(1))
+      }
+    }
   }
 
   /// A new connection, and the server process behind it.

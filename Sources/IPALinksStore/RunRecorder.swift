@@ -735,7 +735,8 @@ extension AuditStore {
       var commitUnknown = false
       if case .gone(_, _, true) = error as? StoreFault { commitUnknown = true }
       throw Failure(
-        description: "\(location): \(what): \(location.masking(Self.describe(error)))", commitUnknown: commitUnknown)
+        description: "\(location): \(what): \(location.masking(Self.describe(error)))", commitUnknown: commitUnknown,
+        lost: PostgresLink.isLost(error))
     }
   }
 }

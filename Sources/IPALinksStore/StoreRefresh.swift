@@ -133,7 +133,7 @@ extension AuditStore {
     progress: (@Sendable (Refresh.Host) -> Void)? = nil
   ) async throws(Failure) -> Refresh {
     let started = AuditStore.now
-    let reports = try await latestReports(files: false)
+    let reports = try await rereading { () async throws(Failure) in try await latestReports(files: false) }
     // The apps that claim each request, by app ID (as AASA files name apps) and by the key the store knows them by.
     var claimants: [AASARequest: [(appId: String?, key: String)]] = [:]
     var requests: [AASARequest] = []
@@ -289,38 +289,47 @@ extension AuditStore {
 
   /// Each host's latest definite retrieval, without its file.
   private func definiteRetrievals() async throws(Failure) -> [AASARequest: HeldRetrieval] {
+    var held: [AASARequest: HeldRetrieval] = [:]
+    // Read again on a connection made again, as each write is: a restart as the run starts cost it the run.
     try await failing("cannot read the latest retrievals") {
-      var held: [AASARequest: HeldRetrieval] = [:]
-      for row in try await sql.raw(
-        """
-        SELECT r.host, r.developer_mode, r.status, o.file_sha256, r.retrieved_at FROM latest_retrievals l
-        JOIN retrievals r ON r.id = l.retrieval JOIN retrieval_observations o ON o.id = r.observation
-        WHERE l.definite = 1
-        """
-      ).all() {
-        let request = AASARequest(
-          host: try row.decode(column: "host", as: String.self),
-          developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
-        held[request] = HeldRetrieval(
-          status: AASAFetchResult.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .ok,
-          sha256: try row.decode(column: "file_sha256", as: String?.self),
-          retrievedAt: try row.decode(column: "retrieved_at", as: String.self))
+      try await resilient(committed: { false }) {
+        held = [:]
+        for row in try await sql.raw(
+          """
+          SELECT r.host, r.developer_mode, r.status, o.file_sha256, r.retrieved_at FROM latest_retrievals l
+          JOIN retrievals r ON r.id = l.retrieval JOIN retrieval_observations o ON o.id = r.observation
+          WHERE l.definite = 1
+          """
+        ).all() {
+          let request = AASARequest(
+            host: try row.decode(column: "host", as: String.self),
+            developerMode: try row.decode(column: "developer_mode", as: Int.self) != 0)
+          held[request] = HeldRetrieval(
+            status: AASAFetchResult.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .ok,
+            sha256: try row.decode(column: "file_sha256", as: String?.self),
+            retrievedAt: try row.decode(column: "retrieved_at", as: String.self))
+        }
       }
-      return held
     }
+    return held
   }
 
   /// Adds `hosts` to the watched hosts (those already there stay as they were), in `run`; every watched host.
   private func watch(_ hosts: [String], run: Int, at time: Date) async throws(Failure) -> [String] {
+    var watched: [String] = []
+    // Hosts already there are left as they were, so sending the insert again does no harm.
     try await failing("cannot record the hosts to watch") {
-      if !hosts.isEmpty {
-        try await insert(
-          into: "watched_hosts", columns: ["host", "added_at", "run_id"],
-          rows: hosts.map { [$0.lowercased(), AuditStore.timestamp(time), run] }
-        ) { $0.ignoringConflicts(with: "host") }
+      try await resilient(committed: { false }) {
+        if !hosts.isEmpty {
+          try await insert(
+            into: "watched_hosts", columns: ["host", "added_at", "run_id"],
+            rows: hosts.map { [$0.lowercased(), AuditStore.timestamp(time), run] }
+          ) { $0.ignoringConflicts(with: "host") }
+        }
+        watched = try await watchedHosts()
       }
-      return try await watchedHosts()
     }
+    return watched
   }
 
   /// `result` against the answer the store held for `request`, and what it changes for `apps`; for a host watched
