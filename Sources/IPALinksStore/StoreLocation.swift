@@ -190,7 +190,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     case .postgres(let p) where p.socketPath != nil:
       "postgres://\(p.user)\(p.password == nil ? "" : ":***")@/\(p.database)?host=\(p.host)&port=\(p.port)"
     case .postgres(let p):
-      "postgres://\(p.user)\(p.password == nil ? "" : ":***")@\(p.host):\(p.port)/\(p.database)"
+      // An IPv6 address in brackets, as a URL writes it: `::1:5432` reads as another address.
+      "postgres://\(p.user)\(p.password == nil ? "" : ":***")@\(p.host.contains(":") ? "[\(p.host)]" : p.host):"
+        + "\(p.port)/\(p.database)"
     }
   }
 

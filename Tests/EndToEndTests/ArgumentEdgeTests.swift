@@ -498,6 +498,9 @@ struct ArgumentEdgeTests {
     #expect(run.status == 64 && run.stderr.contains("the port must be a number from 1 to 65535"), "\(run.stderr)")
     // An IPv6 address in brackets is the address without them (it was looked up as "[::1]").
     #expect(try server("postgres://auditor:secret@[::1]:55432/audits")?.host == "::1")
+    #expect(
+      "\(try StoreLocation("postgres://auditor:secret@[::1]:55432/audits"))"
+        == "postgres://auditor:***@[::1]:55432/audits")
     // A misspelt sslmode is refused, as libpq refuses it: `requir` connected without TLS.
     for mode in ["requir", "REQUIRE", "bogus"] {
       let typo = try CLI.run(["store", "runs", "--store", "postgres://auditor:secret@localhost/db?sslmode=\(mode)"])
