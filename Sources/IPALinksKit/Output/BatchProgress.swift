@@ -129,13 +129,18 @@ public struct BatchProgress: Sendable {
     }
     if let name {
       // Terminal control characters in a file name must not reach the terminal.
+      // Cut by the columns it takes: a name of wide characters (日本語) counted as characters made the bar wrap,
+      // and each redraw, which clears one line, left a row behind.
       var shown = TerminalText.escape(name.split(separator: "/").last.map(String.init) ?? name)
       let room = Self.columns(width) - text.count - 2 - suffix.count
-      if shown.count > room && room >= 8 { shown = String(shown.prefix(room - 1)) + "…" }
+      if TerminalText.columns(shown) > room && room >= 8 {
+        shown = TerminalText.prefix(shown, columns: room - 1) + "…"
+      }
       text += "  " + shown + suffix
     }
     let columns = Self.columns(width)
-    guard text.count > columns else { return text }
+    guard TerminalText.columns(text) > columns else { return text }
+    guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return TerminalText.prefix(text, columns: columns) }
     // Whole fields: `31% 1` would read as a rate of 1.
     let cut = text.prefix(columns)
     let next = text[text.index(text.startIndex, offsetBy: columns)]

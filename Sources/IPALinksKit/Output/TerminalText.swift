@@ -158,6 +158,40 @@ extension TerminalText {
 }
 
 extension TerminalText {
+  /// The columns `text` takes on a terminal: two for each wide character (CJK, Hangul, fullwidth forms, emoji),
+  /// none for combining marks and joiners, one for the others. Approximates `wcwidth(3)`, which Swift lacks.
+  public static func columns(_ text: String) -> Int {
+    if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.utf8.count }
+    return text.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
+  }
+
+  /// The longest start of `text` that takes at most `limit` columns.
+  public static func prefix(_ text: String, columns limit: Int) -> String {
+    var used = 0
+    var end = text.startIndex
+    for character in text {
+      let width = character.unicodeScalars.reduce(0) { $0 + columns(of: $1) }
+      guard used + width <= limit else { break }
+      used += width
+      end = text.index(after: end)
+    }
+    return String(text[..<end])
+  }
+
+  private static func columns(of scalar: Unicode.Scalar) -> Int {
+    let value = scalar.value
+    switch scalar.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .format: return 0
+    default: break
+    }
+    if scalar.properties.isEmojiPresentation { return 2 }
+    let wide: [ClosedRange<UInt32>] = [
+      0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+      0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x20000...0x3FFFD,
+    ]
+    return wide.contains { $0.contains(value) } ? 2 : 1
+  }
+
   /// `text`'s length in characters: its bytes when they are ASCII, which are counted far faster than characters.
   static func length(_ text: String) -> Int {
     text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.count : text.count

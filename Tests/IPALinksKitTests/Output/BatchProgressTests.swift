@@ -27,6 +27,21 @@ struct BatchProgressTests {
     #expect(bar.line(width: 37, now: Self.start.addingTimeInterval(2)) == "[#####...............] 2/8 25%")
   }
 
+  /// A name of wide characters is cut by the columns it takes: counted as characters, the line was wider than the
+  /// terminal, wrapped, and each redraw (which clears one line) left a row of it behind (16 rows after 9 s).
+  @Test func aNameOfWideCharactersIsCutByItsColumns() {
+    var bar = BatchProgress(total: 8, startedAt: Self.start)
+    bar.started("/corpus/" + String(repeating: "日本語の名前", count: 12) + ".ipa")
+    for width in [40, 60, 80, 120] {
+      let line = bar.line(width: width, now: Self.start.addingTimeInterval(1))
+      #expect(TerminalText.columns(line) <= width - 3, "\(width): \(line)")
+      // At 40 columns there is no room for a name: the fields alone are shown.
+      #expect(width < 60 || (line.contains("日本語") && line.hasSuffix("…")), "\(line)")
+    }
+    #expect(TerminalText.columns("日本語") == 6 && TerminalText.columns("e\u{301}") == 1)
+    #expect(TerminalText.columns("ab") == 2 && TerminalText.prefix("日本語", columns: 5) == "日本")
+  }
+
   /// What a wait after the batch shows (the store writing what it queued): a count begun part way, which only
   /// grows, its rate counting only what moved since, and a label of its own in place of the files.
   @Test func aWaitAdvancesToACountUnderALabel() {
