@@ -28,7 +28,13 @@ public enum AASAShowReporter {
       ("webcredentials", file.webcredentials), ("appclips", file.appclips),
       ("activitycontinuation", file.activitycontinuation),
     ] {
-      if let list { out += "\(service): \(list.apps.isEmpty ? "(no apps)" : e(list.apps.joined(separator: ", ")))\n" }
+      if let list {
+        out +=
+          TerminalText.wrap(
+            list.apps.isEmpty ? "(no apps)" : e(list.apps.joined(separator: ", ")), width: style.width,
+            first: "\(service): ", rest: "    "
+          ).map { $0 + "\n" }.joined()
+      }
     }
     return out
   }

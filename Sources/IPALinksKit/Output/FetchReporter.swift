@@ -29,7 +29,10 @@ public enum FetchReporter {
       }
       out += style.sourceChangeLines(o.sourceChanges, indent: "  ").map { $0 + "\n" }.joined()
       if !o.listedApps.isEmpty {
-        out += "  applinks apps: \(o.listedApps.map { reporter.clean($0) }.joined(separator: ", "))\n"
+        out += TerminalText.wrap(
+          o.listedApps.map { reporter.clean($0) }.joined(separator: ", "), width: style.width,
+          first: "  applinks apps: ", rest: "    "
+        ).map { $0 + "\n" }.joined()
       }
       for d in o.diagnostics {
         let text = "\(reporter.clean(d.pointer.isEmpty ? "(document)" : d.pointer)): \(reporter.clean(d.message))"

@@ -160,6 +160,24 @@ struct AASAReporterTests {
         """)
     #expect(FetchReporter.text([outcome]).split(separator: "\n").count == 3)
   }
+
+  /// A file's list of apps fits the width: `applinks apps:` and `webcredentials:` were each one line of 247 columns
+  /// at 80, the terminal cutting app IDs in two.
+  @Test func listsOfAppsFitTheWidth() throws {
+    let apps = (0..<8).map { "ABCDE0000\($0).com.example.app\($0)" }
+    var outcome = DomainAASA(fetch: AASAFetchResult(host: "e.com", status: .ok, source: .cdn, message: "e.com: ok"))
+    outcome.listedApps = apps
+    let list = apps.map { "\"\($0)\"" }.joined(separator: ", ")
+    let file = try AASAFile(
+      json:
+        #"{"applinks": {"details": [{"appIDs": [\#(list)], "components": []}]}, "webcredentials": {"apps": [\#(list)]}}"#
+    )
+    for text in [FetchReporter.text([outcome]), AASAShowReporter.text(file, name: "aasa.json")] {
+      let lines = text.split(separator: "\n")
+      #expect(lines.allSatisfy { $0.count <= 80 }, "\(text)")
+      #expect(apps.allSatisfy { app in lines.contains { $0.contains(app) } }, "each ID whole on a line: \(text)")
+    }
+  }
 }
 
 /// What `inspect` writes around its reports, and the lines it gives stderr.
