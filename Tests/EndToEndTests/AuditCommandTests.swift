@@ -329,6 +329,29 @@ struct AuditCommandTests {
       #expect(stderr.contains("ipalinks: interrupted: 1 of 2 inputs finished"), "\(stderr)")
     }
 
+    /// Ctrl-C during a `--format json` batch leaves one JSON document, the reports finished in its array: the `]`
+    /// was never written, and no JSON reader could read the report that was.
+    @Test func ctrlCClosesTheJSONArray() async throws {
+      let folder = try scratch()
+      defer { try? FileManager.default.removeItem(at: folder) }
+      let (server, pem) = try await stallingShop(in: folder)
+      defer { Task { await server.stop() } }
+      let out = folder.appendingPathComponent("out.json")
+      FileManager.default.createFile(atPath: out.path, contents: nil)
+      let handle = try FileHandle(forWritingTo: out)
+      defer { try? handle.close() }
+      let run = try TerminalRun(
+        [
+          "inspect", CLI.sample("Store.ipa"), CLI.sample("Fat.ipa"), "--format", "json", "--jobs", "1",
+          "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to",
+          server.connectToEverything, "--no-cache", "--timeout", "3600",
+        ], stdout: handle, columns: 80)
+      let (running, status, stderr, _) = try await run.interrupt(once: "1/2 50%")
+      #expect(running && status == 130, "\(stderr)")
+      let document = try JSONSerialization.jsonObject(with: try Data(contentsOf: out)) as? [[String: Any]]
+      #expect(document?.count == 1 && document?.first?["input"] as? String == CLI.sample("Fat.ipa"), "\(stderr)")
+    }
+
     /// Ctrl-C in the middle of a busy batch: the bar is cleared where it stands (its line, with the `^C` a terminal
     /// echoes after it, which the bar leaves room for), not left above a new line and redrawn; and the count it
     /// says is the number of reports written, which two jobs writing as it was taken made a few short.

@@ -62,6 +62,7 @@ public final class BatchConsole: @unchecked Sendable {
   /// holds), then exits 130.
   private func watchInterrupts() {
     interrupt = InterruptWatch(newLine: false) { [self] in
+      Terminal.closeOnInterrupt()
       locked {
         interrupted = true
         // The bar's line (drawn, or erased for a line and not yet redrawn) holds the `^C` the terminal echoed, as

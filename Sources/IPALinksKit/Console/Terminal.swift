@@ -57,7 +57,32 @@ public enum Terminal {
 
   /// Standard output in one `write`, so a piece of a batch is whole even if the process dies after it.
   public static func write(_ text: String) {
-    if !text.isEmpty { write(Data(text.utf8), to: STDOUT_FILENO) }
+    if !text.isEmpty { output.withLock { write(Data(text.utf8), to: STDOUT_FILENO) } }
+  }
+
+  /// Held while standard output is written (``write(_:)``), and by Ctrl-C's ``closeOnInterrupt()``, so that what
+  /// closes a document never lands in the middle of a piece of it.
+  private static let output = NSLock()
+  /// What ends the document standard output holds so far (a JSON array's `]`), written if Ctrl-C comes.
+  nonisolated(unsafe) private static var closing: String?
+
+  /// Says what ends the document written so far: `]` once a JSON array is begun, nil once it is ended.
+  public static func closeOnInterrupt(with text: String?) { output.withLock { closing = text } }
+
+  /// Writes `text`, the end of the document, and forgets what Ctrl-C would have written for it, in one step.
+  public static func end(_ text: String) {
+    output.withLock {
+      if !text.isEmpty { write(Data(text.utf8), to: STDOUT_FILENO) }
+      closing = nil
+    }
+  }
+
+  /// Ctrl-C: writes what ends the document standard output holds, so that an interrupted `--format json` batch is
+  /// still one JSON document; it was left without its `]`. Waits a second at most for a write under way (one to a
+  /// reader that stopped reading never ends), and keeps the lock: the process is exiting.
+  public static func closeOnInterrupt() {
+    guard output.lock(before: Date().addingTimeInterval(1)) else { return }
+    if let closing { write(Data(closing.utf8), to: STDOUT_FILENO) }
   }
 
   /// Writes `data` whole to `descriptor` (standard output or error). A reader that has gone (`ipalinks … | head`)

@@ -424,17 +424,20 @@ extension InspectReporter {
       arguments, shard: shard, jobs: jobs, fetches: fetches, console: console,
       willInspect: {
         expect($0)
+        defer { Terminal.closeOnInterrupt(with: reporter.closingOnInterrupt) }
         return reporter.begin()
       }
     ) { report in
       await record(report)
+      // Set before the report is written: Ctrl-C then closes the array after it, or before it (`[` then `]`).
+      defer { Terminal.closeOnInterrupt(with: reporter.closingOnInterrupt) }
       return reporter.next(report)
     }
     if outcome.named == 0 {
       Terminal.warn("no inputs to inspect")
       return 2
     }
-    Terminal.write(reporter.end())
+    Terminal.end(reporter.end())
     await settle(console)
     if !console.quiet {
       Terminal.warn(

@@ -48,6 +48,10 @@ public struct InspectReporter: Sendable {
     }
   }
 
+  /// What closes the document written so far when Ctrl-C ends the batch: a JSON array's `]`; nil for the formats
+  /// that need none (JSON Lines, text) or would print a partial table.
+  public var closingOnInterrupt: String? { format == .json ? end() : nil }
+
   /// What a batch writes after its last report: the JSON array's end, or the table, whose columns fit every line.
   public func end() -> String {
     switch format {
