@@ -55,6 +55,12 @@ struct BadInputTests {
     }
   }
 
+  /// A device has no size: `/dev/zero` was "empty file (0 bytes)".
+  @Test func aDeviceIsSaidToBeOne() throws {
+    let zero = try CLI.run(["inspect", "/dev/zero", "--no-fetch", "-q"])
+    #expect(zero.status == 2 && zero.stderr.contains("/dev/zero: a character device, not a file"), "\(zero.stderr)")
+  }
+
   /// An app whose entitlements could not be read (its signature broken) may claim any host: `who-claims` said
   /// "claimed by 0 apps", exit 1, a definite no. The answer is now unknown (exit 2), with the bundle named; an app
   /// that does claim the host still answers yes.

@@ -51,24 +51,33 @@ public enum BatchInputs {
     var notFiles = 0
     /// Links to folders, which a walk does not follow.
     var linkedFolders = 0
+    /// The first few of each, by path, for the notes to name.
+    var notFileNames: [String] = []
+    var linkedFolderNames: [String] = []
     var total: Int { executables + entitlements + profiles }
   }
 
   /// The lines that say what a walk of `folder` skipped: files `inspect` reads when named, `*.ipa` entries that are
   /// no files, and links to folders; none when it skipped none of them.
   static func skippedNotes(_ folder: String, _ skipped: Skipped) -> [String] {
+    // Each named (the first three), as every other line of a batch names its file.
+    func named(_ names: [String], of count: Int) -> String {
+      ": " + names.map { TerminalText.escape($0) }.joined(separator: ", ")
+        + (count > names.count ? " and \(count - names.count) more" : "")
+    }
     let pipes =
       skipped.notFiles == 0
       ? nil
       : "\(folder): skipped \(TerminalText.count(skipped.notFiles, "entry", "entries")) named .\(walkedExtension) "
         + "that \(skipped.notFiles == 1 ? "is" : "are") not a file (a FIFO, a device or a socket, which a read could "
-        + "wait on forever)"
+        + "wait on forever)" + named(skipped.notFileNames, of: skipped.notFiles)
     let them = skipped.linkedFolders == 1 ? "it" : "them"
     let links =
       skipped.linkedFolders == 0
       ? nil
       : "\(folder): skipped \(TerminalText.count(skipped.linkedFolders, "link to a folder", "links to folders")), "
         + "which a walk does not follow (a link may lead back up and loop); name \(them) to walk \(them)"
+        + named(skipped.linkedFolderNames, of: skipped.linkedFolders)
     return [skippedNote(folder, skipped), pipes, links].compactMap { $0 }
   }
 
@@ -115,6 +124,10 @@ public enum BatchInputs {
         at: base, includingPropertiesForKeys: [.isDirectoryKey, .isSymbolicLinkKey], options: [.skipsHiddenFiles])
     else { return ([], Skipped()) }
     let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+    /// The path of `url` as the folder was named.
+    func named(_ url: URL) -> String {
+      prefix + (url.path.hasPrefix(base.path + "/") ? String(url.path.dropFirst(base.path.count + 1)) : url.path)
+    }
     var found: [String] = []
     var skipped = Skipped()
     for case let url as URL in enumerator {
@@ -124,6 +137,7 @@ public enum BatchInputs {
         kind(url.path) == .folder
       {
         skipped.linkedFolders += 1
+        if skipped.linkedFolderNames.count < 3 { skipped.linkedFolderNames.append(named(url)) }
         continue
       }
       guard suffix == walkedExtension else {
@@ -142,10 +156,10 @@ public enum BatchInputs {
       case .folder: continue
       case .other:
         skipped.notFiles += 1
+        if skipped.notFileNames.count < 3 { skipped.notFileNames.append(named(url)) }
         continue
       }
-      let relative = url.path.hasPrefix(base.path + "/") ? String(url.path.dropFirst(base.path.count + 1)) : url.path
-      found.append(prefix + relative)
+      found.append(named(url))
     }
     return (found, skipped)
   }

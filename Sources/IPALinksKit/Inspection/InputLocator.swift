@@ -45,7 +45,18 @@ enum InputLocator {
     }
     let head = try FileByteSource(path: path)
     if head.size == 0 {
-      report.diagnostics.append(Diagnostic(.error, .inputUnreadable, "\(path): empty file (0 bytes)"))
+      // A device (/dev/zero) has no size either: said as what it is, not as an empty file.
+      var info = stat()
+      let kind = stat(path, &info) == 0 ? info.st_mode & S_IFMT : S_IFREG
+      let what: String =
+        switch kind {
+        case S_IFCHR: "a character device, not a file"
+        case S_IFBLK: "a block device, not a file"
+        case S_IFIFO: "a FIFO, not a file"
+        case S_IFSOCK: "a socket, not a file"
+        default: "empty file (0 bytes)"
+        }
+      report.diagnostics.append(Diagnostic(.error, .inputUnreadable, "\(path): \(what)"))
       return nil
     }
     let magic = try head.read(at: 0, count: Int(min(head.size, 64)))

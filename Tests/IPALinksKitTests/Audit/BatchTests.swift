@@ -50,9 +50,9 @@ import Testing
     #expect(
       notes == [
         "\(root.path): skipped 1 entry named .ipa that is not a file (a FIFO, a device or a socket, which a read "
-          + "could wait on forever)",
+          + "could wait on forever): \(root.path)/fifo.ipa",
         "\(root.path): skipped 1 link to a folder, which a walk does not follow (a link may lead back up and loop); "
-          + "name it to walk it",
+          + "name it to walk it: \(root.path)/loop",
       ], "notes.txt and an app's Info.plist are not inputs of their own: \(notes)")
     // Named, as the note says, the link is walked, its inputs keeping the name it was given by; it found nothing.
     let linked = BatchInputs.collect([root.path + "/loop"])
