@@ -50,6 +50,7 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     /// TLS with a trusted certificate for the host's name.
     case verifyFull = "verify-full"
 
+    /// Whether `a` insists on less than `b`, in the order libpq lists them.
     public static func < (a: TLSMode, b: TLSMode) -> Bool {
       allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
     }
