@@ -295,7 +295,8 @@ import Testing
     try Data([lines[0], "{\"input\"", "", lines[1], String(lines[0].prefix(40))].joined(separator: "\n").utf8)
       .write(to: inventory)
     let notOne = stores.folder.appendingPathComponent("notes.jsonl")
-    try Data("a note\n\(lines[0])\n".utf8).write(to: notOne)
+    // Two lines that are no reports: not an inventory (one, and reports after it, is an inventory cut at its start).
+    try Data("a note\nanother\n\(lines[0])\n".utf8).write(to: notOne)
     // Another command's lines name an input too, but are no reports: they were taken for inputs with no app.
     let claims = stores.folder.appendingPathComponent("claims.jsonl")
     let claimed = try CLI.run(["who-claims", "shop.example.com", inventory.path, "--format", "jsonl", "-q"])

@@ -334,17 +334,24 @@ import Testing
     await db.stop()
   }
 
+  /// A server whose store (reached directly, not through the proxy) holds one run of Store.ipa, and a corpus of
+  /// ``inputs`` inputs for the run under test.
+  static func storeWithARun() async throws -> (db: Server, corpus: URL, url: String) {
+    let db = try await Server.start()
+    let corpus = try Self.corpus(Self.inputs)
+    let direct = db.server.url(database: "faults")
+    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", direct])
+    #expect(made.status == 0, "\(made.stderr)")
+    return (db, corpus, direct)
+  }
+
   /// Commits that wait past the timeout on a server that is there (a synchronous standby gone; a disk that stalls):
   /// the run gave each up, sent its transaction again on a new connection, and both copies committed once the wait
   /// ended, 326 rows for 300 inputs, exit 0. The process of a connection given up on is now stopped, and waited
   /// for, before the run asks whether its transaction committed.
   @Test(.enabled(if: PostgreSQL.available)) func aCommitThatStallsIsNotWrittenTwice() async throws {
-    let db = try await Server.start()
-    let corpus = try Self.corpus(Self.inputs)
+    let (db, corpus, direct) = try await Self.storeWithARun()
     defer { try? FileManager.default.removeItem(at: corpus) }
-    let direct = db.server.url(database: "faults")
-    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", direct])
-    #expect(made.status == 0, "\(made.stderr)")
     // From the run's start, so that it comes mid-run however fast the run is: its own row is given up on too.
     _ = try db.server.superuserSQL("ALTER SYSTEM SET synchronous_standby_names = 'ghost'")
     _ = try db.server.superuserSQL("SELECT pg_reload_conf()")
@@ -373,13 +380,9 @@ import Testing
   /// within about twice the timeout, saying so, with its processes on the server stopped: it connected again, and
   /// waited again, for as long as the lock was held, leaving a server process behind each time.
   @Test(.enabled(if: PostgreSQL.available)) func aWriterWaitingOnALockGivesUp() async throws {
-    let db = try await Server.start()
-    let corpus = try Self.corpus(Self.inputs)
+    let (db, corpus, direct) = try await Self.storeWithARun()
     defer { try? FileManager.default.removeItem(at: corpus) }
-    let direct = db.server.url(database: "faults")
-    // The store made, then its table locked before the run starts, so the lock comes before the run's first write.
-    let made = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", direct])
-    #expect(made.status == 0, "\(made.stderr)")
+    // The table locked before the run starts, so that the lock comes before the run's first write.
     let locking = Task {
       try await CLI.offPool { [server = db.server] in
         try server.superuserSQL(
