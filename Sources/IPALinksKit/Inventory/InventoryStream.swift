@@ -111,11 +111,17 @@ public final class InventoryStream {
     // The first line that is not blank says what the file is; when it is not a report but the next one is, the
     // file is JSON Lines whose first line was cut or garbled: it is skipped and named, as any other such line,
     // where the whole file was refused.
+    // A first line that opens an array it does not close is a document's, whatever follows (`[`, then a report on a
+    // line of its own); one that is a whole value (`[]`) is a line like any other.
+    func opensAnArray(_ range: Range<Int>) -> Bool {
+      buffer[range].first(where: { !Self.whitespace($0) }) == UInt8(ascii: "[")
+        && (try? JSONSerialization.jsonObject(with: Data(buffer[range]), options: [.fragmentsAllowed])) == nil
+    }
     var lines = false
     if let first = try nonBlank() {
       if isReport(first) {
         lines = true
-      } else if let second = try nonBlank() {
+      } else if !opensAnArray(first), let second = try nonBlank() {
         lines = isReport(second)
       }
     }

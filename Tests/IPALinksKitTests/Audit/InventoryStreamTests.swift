@@ -116,7 +116,10 @@ import Testing
     }
     // A first line that is not a report, followed by reports: JSON Lines cut or garbled at the start, the line
     // skipped and named (the whole file was refused, every report in it lost).
-    for first in ["{\"foo\":1}", "[]", "{\"input\":\"cut"] {
+    // An array whose one report is on a line of its own is still a document.
+    let single = try scratch.file("single.json", Data("[\n\(Self.line(7))\n]\n".utf8))
+    #expect(try Self.drain(try InventoryStream(path: single), batch: 8).inputs == ["app7.ipa"])
+    for first in ["{\"foo\":1}", "[]", "\"a note\"", "{\"input\":\"cut"] {
       let cut = try scratch.file("cut.jsonl", Data("\(first)\n\(Self.line(1))\n\(Self.line(2))\n".utf8))
       let read = try Self.drain(try InventoryStream(path: cut), batch: 8)
       #expect(read.inputs == ["app1.ipa", "app2.ipa"], "\(first)")
