@@ -409,6 +409,9 @@ public actor RunRecorder {
       try await store.insert(
         into: "app_schemes", columns: ["observation", "scheme", "queried"],
         rows: added.flatMap { id, app in app.schemes.map { [id] + $0 } })
+      try await store.insert(
+        into: "unread_entitlements", columns: ["observation"],
+        rows: added.compactMap { id, app in app.bundle.entitlementsUnread ? [id] : nil })
     }
     let rows: [[any Encodable & Sendable]] = zip(apps, superseded).map { entry, superseded in
       [

@@ -39,6 +39,33 @@ enum StoreObservations {
 
   /// How many rows the migration reads at a time: a chunk's reports in memory, not the store's.
   static let chunk = 500
+
+  /// Schema 11's marking of the observations already stored whose entitlements could not be read
+  /// (``BundleReport/entitlementsUnread``). Only an observation without domains can be one (its domains come from
+  /// its entitlements), so only those reports are read, a chunk at a time.
+  static func markUnreadEntitlements(_ store: AuditStore) async throws {
+    var last = 0
+    while true {
+      let rows = try await store.sql.raw(
+        """
+        SELECT o.id, o.report FROM app_observations o
+        WHERE o.id > \(bind: last) AND NOT EXISTS (SELECT 1 FROM app_domains d WHERE d.observation = o.id)
+        ORDER BY o.id LIMIT \(unsafeRaw: String(chunk))
+        """
+      ).all()
+      guard let end = rows.last else { return }
+      last = try end.decode(column: "id", as: Int.self)
+      let unread = try rows.compactMap { row -> [any Encodable & Sendable]? in
+        let report = try row.decode(column: "report", as: String.self)
+        // A report this build cannot decode says nothing it could mark.
+        guard let bundle = try? JSONDecoder().decode(BundleReport.self, from: Data(report.utf8)),
+          bundle.entitlementsUnread
+        else { return nil }
+        return [try row.decode(column: "id", as: Int.self)]
+      }
+      try await store.insert(into: "unread_entitlements", columns: ["observation"], rows: unread)
+    }
+  }
 }
 
 extension StoreSchema {

@@ -244,6 +244,10 @@ extension AuditStore {
       """,
       "DELETE FROM app_domains WHERE observation NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)",
       "DELETE FROM app_schemes WHERE observation NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)",
+      """
+      DELETE FROM unread_entitlements
+      WHERE observation NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)
+      """,
       "DELETE FROM app_observations WHERE id NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)",
       """
       DELETE FROM retrieval_observations

@@ -63,8 +63,8 @@ extension AuditStore {
   /// The latest state, or the state at `time`: each app as it was last inspected, grouped by the input it came
   /// from, and each domain's AASA file as it was last retrieved. What `who-claims`, `report`, `blocklist` and
   /// `diff` read from a store. With `about`, only the apps with an entry on that host, on a domain above it (a
-  /// wildcard's) or, for a wildcard, below it, and without their entitlements: all that `who-claims HOST` needs,
-  /// read through the host index.
+  /// wildcard's) or, for a wildcard, below it, and those whose entitlements could not be read (which may claim it),
+  /// without their entitlements: all that `who-claims HOST` needs, read through the host index.
   ///
   /// Without `files`, the apps come without their hosts' files and entitlements: what `refresh` needs to know which
   /// hosts to retrieve, for the cost of the apps alone.
@@ -81,9 +81,13 @@ extension AuditStore {
       var keys: SQLQueryString = ""
       if let pattern {
         let under: SQLQueryString = pattern.wildcard ? " OR d.host LIKE \(bind: "%." + pattern.host)" : ""
+        // And those whose entitlements could not be read: what they claim is unknown, which `who-claims` says. One
+        // set of observations, found through the host index and the unread table's key, which each app is looked
+        // up in (not a probe of both for every app).
         keys = """
-          AND EXISTS (SELECT 1 FROM app_domains d WHERE d.observation = a.observation
-            AND (d.host IN (\(binds: above))\(under)))
+          AND a.observation IN (
+            SELECT d.observation FROM app_domains d WHERE d.host IN (\(binds: above))\(under)
+            UNION ALL SELECT u.observation FROM unread_entitlements u)
           """
       }
       // The latest state as it was written, one row per app whatever the number of runs; at a time, the latest row

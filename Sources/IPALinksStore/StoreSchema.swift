@@ -8,7 +8,7 @@ import SQLKit
 /// it changes.
 enum StoreSchema {
   /// The schema this build writes.
-  static let version = 10
+  static let version = 11
 
   /// Brings `store` up to ``version`` (or to `target`, for a test that makes a store as an older build did): each
   /// migration it lacks, in one transaction, under a lock so that several processes opening a new store at once
@@ -99,7 +99,9 @@ enum StoreSchema {
   }
 
   /// What a migration does besides its statements, run after them, by the version it brings the store to.
-  static let steps: [Int: @Sendable (AuditStore) async throws -> Void] = [7: observeOnce]
+  static let steps: [Int: @Sendable (AuditStore) async throws -> Void] = [
+    7: observeOnce, 11: StoreObservations.markUnreadEntitlements,
+  ]
 
   /// Each migration's statements, for a dialect; never edited once released, only added to.
   static let migrations: [@Sendable (AuditStore.Dialect) -> [String]] = [
@@ -284,7 +286,11 @@ enum StoreSchema {
     // A run's pointers are checked where rows are removed, not for each row written (``pointers``).
     { dialect in
       guard dialect == .postgres else { return [] }
-      let tables = Set(pointers.map(\.table)).sorted().map { "'\($0)'::regclass" }.joined(separator: ", ")
+      // The tables that had pointers then: a later table (``pointers`` grows) did not exist yet.
+      let tables = [
+        "app_domains", "app_schemes", "apps", "inputs", "latest_apps", "latest_retrievals", "retrieval_observations",
+        "retrievals",
+      ].map { "'\($0)'::regclass" }.joined(separator: ", ")
       return [
         """
         DO $$ DECLARE c record; BEGIN
@@ -306,6 +312,10 @@ enum StoreSchema {
         """
       ]
     },
+    // The app observations whose entitlements could not be read, so that `who-claims HOST` finds them through an
+    // index as it finds the apps with an entry on the host: what such an app claims is unknown, not nothing.
+    // ``StoreObservations/markUnreadEntitlements(_:)`` marks the observations already stored.
+    { _ in ["CREATE TABLE unread_entitlements (observation BIGINT NOT NULL PRIMARY KEY)"] },
   ]
 
   /// Each pointer a run writes, from a row to the row it names: what PostgreSQL checked as a foreign key for every
@@ -319,7 +329,8 @@ enum StoreSchema {
     ("inputs", "run_id", "runs", "id"), ("inputs", "file", "input_files", "id"),
     ("apps", "input_id", "inputs", "id"), ("apps", "run_id", "runs", "id"),
     ("apps", "observation", "app_observations", "id"), ("app_domains", "observation", "app_observations", "id"),
-    ("app_schemes", "observation", "app_observations", "id"), ("retrievals", "run_id", "runs", "id"),
+    ("app_schemes", "observation", "app_observations", "id"),
+    ("unread_entitlements", "observation", "app_observations", "id"), ("retrievals", "run_id", "runs", "id"),
     ("retrievals", "observation", "retrieval_observations", "id"),
     ("retrieval_observations", "file_sha256", "aasa_files", "sha256"), ("latest_apps", "app", "apps", "id"),
     ("latest_retrievals", "retrieval", "retrievals", "id"),

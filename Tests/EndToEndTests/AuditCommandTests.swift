@@ -337,7 +337,7 @@ struct AuditCommandTests {
       let (server, pem) = try await stallingShop(in: folder)
       defer { Task { await server.stop() } }
       let out = folder.appendingPathComponent("out.json")
-      FileManager.default.createFile(atPath: out.path, contents: nil)
+      #expect(FileManager.default.createFile(atPath: out.path, contents: nil))
       let handle = try FileHandle(forWritingTo: out)
       defer { try? handle.close() }
       let run = try TerminalRun(

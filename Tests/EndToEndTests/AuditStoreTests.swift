@@ -507,6 +507,63 @@ import Testing
     }
   }
 
+  /// An app whose entitlements could not be read (its signature broken) may claim any host: `who-claims HOST
+  /// --store` read only the apps with an entry on the host and answered "claimed by 0 apps", exit 1, where the same
+  /// question of the IPA is unknown, exit 2. Schema 11 keeps such observations apart (`unread_entitlements`), marks
+  /// those already stored when it is applied, and `store prune` keeps the table's pointers whole.
+  @Test(arguments: Backend.usable) func anAppWhoseEntitlementsCannotBeReadIsInEveryHostsAnswer(_ backend: Backend)
+    async throws
+  {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let broken = CLI.fixture("bad/broken-signature.ipa")
+    for label in ["w1", "w2"] {
+      let inspect = try CLI.run(["inspect", broken, "--no-fetch", "-q", "--store", location, "--run-label", label])
+      #expect(inspect.status == 1, "\(inspect.stderr)")
+    }
+    func expectUnknown(
+      _ extra: [String] = [], queries: [String] = ["shop.example.com", "https://shop.example.com/x", "*.example.com"],
+      _ line: SourceLocation = #_sourceLocation
+    ) throws {
+      for query in queries {
+        let answer = try CLI.run(["who-claims", query, "--store", location] + extra)
+        #expect(answer.status == 2, "\(query) \(extra): \(answer.stdout)\(answer.stderr)", sourceLocation: line)
+        #expect(
+          answer.stderr.contains(
+            "ipalinks: 1 bundle whose entitlements could not be read may claim it too: \(broken) Payload/Broken.app"),
+          "\(query) \(extra): \(answer.stderr)", sourceLocation: line)
+      }
+    }
+    try expectUnknown()
+    try expectUnknown(["--at", "w1"])
+    // Another app that claims the host answers yes, as the IPAs do.
+    #expect(
+      try CLI.run(["inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "-q", "--store", location])
+        .status == 0)
+    let yes = try CLI.run(["who-claims", "shop.example.com", "--store", location, "-q"])
+    #expect(yes.status == 0 && yes.stdout.contains("com.example.store"), "\(yes.stdout)\(yes.stderr)")
+    // A store of schema 10, as the build before wrote it, is marked when it is next opened.
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      #expect(try await store.sqlRows("SELECT COUNT(*) FROM unread_entitlements") == ["1"])
+      for statement in ["DROP TABLE unread_entitlements", "DELETE FROM ipalinks_schema WHERE version > 10"] {
+        try await store.sql.raw(SQLQueryString(statement)).run()
+      }
+    }
+    try expectUnknown(["--at", "w2"])
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      #expect(try await store.sqlRows("SELECT MAX(version) FROM ipalinks_schema") == ["\(StoreSchema.version)"])
+      #expect(
+        try await store.sqlRows(
+          "SELECT o.bundle_id FROM unread_entitlements u JOIN app_observations o ON o.id = u.observation"
+        ) == ["com.example.fixture.broken"])
+    }
+    // Pruned of the first run, the mark stays with the observation the state still uses.
+    let prune = try CLI.run(["store", "prune", "--before", "w2", "--store", location])
+    #expect(prune.status == 0, "\(prune.stdout)\(prune.stderr)")
+    try expectUnknown(queries: ["links.example.org"])
+  }
+
   /// An app seen twice in one run (an IPA and its own Mach-O, inspected in either order) is one app in the run's
   /// state: the IPA's observation, which shows its URL schemes. Two identical runs read as no change, and its
   /// history is the same asked by bundle ID or by app ID.
