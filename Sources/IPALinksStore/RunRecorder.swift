@@ -724,9 +724,7 @@ extension AuditStore {
   /// readily as the site (a redirect, a body over the limit, a private address, a 2xx whose body is no AASA file:
   /// a login page, a firewall's challenge, a file cut short), which are kept as retrievals but never unblock a
   /// link a good file opened.
-  public static func settles(_ status: AASAFetchResult.Status) -> Bool {
-    status.isDefinite && ![.redirect, .tooLarge, .refusedPrivateAddress, .invalidJSON].contains(status)
-  }
+  public static func settles(_ status: AASAFetchResult.Status) -> Bool { status.settles }
 
   /// Runs `body`, turning a driver's error into one naming the store, with any password masked.
   func failing<T>(_ what: String, _ body: () async throws -> T) async throws(Failure) -> T {

@@ -150,6 +150,40 @@ import Testing
     #expect(try String(contentsOfFile: list, encoding: .utf8) == written)
   }
 
+  /// An answer that is no AASA file (a captive portal's login page, a firewall's challenge) is no proof that nothing
+  /// opens: it counted as the site's "no file", so a list made behind a portal blocked nothing, exit 0, and replaced
+  /// a good one. The domain is now uncovered, as for a timeout: named, a partial exit, blocked whole with
+  /// `--uncovered block`, and no list at all when no rule is known. The same for a host given alone.
+  @Test func anAnswerThatIsNoAASAFileLeavesItsDomainUncovered() throws {
+    let folder = try Engines.folder()
+    let aasa = folder.appendingPathComponent("aasa")
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("aasa"), to: aasa)
+    let page = Data("<html><body>Log in to the network</body></html>\n".utf8)
+    try page.write(to: aasa.appendingPathComponent("shop.example.com.json"))
+    let inputs = [CLI.sample("Store.ipa"), "--aasa-dir", aasa.path]
+    let skipped = try CLI.run(["blocklist"] + inputs + ["-f", "domains"])
+    #expect(skipped.status == 1, "\(skipped.stderr)")
+    #expect(skipped.stdout == "*.example.com\n", "\(skipped.stdout)")
+    #expect(
+      skipped.stderr.contains(
+        "uncovered: ST0REAPP42.com.example.store shop.example.com: shop.example.com: not a valid "
+          + "AASA file"), "\(skipped.stderr)")
+    let blocked = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "--uncovered", "block"])
+    #expect(blocked.status == 1 && blocked.stdout == "*.example.com\nshop.example.com\n", "\(blocked.stdout)")
+    // Both of the app's files answered so: no rule is known, and the list -o names stays.
+    try page.write(to: aasa.appendingPathComponent("example.com.json"))
+    let list = folder.appendingPathComponent("list.txt")
+    try Data("kept\n".utf8).write(to: list)
+    let none = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "-o", list.path, "-q"])
+    #expect(none.status == 2, "\(none.stderr)")
+    #expect(none.stderr.contains("no rule is known"), "\(none.stderr)")
+    #expect(try String(contentsOf: list, encoding: .utf8) == "kept\n")
+    // A host given alone whose answer is no AASA file: its apps are unknown, blocked whole with --uncovered block.
+    let host = try CLI.run(
+      ["blocklist", "--host", "shop.example.com", "--aasa-dir", aasa.path, "-f", "domains", "--uncovered", "block"])
+    #expect(host.status == 1 && host.stdout == "shop.example.com\n", "\(host.stdout)\(host.stderr)")
+  }
+
   /// `--uncovered block` fails closed: a domain whose file could not be read is blocked whole in every format,
   /// still named on stderr and still a partial exit, so a server that stalls keeps nothing out of the list.
   @Test func uncoveredDomainsCanBeBlockedWhole() throws {

@@ -58,8 +58,8 @@ public enum HostInputs {
         report.bundles.append(bundle)
       }
       UniversalLinkInventory.attach([request: parsed], to: &report)
-      // Why the host gave no app, in its real words: a file that gave no answer leaves its apps unknown (an error,
-      // as an IPA's would be); no file, or one that could not be read, is what iOS gets too.
+      // Why the host gave no app, in its real words: a file that gave no answer, or one that may not be the site's,
+      // leaves its apps unknown (an error, as an IPA's would be); no file is what iOS gets too.
       // The answer every report gives (a body refused by our limits is `over-limit`, unknown), not the transfer's.
       let answer = parsed.answer
       let status = answer.status
@@ -75,7 +75,9 @@ public enum HostInputs {
           case _ where !status.isDefinite: "its AASA file is unknown: \(message)"
           default: message
           }
-        report.diagnostics.append(Diagnostic(status.isDefinite ? .warning : .error, code, reason))
+        // An answer a captive portal gives as readily as the site (a redirect, a login page) leaves the apps
+        // unknown too: the list blocks the host whole with `--uncovered block`, as for a timeout.
+        report.diagnostics.append(Diagnostic(status.settles ? .warning : .error, code, reason))
       } else if let error = parsed.parseError {
         report.diagnostics.append(
           Diagnostic(.warning, .aasaInvalidJSON, "its AASA file could not be read: \(TerminalText.escape(error))"))

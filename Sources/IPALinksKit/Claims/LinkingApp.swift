@@ -83,7 +83,8 @@ public struct UnknownFile: Sendable, Equatable {
 }
 
 /// What a blocklist does with a domain whose AASA file is unknown: a timeout, a TLS or DNS failure, `--offline`
-/// without a cached copy, or a file over our limits. iOS may still have (or later get) that file. Either way an
+/// without a cached copy, a file over our limits, or an answer a captive portal or a proxy gives as readily as the
+/// site (``AASAFetchResult/Status/settles``). iOS may still have (or later get) that file. Either way an
 /// `uncovered` note names the domain and the exit code says the inventory was partial.
 public enum UncoveredDomains: String, Sendable, CaseIterable {
   /// Leave the domain out: the list blocks only what is known to open an app.
@@ -107,9 +108,10 @@ extension AppLinkRules {
 
 extension ClaimsIndex {
   /// Every app with an app id and the active `applinks` entries whose files can open it, in input order, and
-  /// every such entry whose file is unknown. A file that lists the app gives a scope; a definite answer iOS also
-  /// gets (a 404, a redirect, too large, not listed) opens nothing; an unknown answer (a timeout, TLS, offline, over
-  /// our limits, not fetched) is listed as unknown, and with ``UncoveredDomains/block`` opens every URL of its host.
+  /// every such entry whose file is unknown. A file that lists the app gives a scope; an answer that settles it
+  /// (a 404, a file that does not list the app) opens nothing; any other (a timeout, TLS, offline, over our limits,
+  /// not fetched, and the answers a captive portal gives as readily as the site: a redirect, too large, no AASA
+  /// file, a private address) is listed as unknown, and with ``UncoveredDomains/block`` opens every URL of its host.
   public func linkingApps(uncovered: UncoveredDomains = .skip) -> (apps: [LinkingApp], unknown: [UnknownFile]) {
     var linking: [LinkingApp] = []
     var unknown: [UnknownFile] = []
@@ -128,8 +130,11 @@ extension ClaimsIndex {
             scopes.append(RuleScope(host: domain.host, wildcard: domain.wildcard, rules: rules))
           }
           continue
-        case .notListed, .failed: continue
-        case .unknown: message = domain.aasa?.fetch.message ?? ""
+        case .notListed: continue
+        case .failed(let status) where status.settles: continue
+        // An answer a portal or a proxy gives as readily as the site (``AASAFetchResult/Status/settles``) is no
+        // proof that nothing opens: unknown too.
+        case .failed, .unknown: message = domain.aasa?.fetch.message ?? ""
         case nil: message = "AASA file not fetched"
         }
         let blocked = uncovered == .block

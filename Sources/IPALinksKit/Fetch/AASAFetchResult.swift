@@ -42,6 +42,15 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
       case .timeout, .tlsError, .dnsError, .connectionError, .httpError, .skippedOffline, .overLimit, .unreadable: false
       }
     }
+
+    /// Whether the answer may settle what a host's file is: a definite one, except those a captive portal, a proxy,
+    /// a rebinding DNS or an error page gives as readily as the site (a redirect, a body over the limit, a private
+    /// address, a 2xx whose body is no AASA file: a login page, a firewall's challenge, a file cut short). iOS,
+    /// asking from elsewhere, may have the file: such an answer never replaces a good file (the cache's, the
+    /// store's), and a blocklist counts its domain as uncovered rather than as opening nothing.
+    public var settles: Bool {
+      isDefinite && ![.redirect, .tooLarge, .refusedPrivateAddress, .invalidJSON].contains(self)
+    }
   }
 
   /// Where the result came from.
@@ -57,6 +66,10 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     /// A file from ``AASAFetchOptions/aasaDirectories``; no network was used.
     case aasaDir = "aasa-dir"
   }
+
+  /// Whether this is the cached copy served in place of an answer that could not be used (the server down, or an
+  /// answer a captive portal gives as readily as the site): the lookup failed, though the file is known.
+  public var servedInstead: Bool { source == .cache && message.contains(" bytes, served the cached copy from ") }
 
   /// The domain the file was wanted for, even when the CDN answered.
   public var host: String

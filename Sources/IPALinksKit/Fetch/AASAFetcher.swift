@@ -3,6 +3,7 @@ import Foundation
 internal import NIOCore
 internal import NIOPosix
 internal import NIOSSL
+import UniversalLinks
 
 /// Retrieves apple-app-site-association files the way iOS does, treating every host and server as hostile.
 ///
@@ -168,7 +169,16 @@ public final class AASAFetcher: Sendable {
       return result
     }
     var result = outcome.result
-    if result.status == .ok, let cache, !control.noStore, let body = result.body, let url = result.url {
+    // A 2xx whose body is no AASA file (a login page, a firewall's challenge) is what a captive portal answers: it
+    // neither replaces the cached copy nor goes into the cache.
+    let noFile = result.status == .ok && result.body.map { !Self.isAASAFile($0) } ?? false
+    if noFile, let cached {
+      return Self.result(
+        from: cached, host: host,
+        note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is no AASA file, "
+          + "which a captive portal or a proxy gives as readily as the site (\(result.message))")
+    }
+    if result.status == .ok, !noFile, let cache, !control.noStore, let body = result.body, let url = result.url {
       let entry = AASACache.Entry(
         host: host, url: url, source: result.source, fetchedAt: now, expiresAt: control.expiry(from: now),
         etag: outcome.etag, httpStatus: result.httpStatus ?? 200, contentType: result.contentType,
@@ -182,7 +192,21 @@ public final class AASAFetcher: Sendable {
         note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the fetch failed (\(result.message))"
       )
     }
+    if let cached, result.status != .ok, !result.status.settles {
+      return Self.result(
+        from: cached, host: host,
+        note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is one a captive "
+          + "portal or a proxy gives as readily as the site (\(result.message))")
+    }
     return result
+  }
+
+  /// Whether a 2xx body is an AASA file (plain or signed), or one our limits refuse: what the callers' parse would
+  /// take as the site's file rather than as `invalid-json`.
+  static func isAASAFile(_ body: [UInt8]) -> Bool {
+    let checked = AASAValidator.check(body)
+    return checked.file != nil
+      || checked.diagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
   }
 
   func cachedEntry(_ kind: AASACache.Kind, host: String, developerMode: Bool) -> AASACache.Entry? {

@@ -145,7 +145,10 @@ public struct HostFailures: Sendable {
     var seen = Set<Key>()
     for bundle in report.bundles {
       for domain in bundle.associatedDomains {
-        guard let aasa = domain.aasa, aasa.status != .ok, !errorsOnly || !aasa.status.isDefinite else { continue }
+        // A cached copy that stood in for an answer is a lookup that failed too, though its file is known.
+        guard let aasa = domain.aasa, aasa.status != .ok || aasa.fetch.servedInstead,
+          !errorsOnly || !aasa.status.isDefinite
+        else { continue }
         let key = Key(host: aasa.fetch.host, source: aasa.fetch.source, status: aasa.status)
         guard seen.insert(key).inserted else { continue }
         if let at = positions[key] {

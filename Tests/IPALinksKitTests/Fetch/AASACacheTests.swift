@@ -88,6 +88,60 @@ struct AASACacheTests {
     #expect(result.message.contains("served the cached copy"))
   }
 
+  /// What a captive portal, a firewall or a split DNS answers (a login page with 200, a redirect, a private
+  /// address) neither replaces the cached copy nor goes into the cache: the page went into the cache as the file,
+  /// and the next run, even offline, read it as "no file", which unblocked the site's links.
+  @Test func aPortalsAnswerLeavesTheCachedCopy() async throws {
+    try await H.run { h in
+      let options = h.options(cache: true)
+      h.server.respond(host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON))
+      #expect(try await h.fetch("example.test", options).source == .directWellKnown)
+      let page = TestResponse(
+        status: 200, headers: [("Content-Type", "text/html")], body: .full(Array("<html>Log in</html>".utf8)))
+      for (answer, said) in [
+        (page, "because the answer is no AASA file"),
+        (.status(302, headers: [("Location", "https://portal.test/login")]), "redirect"),
+      ] {
+        h.server.respond(host: "example.test", path: H.wellKnown, with: answer)
+        h.server.respond(host: "example.test", path: H.root, with: answer)
+        let served = try await h.fetch("example.test", options)
+        #expect(served.status == .ok && served.source == .cache, "\(served.message)")
+        #expect(served.body == Array(H.sampleJSON.utf8))
+        #expect(served.message.contains("served the cached copy") && served.message.contains(said), "\(served.message)")
+        // Told among the lookups that failed, as an outage's stand-in is.
+        #expect(served.servedInstead)
+        var domain = AssociatedDomain(
+          raw: "applinks:example.test", service: .applinks, host: "example.test", wildcard: false)
+        domain.aasa = DomainAASA(fetch: served)
+        var bundle = BundleReport(path: "Payload/T.app", kind: .app)
+        bundle.associatedDomains = [domain]
+        var failures = HostFailures()
+        failures.add(InspectionReport(input: "t.ipa", inputKind: .ipa, bundles: [bundle]))
+        #expect(failures.lookups.map(\.host) == ["example.test"])
+      }
+      var guarded = options
+      guarded.allowPrivate = false
+      let refused = try await h.fetch("example.test", guarded)
+      #expect(refused.source == .cache && refused.message.contains("refused to connect"), "\(refused.message)")
+      var offline = options
+      offline.offline = true
+      #expect(try await h.fetch("example.test", offline).body == Array(H.sampleJSON.utf8))
+    }
+    // Without a cached copy the page is what the fetch got, and no copy of it is kept.
+    try await H.run { h in
+      let options = h.options(cache: true)
+      h.server.respond(
+        host: "example.test", path: H.wellKnown,
+        with: TestResponse(status: 200, body: .full(Array("<html>Log in</html>".utf8))))
+      let page = try await h.fetch("example.test", options)
+      #expect(page.status == .ok && page.source == .directWellKnown)
+      #expect(ParsedAASA(page).answer.status == .invalidJSON)
+      var offline = options
+      offline.offline = true
+      #expect(try await h.fetch("example.test", offline).status == .skippedOffline)
+    }
+  }
+
   @Test func offlineUsesTheCacheAndTouchesNoNetwork() async throws {
     try await H.run { h in
       h.server.respond(host: "example.test", path: H.wellKnown, with: .json(H.sampleJSON))
