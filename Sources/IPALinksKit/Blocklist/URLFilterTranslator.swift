@@ -136,9 +136,10 @@ struct URLFilterTranslator {
           let values = expand(pieces, limit: Self.maxFiltersPerRule)
         else { return out }
         if values.contains(where: { $0.allSatisfy { $0 == .star } }) {
-          // The item may be absent, which no regex without negation can say.
+          // The item may be absent, which no regex without negation can say. For an exception, one that spares
+          // only URLs with the item blocks the others: more than iOS opens, a `wider` list.
           if direction == .narrower {
-            note(.narrower, "query item \"\(item.name)\" may also be absent; the exception applies only when present")
+            note(.wider, "query item \"\(item.name)\" may also be absent; the exception applies only when present")
           } else {
             note(.wider, "query item \"\(item.name)\" may be absent or empty; its value is not checked")
             continue

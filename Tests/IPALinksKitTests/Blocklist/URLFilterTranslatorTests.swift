@@ -53,6 +53,11 @@ import UniversalLinks
     #expect(t.notes.map(\.kind) == [.wider])
     let exception = Self.filters(#"{"/": "/p", "?": {"a": "1"}, "exclude": true}"#)
     #expect(exception.notes.map(\.kind) == [.narrower])
+    // An exception whose item may be absent spares only URLs that have it: the list blocks more than iOS opens
+    // (`/p` alone), `wider`, not `narrower` as it was labelled.
+    let absent = Self.filters(#"{"/": "/p", "?": {"a": ""}, "exclude": true}"#)
+    #expect(absent.notes.map(\.kind).contains(.wider), "\(absent.notes)")
+    #expect(absent.notes.first { $0.message.contains("may also be absent") }?.kind == .wider, "\(absent.notes)")
   }
 
   @Test func fragmentsWidenBlocksAndDropExceptions() {
