@@ -161,19 +161,34 @@ struct BlocklistEngineTests {
         {"appIDs": ["YYYYYYYYYY.com.example.y"], "components": [{"/": "/b/private/*", "exclude": true}, {"/": "/b/*"}]}
       ]}}
       """
+    // Y's own host, which no other app claims: its exceptions go with those on the shared host (an app's rules stay
+    // together), and were left out without a note.
+    let own = """
+      {"applinks": {"details": [
+        {"appIDs": ["YYYYYYYYYY.com.example.y"], "components": [{"/": "/c/private/*", "exclude": true}, {"/": "/c/*"}]}
+      ]}}
+      """
     try Data(wikipedia.utf8).write(to: folder.appendingPathComponent("wikipedia.org.json"))
     try Data(shared.utf8).write(to: folder.appendingPathComponent("shared.example.json"))
+    try Data(own.utf8).write(to: folder.appendingPathComponent("own.example.json"))
     let report = folder.appendingPathComponent("report.json")
     let result = try CLI.run([
-      "blocklist", "--host", "wikipedia.org", "--host", "shared.example", "--aasa-dir", folder.path,
-      "--format", "wkcontentrules", "--report", report.path,
+      "blocklist", "--host", "wikipedia.org", "--host", "shared.example", "--host", "own.example", "--aasa-dir",
+      folder.path, "--format", "wkcontentrules", "--report", report.path,
     ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(!result.stderr.contains("wikipedia"), "\(result.stderr)")
     let document = try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any]
     let notes = try #require(document?["notes"] as? [[String: Any]])
-    let conflict = try #require(notes.first { $0["kind"] as? String == "wider" }, "\(notes)")
-    #expect(notes.filter { $0["kind"] as? String == "wider" }.count == 1, "\(notes)")
+    let conflict = try #require(
+      notes.first { $0["kind"] as? String == "wider" && $0["host"] as? String == "shared.example" }, "\(notes)")
+    let wider = notes.filter { $0["kind"] as? String == "wider" }
+    #expect(wider.count == 2, "\(notes)")
+    let alone = try #require(wider.first { $0["host"] as? String == "own.example" }, "\(notes)")
+    #expect(alone["appID"] as? String == "YYYYYYYYYY.com.example.y")
+    #expect((alone["message"] as? String)?.contains("left out with those for shared.example") == true, "\(alone)")
+    let ownExample = try #require(alone["example"] as? String)
+    #expect(ownExample.hasPrefix("https://own.example/c/private"), "\(ownExample)")
     #expect(
       conflict["host"] as? String == "shared.example" && conflict["appID"] as? String == "YYYYYYYYYY.com.example.y")
     let example = try #require(conflict["example"] as? String)
@@ -187,8 +202,9 @@ struct BlocklistEngineTests {
         ("https://wikipedia.org/w/index.php", false), ("https://wikipedia.org/wiki/Cat", true),
         ("https://wikipedia.org/", false), ("https://shared.example/a/1", true),
         ("https://shared.example/a/private/1", false), ("https://shared.example/b/1", true),
-        // The one URL class the list over-blocks, as the report says.
-        (example, true),
+        ("https://own.example/c/1", true),
+        // The URL classes the list over-blocks, as the report says.
+        (example, true), (ownExample, true),
       ])
   }
 

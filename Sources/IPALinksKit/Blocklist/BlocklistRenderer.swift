@@ -159,18 +159,26 @@ public struct BlocklistRenderer: Sendable {
       }
       let last = pending.count - 1
       let group = pending[last]
-      // One note per entry whose exceptions are lost, with a URL the list then blocks though no app opens it.
-      for scope in group.resetScopes where pending.indices.contains(where: { $0 != last && conflicts(last, scope, $0) })
-      {
+      // One note per entry whose exceptions are lost, with a URL the list then blocks though no app opens it: the
+      // entries that share a host, and the app's others, whose exceptions go with them (the app's rules stay
+      // together, so it keeps no exception at all).
+      let shared = group.resetScopes.filter { scope in
+        pending.indices.contains { $0 != last && conflicts(last, scope, $0) }
+      }
+      for scope in group.resetScopes {
         let others = pending.indices.filter { $0 != last && conflicts(last, scope, $0) }.map { pending[$0].app.appID }
         let example = overBlockExample(group.app, on: scope)
+        let why =
+          others.isEmpty
+          ? "its exceptions here are left out with those for \(shared.map(\.label).joined(separator: ", ")), a host "
+            + "it shares with other apps whose rules differ (one WebKit list cannot hold both apps' exceptions), so "
+            + "the list blocks URLs no app opens"
+          : "shares the host with \(others.joined(separator: ", ")), whose rules for it differ; one WebKit list "
+            + "cannot hold both apps' exceptions, so this app's are left out and the list blocks URLs no app opens"
         notes.append(
           BlocklistNote(
             .wider, format: "wkcontentrules", appID: group.app.appID, host: scope.label,
-            message:
-              "shares the host with \(others.joined(separator: ", ")), whose rules for it differ; one WebKit list "
-              + "cannot hold both apps' exceptions, so this app's are left out and the list blocks URLs no app opens"
-              + (example.map { ", such as \($0)" } ?? "") + "; use one list per app for exactness",
+            message: why + (example.map { ", such as \($0)" } ?? "") + "; use one list per app for exactness",
             example: example))
       }
       pending.removeLast()
