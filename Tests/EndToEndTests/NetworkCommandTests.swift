@@ -86,6 +86,22 @@ struct NetworkCommandTests {
     }
   }
 
+  /// A host given alone whose server has no file (404 at both paths) is said to have none once: the note read
+  /// "no AASA file: no AASA file: 404 at …".
+  @Test func aHostWithoutAFileIsSaidOnce() async throws {
+    try await withServer { server, pem in
+      server.respond(path: "/.well-known/apple-app-site-association", with: .status(404))
+      server.respond(path: "/apple-app-site-association", with: .status(404))
+      let result = try CLI.run([
+        "blocklist", "--host", "fat.example.com", "-f", "domains", "--source", "direct", "--ca-file", pem,
+        "--allow-private", "--connect-to", server.connectToEverything, "--no-cache",
+      ])
+      #expect(result.status == 0, "\(result.stderr)")
+      #expect(result.stderr.contains("fat.example.com: no AASA file: 404 at "), "\(result.stderr)")
+      #expect(!result.stderr.contains("no AASA file: no AASA file"), "\(result.stderr)")
+    }
+  }
+
   @Test func inspectJoinsTheFetchedRules() async throws {
     try await withServer { server, pem in
       server.respond(path: "/.well-known/apple-app-site-association", with: .json(Self.json))

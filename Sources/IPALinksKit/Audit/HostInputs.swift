@@ -69,7 +69,8 @@ public enum HostInputs {
       if let code = DiagnosticCode.aasa(status) {
         let reason =
           switch status {
-          case .notFound: "no AASA file: \(message)"
+          // A fetch's own message says it already (`no AASA file: 404 at …`); a folder's does not.
+          case .notFound: message.hasPrefix("no AASA file") ? message : "no AASA file: \(message)"
           case .tooLarge, .invalidJSON: "its AASA file could not be read: \(message)"
           case .redirect: "its AASA file is a redirect, which iOS does not follow: \(message)"
           case _ where !status.isDefinite: "its AASA file is unknown: \(message)"
