@@ -182,6 +182,13 @@ import Testing
     let host = try CLI.run(
       ["blocklist", "--host", "shop.example.com", "--aasa-dir", aasa.path, "-f", "domains", "--uncovered", "block"])
     #expect(host.status == 1 && host.stdout == "shop.example.com\n", "\(host.stdout)\(host.stderr)")
+    // So does a host a store watches whose only answer was such a page (`refresh` says it has no answer from it):
+    // `blocklist --store --uncovered block` left it out, exit 0.
+    let store = folder.appendingPathComponent("hosts.db").path
+    let refresh = try CLI.run(["refresh", "--store", store, "--host", "shop.example.com", "--aasa-dir", aasa.path])
+    #expect(refresh.stdout.contains("the store has no answer from it"), "\(refresh.stdout)\(refresh.stderr)")
+    let stored = try CLI.run(["blocklist", "--store", store, "-f", "domains", "--uncovered", "block"])
+    #expect(stored.status == 1 && stored.stdout == "shop.example.com\n", "\(stored.stdout)\(stored.stderr)")
   }
 
   /// `--uncovered block` fails closed: a domain whose file could not be read is blocked whole in every format,
