@@ -31,6 +31,10 @@ public struct AASAFetchOptions: Sendable {
   /// Whether the cache's folder was named (`--cache-dir`) rather than the default: offline, one that is not there is
   /// then said with every host it has no copy of, as the name was likely mistyped.
   public var cacheDirectoryNamed = false
+  /// Whether a cached copy is served in place of an answer that cannot be used (the server down, an answer a
+  /// captive portal gives as readily as the site). `refresh` turns it off: its store keeps the last good file
+  /// itself, and must record what the site answered, not the copy.
+  public var cachedCopyStandsIn = true
   /// Use only the cache; nothing touches the network.
   public var offline: Bool
   /// Read `<dir>/<host>` or `<dir>/<host>.json` from the first of these folders that has it, instead of the

@@ -172,7 +172,7 @@ public final class AASAFetcher: Sendable {
     // A 2xx whose body is no AASA file (a login page, a firewall's challenge) is what a captive portal answers: it
     // neither replaces the cached copy nor goes into the cache.
     let noFile = result.status == .ok && result.body.map { !Self.isAASAFile($0) } ?? false
-    if noFile, let cached {
+    if noFile, options.cachedCopyStandsIn, let cached {
       return Self.result(
         from: cached, host: host,
         note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is no AASA file, "
@@ -186,13 +186,13 @@ public final class AASAFetcher: Sendable {
       if let problem = cache.write(entry, kind: kind) { result.message += "; \(problem)" }
       return result
     }
-    if let cached, Self.serverUnavailable(result) {
+    if options.cachedCopyStandsIn, let cached, Self.serverUnavailable(result) {
       return Self.result(
         from: cached, host: host,
         note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the fetch failed (\(result.message))"
       )
     }
-    if let cached, result.status != .ok, !result.status.settles {
+    if options.cachedCopyStandsIn, let cached, result.status != .ok, !result.status.settles {
       return Self.result(
         from: cached, host: host,
         note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is one a captive "

@@ -43,7 +43,9 @@ struct RefreshCommand: StatusCommand {
   func execute() async throws -> Int32 {
     let watching = try usageError { try HostInputs.hosts(host, files: hosts) }
     let (text, status) = await AuditStore.refresh(
-      try store.required(), with: try fetch.makeFetcher(), label: runLabel,
+      // The store keeps the last good file through an outage, and records what the site answered: a cached copy
+      // standing in would hide the outage as "unchanged".
+      try store.required(), with: try fetch.makeFetcher(cachedCopyStandsIn: false), label: runLabel,
       arguments: StoreLocation.maskedCommandLine, watching: watching, format: format, style: Terminal.style,
       progress: !progress.noProgress && !progress.quiet, warn: Terminal.warn)
     text.map(Terminal.write)

@@ -68,9 +68,11 @@ struct FetchOptions: ParsableArguments {
     }
   }
 
-  /// A fetcher with these options; a bad option is a usage error.
-  func makeFetcher() throws -> AASAFetcher {
-    let options = try makeFetchOptions()
+  /// A fetcher with these options; a bad option is a usage error. Without `cachedCopyStandsIn`, a cached copy never
+  /// stands in for an answer (``AASAFetchOptions/cachedCopyStandsIn``).
+  func makeFetcher(cachedCopyStandsIn: Bool = true) throws -> AASAFetcher {
+    var options = try makeFetchOptions()
+    options.cachedCopyStandsIn = cachedCopyStandsIn
     return try usageError { try AASAFetcher(options: options) }
   }
 }

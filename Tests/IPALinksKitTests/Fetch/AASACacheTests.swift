@@ -119,6 +119,12 @@ struct AASACacheTests {
         failures.add(InspectionReport(input: "t.ipa", inputKind: .ipa, bundles: [bundle]))
         #expect(failures.lookups.map(\.host) == ["example.test"])
       }
+      // `refresh` asks for what the site answered: its store keeps the last good file itself.
+      var own = options
+      own.cachedCopyStandsIn = false
+      h.server.respond(host: "example.test", path: H.wellKnown, with: page)
+      let answered = try await h.fetch("example.test", own)
+      #expect(answered.source == .directWellKnown && ParsedAASA(answered).answer.status == .invalidJSON)
       var guarded = options
       guarded.allowPrivate = false
       let refused = try await h.fetch("example.test", guarded)
