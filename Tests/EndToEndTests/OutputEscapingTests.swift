@@ -165,10 +165,10 @@ struct OutputEscapingTests {
       let text = String(scalar)
       for value in [[text], ["ascii " + text + " é"]] {
         let json = JSONReporter.render(value, pretty: false)
-        let raw = json.unicodeScalars.filter { $0 == "\u{FEFF}" || TerminalText.needsEscape($0, true) }
+        let raw = json.unicodeScalars.filter { $0 == "\u{FEFF}" || TerminalText.actsOnTerminal($0, true) }
         #expect(raw.isEmpty, "U+\(String(scalar.value, radix: 16)) is left raw in \(json)")
         #expect(try JSONDecoder().decode([String].self, from: Data(json.utf8)) == value)
-        let escaped = scalar == "\u{FEFF}" || TerminalText.needsEscape(scalar, true)
+        let escaped = scalar == "\u{FEFF}" || TerminalText.actsOnTerminal(scalar, true)
         // Escaped where it must be (JSONEncoder escapes the other C0 controls its own way), and written as it is
         // everywhere else.
         if escaped && scalar.value >= 0x7F {

@@ -79,7 +79,7 @@ public enum JSONReporter {
   /// What the JSON this tool prints writes as `\u` escapes (besides `"`, `\` and the named C0 escapes): C0
   /// controls and everything ``terminalSafe(_:)`` lists. Every one is in the Basic Multilingual Plane.
   private static func needsUnicodeEscape(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value == 0xFEFF || TerminalText.needsEscape(scalar, true)
+    scalar.value == 0xFEFF || TerminalText.actsOnTerminal(scalar, true)
   }
 
   /// Whether a UTF-8 byte is, or begins, a character ``needsUnicodeEscape(_:)`` may hold true of: a C0 control other

@@ -6,8 +6,9 @@
 /// Every text the CLI prints goes through ``escape(_:keepingLineBreaks:)``.
 public enum TerminalText {
   /// `text` with every character that could change what a terminal shows written as a visible `\u{…}` escape:
-  /// C0 controls (other than line feed and tab when `keepingLineBreaks`), DEL, C1 controls, the bidi embedding,
-  /// override and isolate characters, and the line and paragraph separators.
+  /// C0 controls (other than line feed and tab when `keepingLineBreaks`), DEL, C1 controls, the bidi marks,
+  /// embedding, override and isolate characters, the line and paragraph separators, and the invisible characters
+  /// (zero-width spaces and joiners, the soft hyphen, tags): the same set the report page shows escaped.
   public static func escape(_ text: String, keepingLineBreaks: Bool = false) -> String {
     // Printable ASCII, most of what is printed, is checked a byte at a time.
     if isPrintableASCII(text) { return text }
@@ -29,8 +30,15 @@ public enum TerminalText {
     text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
   }
 
-  /// Whether a scalar must be escaped before it reaches a terminal.
+  /// Whether a scalar must be escaped before it reaches a terminal: one the terminal acts on, or one it shows as
+  /// nothing.
   public static func needsEscape(_ scalar: Unicode.Scalar, _ keepingLineBreaks: Bool = false) -> Bool {
+    actsOnTerminal(scalar, keepingLineBreaks) || isInvisible(scalar)
+  }
+
+  /// Whether a terminal acts on a scalar (moves, recolours, reorders, breaks the line), which JSON printed to it
+  /// must escape too (``needsEscape(_:_:)`` without the invisible characters).
+  public static func actsOnTerminal(_ scalar: Unicode.Scalar, _ keepingLineBreaks: Bool = false) -> Bool {
     switch scalar.value {
     case 0x0A, 0x09: !keepingLineBreaks
     case 0x00..<0x20, 0x7F...0x9F: true
@@ -38,6 +46,16 @@ public enum TerminalText {
     case 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069: true
     // Line and paragraph separators, and the zero-width no-break space (a byte-order mark): invisible otherwise.
     case 0x2028, 0x2029, 0xFEFF: true
+    default: false
+    }
+  }
+
+  /// Whether a terminal shows a scalar as nothing, so that `ex\u{200b}ample.com` would read as `example.com`: the
+  /// soft hyphen, zero-width spaces and joiners, word joiners and invisible operators, deprecated format controls,
+  /// interlinear annotations, and tags (which can spell hidden ASCII).
+  public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0xAD, 0x200B...0x200D, 0x2060...0x2064, 0x206A...0x206F, 0xFFF9...0xFFFB, 0xE0000...0xE007F: true
     default: false
     }
   }

@@ -1,6 +1,7 @@
-import IPALinksKit
 import Testing
 import UniversalLinks
+
+@testable import IPALinksKit
 
 struct TerminalTextTests {
   @Test func controlsBidiAndSeparatorsBecomeVisibleEscapes() {
@@ -14,6 +15,19 @@ struct TerminalTextTests {
     #expect(TerminalText.escape("a\nb\tc") == #"a\u{a}b\u{9}c"#)
     #expect(TerminalText.escape("a\nb\tc", keepingLineBreaks: true) == "a\nb\tc")
     #expect(TerminalText.escape("a\rb", keepingLineBreaks: true) == #"a\u{d}b"#)
+  }
+
+  /// What a terminal shows as nothing is shown escaped, so `ex\u{200b}ample.com` does not read as `example.com`;
+  /// and the report page escapes exactly the same set (it missed U+061C, the terminal U+200B and the tags).
+  @Test func invisibleCharactersAreShownAndThePageEscapesTheSameSet() {
+    #expect(TerminalText.escape("applinks:ex\u{200B}ample.com") == #"applinks:ex\u{200b}ample.com"#)
+    #expect(TerminalText.escape("Pay\u{E0041}Pal\u{AD}") == #"Pay\u{e0041}Pal\u{ad}"#)
+    #expect(TerminalText.escape("a\u{2060}b\u{FEFF}") == #"a\u{2060}b\u{feff}"#)
+    for value in [0x61C, 0x200B, 0x200D, 0x2060, 0xAD, 0xFEFF, 0xE0041, 0x202E, 0x1B, 0x2028] {
+      let scalar = Unicode.Scalar(UInt32(value))!
+      #expect(HTML.esc("x\(scalar)y") == "x\\u{\(String(value, radix: 16))}y", "U+\(String(value, radix: 16))")
+      #expect(TerminalText.escape("x\(scalar)y") == HTML.esc("x\(scalar)y"), "U+\(String(value, radix: 16))")
+    }
   }
 
   @Test func ordinaryTextIsUntouched() {

@@ -32,12 +32,7 @@ enum HTML {
   /// `s` escaped inside `<code>`.
   static func code(_ s: String) -> String { "<code>\(text(s))</code>" }
 
-  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
-    switch scalar.value {
-    case 0..<0x20, 0x7F...0x9F, 0xAD, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2064, 0x2066...0x206F, 0xFEFF,
-      0xFFF9...0xFFFB, 0xE0000...0xE007F:
-      true
-    default: false
-    }
-  }
+  /// The terminal's set (``TerminalText/needsEscape(_:_:)``), line breaks included: one set for every output, so a
+  /// character the terminal shows escaped is never raw on the page (U+061C was), nor the reverse (U+200B was).
+  private static func isHidden(_ scalar: Unicode.Scalar) -> Bool { TerminalText.needsEscape(scalar) }
 }
