@@ -87,7 +87,10 @@ public struct ClaimsIndex: Sendable, Codable {
     var named: [LinkRuntime.HostPattern] = []
     var seen: Set<LinkRuntime.HostPattern> = []
     for app in apps {
-      for domain in app.bundle.associatedDomains where !domain.host.isEmpty && seen.insert(domain.pattern).inserted {
+      // A name no host can have (`a b.example.com`) is no host: under a wildcard, it would count as one the wildcard's
+      // apps share with this one.
+      for domain in app.bundle.associatedDomains
+      where !domain.host.isEmpty && domain.namesAHost && seen.insert(domain.pattern).inserted {
         named.append(domain.pattern)
       }
     }

@@ -77,6 +77,15 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
     self.inactiveReason = inactiveReason
   }
 
+  /// Whether the entry names something a URL's host can be: not a name with a character no host name holds, an
+  /// empty label, or too long. Such an entry is the app's alone (iOS ignores it), never a host apps share.
+  public var namesAHost: Bool {
+    switch inactiveReason {
+    case .invalidCharacter?, .emptyLabel?, .tooLong?: false
+    default: true
+    }
+  }
+
   /// False when iOS will not honour the entry (invalid, or developer mode in a build that cannot use it).
   public var active: Bool { inactiveReason == nil }
 

@@ -72,6 +72,25 @@ import UniversalLinks
     #expect(index.hosts[0].claims.map(\.app) == [0])
   }
 
+  /// An entry whose name no host can have (a space, a quote, a label of 100 letters) is its app's alone: under a
+  /// wildcard it counted as a host the wildcard's apps share with it, in the report's "hosts shared by apps" and in
+  /// `who-claims '*.example.com'`. An inactive entry whose name is a host (developer mode) is still one.
+  @Test func aNameNoHostCanHaveIsNoHostAppsShare() throws {
+    let index = Self.index([
+      Self.bundle("T.one", ["applinks:*.example.com"]),
+      Self.bundle(
+        "T.two",
+        [
+          "applinks:a b.example.com", "applinks:\"onmouseover=x.example.com",
+          "applinks:" + String(repeating: "x", count: 100) + ".example.com", "applinks:dev.example.com?mode=developer",
+        ]),
+    ])
+    #expect(index.apps[1].bundle.associatedDomains.prefix(3).allSatisfy { !$0.namesAHost && !$0.opensLinks })
+    #expect(index.hosts.map(\.pattern.description) == ["*.example.com", "dev.example.com"])
+    #expect(index.hosts(below: LinkRuntime.HostPattern("*.example.com")).map(\.description) == ["dev.example.com"])
+    #expect(index.hosts.filter { $0.claims.count > 1 }.map(\.pattern.description) == ["dev.example.com"])
+  }
+
   @Test func theModelSavesWithItsVersionAndLoadsBack() async throws {
     let reports = try await InspectedSamples.reports(["Store.ipa", "Nested.ipa"])
     let index = ClaimsIndex(reports: reports)
