@@ -43,6 +43,33 @@ struct WhoClaimsURLsTests {
     #expect(run.stderr.contains("5 URLs: 3 open an app, 1 excluded, 1 open none; 1 line skipped"))
   }
 
+  /// A byte-order mark before the first URL (as editors on Windows write one) is not part of it: the URL was
+  /// skipped as no URL. A line with a control character (a NUL; a list whose lines end in CR alone, read as one
+  /// line) is named and skipped: it was decided as `/buy/1%00junk`, or as one URL that opens nothing.
+  @Test func aByteOrderMarkIsNoPartOfAURLAndAControlCharacterMakesNone() throws {
+    let urls = FileManager.default.temporaryDirectory.appendingPathComponent("urls-\(UUID().uuidString).txt")
+    defer { try? FileManager.default.removeItem(at: urls) }
+    try Data(
+      "\u{FEFF}https://shop.example.com/buy/1\nhttps://shop.example.com/buy/2\u{0}junk\nhttps://shop.example.com/a\rhttps://shop.example.com/buy/3\n"
+        .utf8
+    ).write(to: urls)
+    let inputs = [CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa")]
+    let claims = try CLI.run(["who-claims", "--urls", urls.path] + inputs + ["--format", "jsonl"])
+    let decided = claims.stdout.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+    #expect(decided.map { $0["url"] as? String } == ["https://shop.example.com/buy/1"], "\(claims.stdout)")
+    #expect(claims.stderr.contains(#": line 2: "https://shop.example.com/buy/2\u{0}junk" holds a control character"#))
+    #expect(claims.stderr.contains(": line 3: ") && claims.stderr.contains("end in CR alone"), "\(claims.stderr)")
+    let match = try CLI.run(
+      [
+        "match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", "ST0REAPP42.com.example.store",
+        "--urls", urls.path,
+      ])
+    #expect(match.stdout.contains("https://shop.example.com/buy/1"), "\(match.stdout)\(match.stderr)")
+    #expect(match.stderr.components(separatedBy: "holds a control character").count == 3, "\(match.stderr)")
+  }
+
   @Test func textGroupsTheOpeningURLsByAppAndStandardInputWorks() throws {
     let urls = try Self.file()
     defer { try? FileManager.default.removeItem(at: urls) }

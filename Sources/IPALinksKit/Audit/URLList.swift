@@ -9,6 +9,7 @@ public enum URLList {
   /// for a line of a list alike.
   public static func problem(_ text: String) -> String? {
     if isPlain(text) { return nil }
+    if let why = URLScan.controlProblem(text) { return why }
     return UniversalLinkURL(string: text) == nil || URLComponents(string: text)?.host == nil
       ? "\(URLScan.quoted(text)) is not an absolute URL with a host" : nil
   }
@@ -70,7 +71,9 @@ public enum URLList {
       if reader.mayWait { waiting() }
       guard let line = reader.next() else { break }
       number += 1
-      let text = line.trimmingWhitespace()
+      var text = line.trimmingWhitespace()
+      // A byte-order mark, as editors on Windows write one, is not part of the first URL (as in a hosts list).
+      if number == 1, text.hasPrefix("\u{FEFF}") { text = String(text.dropFirst()).trimmingWhitespace() }
       if text.isEmpty || text.hasPrefix("#") { continue }
       let why = reader.cut ? "longer than \(LineReader.maximumLineBytes >> 20) MiB; not a URL" : problem(text)
       guard let why else {

@@ -119,6 +119,7 @@ public struct URLScan: Sendable {
   private func decide(
     trimmed: String, line number: Int, _ scratch: inout LinkRuntime.Table.Scratch
   ) -> Result<Line, Problem> {
+    if let why = Self.controlProblem(trimmed) { return .failure(Problem(line: number, message: why)) }
     guard let decisions = table.decisions(trimmed, reusing: &scratch) else {
       let message =
         UniversalLinkURL(string: trimmed) == nil ? "is not an absolute URL with a host" : "is not an http(s) URL"
@@ -170,11 +171,22 @@ public struct URLScan: Sendable {
     var number = 0
     while let text = reader.next() {
       number += 1
-      let trimmed = text.trimmingWhitespace()
+      var trimmed = text.trimmingWhitespace()
+      // A byte-order mark, as editors on Windows write one, is not part of the first URL (as in a hosts list).
+      if number == 1, trimmed.hasPrefix("\u{FEFF}") { trimmed = String(trimmed.dropFirst()).trimmingWhitespace() }
       if !trimmed.isEmpty && !trimmed.hasPrefix("#") { batch.append((number, reader.cut ? nil : trimmed)) }
       if batch.count == 2_048 || (!batch.isEmpty && reader.mayWait) { flush() }
     }
     if !batch.isEmpty { flush() }
+  }
+
+  /// Why `text` is no URL when it holds a control character (a NUL, a CR of a list whose lines end in CR alone, a
+  /// tab inside it), which a URL never does: the parsers would percent-encode it and decide what is left. Nil when
+  /// it holds none.
+  static func controlProblem(_ text: String) -> String? {
+    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return nil }
+    return "\(quoted(text)) holds a control character, which no URL does"
+      + (text.utf8.contains(0x0D) ? " (a list whose lines end in CR alone needs LF or CR LF)" : "")
   }
 
   /// A line as problems quote it: at most 200 characters of it, in quotes.
