@@ -120,7 +120,10 @@ extension HTMLReporter {
         Terminal.warn(error.description)
         return 2
       }
-      if !quiet { Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count, "input")))") }
+      // The inputs the page counts: those lost (a saved inventory that could not be read) among them.
+      if !quiet {
+        Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count + loaded.lost, "input")))")
+      }
     } else {
       Terminal.write(html)
     }
