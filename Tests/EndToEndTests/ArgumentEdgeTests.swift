@@ -302,7 +302,8 @@ struct ArgumentEdgeTests {
     #expect(stored.status == 1, "\(stored.stderr)")
     let url = "https://shop.example.com/buy/1"
     for source in [[ipa, "--aasa-dir", aasa.path], ["--store", store]] {
-      let text = try CLI.run(["who-claims", url] + source)
+      // Wide enough for the first line to stay whole.
+      let text = try CLI.run(["who-claims", url] + source, environment: ["COLUMNS": "200"])
       #expect(text.status == 2, "\(source): \(text.stderr)")
       #expect(
         text.stdout.hasPrefix("\(url): opened by no app; 1 more may open it (its AASA file unknown)\n"),

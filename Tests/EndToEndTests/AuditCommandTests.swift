@@ -541,6 +541,12 @@ struct AuditCommandTests {
     #expect(
       www.stdout.contains("    /applinks/details/0/components\n      0  match    {\"/\": \"/promo/$(campaign)/*\"}\n"))
     #expect(www.stdout.contains("  verdict: match  /applinks/details/0/components/0\n"))
+    // The first line wraps at the terminal's width as the rest does: it ran to 101 columns at 80.
+    let gift = try CLI.run(
+      ["who-claims", "https://shop.example.com/buy/gift/card", "--inventory", inventory.path, "-q"],
+      environment: ["COLUMNS": "80"])
+    #expect(gift.stdout.hasPrefix("https://shop.example.com/buy/gift/card: opened by no app; 1 more claims the host\n"))
+    #expect(gift.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(gift.stdout)")
 
     let nested = try CLI.run([
       "who-claims", "menu.nested.example.com", "--inventory", inventory.path, "--format", "json",

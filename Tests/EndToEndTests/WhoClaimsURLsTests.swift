@@ -183,7 +183,8 @@ struct WhoClaimsURLsTests {
     try Data(
       #"{"webcredentials": {"apps": ["TEAMAAAAAA.com.example.a", "TEAMBBBBBB.com.example.b"]}}"#.utf8
     ).write(to: folder.appendingPathComponent("auth.example.json"))
-    let none = try CLI.run(["who-claims", "https://auth.example/", "--aasa-dir", folder.path])
+    let none = try CLI.run(
+      ["who-claims", "https://auth.example/", "--aasa-dir", folder.path], environment: ["COLUMNS": "200"])
     #expect(none.status == 1, "\(none.stdout)")
     #expect(
       none.stdout.hasPrefix("https://auth.example/: opened by no app; 2 more claim the host and do not open it\n"))

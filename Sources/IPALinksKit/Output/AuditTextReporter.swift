@@ -141,13 +141,15 @@ public struct AuditTextReporter: Sendable {
       let opening = shown.filter { $0.verdict?.verdict == .match }
       let unknown = shown.filter { $0.verdictUnknown == true }
       let others = shown.count - opening.count - unknown.count
-      out.append(
+      // Wrapped at the terminal's width, as the rest is: with the apps that do not open it, it ran past 80.
+      out += lines(
         "\(clean(url)): opened by \(opening.isEmpty ? "no app" : TerminalText.count(opening.count, "app"))"
           + (unknown.isEmpty
             ? "" : "; \(unknown.count) more may open it (\(unknown.count == 1 ? "its" : "their") AASA file unknown)")
           + (others == 1
             ? "; 1 more claims the host and does not open it"
-            : others > 1 ? "; \(others) more claim the host and do not open it" : ""))
+            : others > 1 ? "; \(others) more claim the host and do not open it" : ""),
+        indent: "")
       shown = opening + unknown + shown.filter { $0.verdict?.verdict != .match && $0.verdictUnknown != true }
     } else {
       let active = shown.filter(\.isActive)
