@@ -26,6 +26,8 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
   /// `?mode=developer` in a build that is not development-signed (no `get-task-allow`): iOS ignores it, but the
   /// file is still fetched, for the team that will use it.
   case developerModeUnavailable
+  /// A host that is not ASCII: iOS compares hosts as a URL carries them, in punycode, so such an entry matches none.
+  case notPunycode
 
   /// The reason in words, as reports print it.
   public var message: String {
@@ -42,6 +44,7 @@ public enum InactiveReason: Sendable, Hashable, CaseIterable {
     case .noDot: "host has no dot"
     case .appclipsWildcard: "appclips does not allow wildcards"
     case .developerModeUnavailable: "developer mode works only in development-signed builds (get-task-allow)"
+    case .notPunycode: "internationalized hosts must be written in punycode"
     }
   }
 }
@@ -233,6 +236,9 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
         Diagnostic(
           .warning, .domainNotPunycode,
           "associated domain \"\(raw)\": internationalized hosts must be written in punycode"))
+      // Inactive, as the docs say, and so never looked up: a lookup made the input partial (a DNS failure) or not
+      // (no file in a folder) by where files come from.
+      if d.inactiveReason == nil { d.inactiveReason = .notPunycode }
     }
     return d
   }
