@@ -3,7 +3,6 @@ import Foundation
 internal import NIOCore
 internal import NIOPosix
 internal import NIOSSL
-import UniversalLinks
 
 /// Retrieves apple-app-site-association files the way iOS does, treating every host and server as hostile.
 ///
@@ -171,7 +170,7 @@ public final class AASAFetcher: Sendable {
     var result = outcome.result
     // A 2xx whose body is no AASA file (a login page, a firewall's challenge) is what a captive portal answers: it
     // neither replaces the cached copy nor goes into the cache.
-    let noFile = result.status == .ok && result.body.map { !Self.isAASAFile($0) } ?? false
+    let noFile = result.status == .ok && result.body != nil && ParsedAASA(result).answer.status == .invalidJSON
     if noFile, options.cachedCopyStandsIn, let cached {
       return Self.result(
         from: cached, host: host,
@@ -199,14 +198,6 @@ public final class AASAFetcher: Sendable {
           + "portal or a proxy gives as readily as the site (\(result.message))")
     }
     return result
-  }
-
-  /// Whether a 2xx body is an AASA file (plain or signed), or one our limits refuse: what the callers' parse would
-  /// take as the site's file rather than as `invalid-json`.
-  static func isAASAFile(_ body: [UInt8]) -> Bool {
-    let checked = AASAValidator.check(body)
-    return checked.file != nil
-      || checked.diagnostics.contains { $0.code == .tooManyPatterns || $0.code == .expansionTooLarge }
   }
 
   func cachedEntry(_ kind: AASACache.Kind, host: String, developerMode: Bool) -> AASACache.Entry? {
