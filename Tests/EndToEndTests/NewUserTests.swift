@@ -82,6 +82,18 @@ struct NewUserTests {
     #expect(several.status == 64)
     #expect(several.stderr.contains("lists 2 apps (ABCDE12345.com.example.a, ABCDE12345.com.example.b)"))
     #expect(several.stderr.contains("Usage: ipalinks match"), "\(several.stderr)")
+    // A file of 400 apps: the first five, and how many more, not one error line of 12,000 characters.
+    let many = folder.appendingPathComponent("many.json")
+    let ids = (0..<400).map { "\"ABCDE12345.com.example.app\($0)\"" }.joined(separator: ", ")
+    try Data(#"{"applinks": {"details": [{"appIDs": [\#(ids)], "components": []}]}}"#.utf8).write(to: many)
+    let crowd = try CLI.run(["match", "--aasa", many.path, "https://example.com/"])
+    #expect(crowd.status == 64)
+    #expect(
+      crowd.stderr.contains("lists 400 apps (ABCDE12345.com.example.app0, ")
+        && crowd.stderr.contains(
+          "ABCDE12345.com.example.app4 and 395 more; aasa show lists them)"),
+      "\(crowd.stderr)")
+    #expect(crowd.stderr.split(separator: "\n").allSatisfy { $0.count < 400 }, "\(crowd.stderr)")
     for wrong in ["ST0REAPP42.COM.EXAMPLE.STORE", "com.example.store.ST0REAPP42"] {
       let near = try CLI.run([
         "match", "--aasa", CLI.sample("aasa/shop.example.com.json"), "--app-id", wrong,

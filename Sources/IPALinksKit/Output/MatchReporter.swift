@@ -67,7 +67,10 @@ public struct MatchReporter: Sendable {
   public static func onlyApp(in file: AASAFile, name: String) -> Result<(appID: String, note: String), UsageError> {
     let listed = file.appLinksAppIDs
     guard listed.count == 1 else {
-      let ids = listed.map { TerminalText.escape($0) }.joined(separator: ", ")
+      // The first few: a file may list thousands, which made one error line of any length.
+      let ids =
+        listed.prefix(5).map { TerminalText.escape($0) }.joined(separator: ", ")
+        + (listed.count > 5 ? " and \(listed.count - 5) more; aasa show lists them" : "")
       let which = listed.isEmpty ? "lists no app" : "lists \(listed.count) apps (\(ids))"
       return .failure(
         UsageError(
