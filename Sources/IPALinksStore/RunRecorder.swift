@@ -486,12 +486,12 @@ public actor RunRecorder {
       rows: retrievals.map { r, observed in
         [
           run, r.request.host, r.request.developerMode ? 1 : 0, observed, r.status.rawValue,
-          AuditStore.settles(r.status) ? 1 : 0, observations[r.observation] ?? 0,
+          r.status.settles ? 1 : 0, observations[r.observation] ?? 0,
         ]
       },
       returning: ["id", "host", "developer_mode"])
     // Each host's latest retrieval, and its latest one that settles what the file is, which the latest state reads.
-    let definite = Set(retrievals.filter { AuditStore.settles($0.retrieval.status) }.map(\.retrieval.request))
+    let definite = Set(retrievals.filter { $0.retrieval.status.settles }.map(\.retrieval.request))
     let observed = Dictionary(retrievals.map { ($0.retrieval.request, $0.observed) }, uniquingKeysWith: { a, _ in a })
     var latest: [(request: AASARequest, definite: Int, row: [any Encodable & Sendable])] = []
     for row in rows {
@@ -718,13 +718,6 @@ extension AuditStore {
     }
     return arrays.isEmpty ? nil : (arrays, kinds)
   }
-
-  /// Whether a retrieval with `status` settles what a host's file is, and so may replace a good file in the latest
-  /// state: a definite answer, except those a captive portal, a proxy, a rebinding DNS or an error page gives as
-  /// readily as the site (a redirect, a body over the limit, a private address, a 2xx whose body is no AASA file:
-  /// a login page, a firewall's challenge, a file cut short), which are kept as retrievals but never unblock a
-  /// link a good file opened.
-  public static func settles(_ status: AASAFetchResult.Status) -> Bool { status.settles }
 
   /// Runs `body`, turning a driver's error into one naming the store, with any password masked.
   func failing<T>(_ what: String, _ body: () async throws -> T) async throws(Failure) -> T {

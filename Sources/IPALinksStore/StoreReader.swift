@@ -327,7 +327,7 @@ extension AuditStore {
 }
 
 extension AuditStore {
-  /// The condition that the retrieval row `alias` settles what its host's file is (``settles(_:)``): by its
+  /// The condition that the retrieval row `alias` settles what its host's file is (``AASAFetchResult/Status/settles``): by its
   /// `settles` column, or by its status for a row older than the column.
   static func settling(_ alias: String) -> SQLQueryString {
     let definite = AASAFetchResult.Status.allCases.filter(\.isDefinite).map(\.rawValue)

@@ -227,7 +227,7 @@ extension AuditStore {
           refresh.problem = refresh.problem ?? error.description
           let held = previous[request]
           host = Self.answer(request, result, with: held, apps: claimants[request] ?? [])
-          if !AuditStore.settles(result.status) {
+          if !result.status.settles {
             host.outcome = .stale
           } else if held == nil {
             host.outcome = .first
@@ -364,7 +364,7 @@ extension AuditStore {
       host.outcome = .notRecorded
       return host
     }
-    guard AuditStore.settles(result.status) else {
+    guard result.status.settles else {
       host.outcome = .stale
       host.lastGoodAge = held.flatMap { AuditStore.date($0.retrievedAt) }.map { Int(time.timeIntervalSince($0)) }
       return host

@@ -69,7 +69,7 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
 
   /// Whether this is the cached copy served in place of an answer that could not be used (the server down, or an
   /// answer a captive portal gives as readily as the site): the lookup failed, though the file is known.
-  public var servedInstead: Bool { source == .cache && message.contains(" bytes, served the cached copy from ") }
+  public var servedInstead: Bool { source == .cache && message.contains(" bytes, \(AASAFetcher.standIn) ") }
 
   /// The domain the file was wanted for, even when the CDN answered.
   public var host: String

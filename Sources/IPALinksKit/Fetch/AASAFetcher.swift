@@ -169,14 +169,8 @@ public final class AASAFetcher: Sendable {
     }
     var result = outcome.result
     // A 2xx whose body is no AASA file (a login page, a firewall's challenge) is what a captive portal answers: it
-    // neither replaces the cached copy nor goes into the cache.
+    // never goes into the cache.
     let noFile = result.status == .ok && result.body != nil && ParsedAASA(result).answer.status == .invalidJSON
-    if noFile, options.cachedCopyStandsIn, let cached {
-      return Self.result(
-        from: cached, host: host,
-        note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is no AASA file, "
-          + "which a captive portal or a proxy gives as readily as the site (\(result.message))")
-    }
     if result.status == .ok, !noFile, let cache, !control.noStore, let body = result.body, let url = result.url {
       let entry = AASACache.Entry(
         host: host, url: url, source: result.source, fetchedAt: now, expiresAt: control.expiry(from: now),
@@ -185,17 +179,22 @@ public final class AASAFetcher: Sendable {
       if let problem = cache.write(entry, kind: kind) { result.message += "; \(problem)" }
       return result
     }
-    if options.cachedCopyStandsIn, let cached, Self.serverUnavailable(result) {
+    // Why the cached copy stands in for this answer, if it does.
+    let portal = "which a captive portal or a proxy gives as readily as the site"
+    let why: String? =
+      if noFile {
+        "the answer is no AASA file, \(portal)"
+      } else if Self.serverUnavailable(result) {
+        "the fetch failed"
+      } else if result.status != .ok && !result.status.settles {
+        "the answer is one \(portal)"
+      } else {
+        nil
+      }
+    if options.cachedCopyStandsIn, let cached, let why {
       return Self.result(
         from: cached, host: host,
-        note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the fetch failed (\(result.message))"
-      )
-    }
-    if options.cachedCopyStandsIn, let cached, result.status != .ok, !result.status.settles {
-      return Self.result(
-        from: cached, host: host,
-        note: "served the cached copy from \(Self.stamp(cached.fetchedAt)) because the answer is one a captive "
-          + "portal or a proxy gives as readily as the site (\(result.message))")
+        note: "\(Self.standIn) \(Self.stamp(cached.fetchedAt)) because \(why) (\(result.message))")
     }
     return result
   }
@@ -234,6 +233,9 @@ public final class AASAFetcher: Sendable {
     default: false
     }
   }
+
+  /// How the note of a cached copy standing in for an answer begins (``AASAFetchResult/servedInstead``).
+  static let standIn = "served the cached copy from"
 
   static func result(from entry: AASACache.Entry, host: String, note: String) -> AASAFetchResult {
     AASAFetchResult(
