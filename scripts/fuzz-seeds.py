@@ -138,6 +138,13 @@ def main():
         b"webcredentials:example.com\nappclips:a.example.com?mode=managed+developer",
     ]
 
+    # Every input a harness ever crashed on (Tests/Fixtures/fuzz/<harness>/, named as FuzzHarness names it), so a
+    # short run replays them all under AddressSanitizer.
+    by_folder = {name.lower().removeprefix("fuzz"): name for name in seeds}
+    for folder in sorted((ROOT / "Tests/Fixtures/fuzz").iterdir()):
+        if folder.is_dir():
+            seeds[by_folder[folder.name]] += [p.read_bytes() for p in small_files(folder)]
+
     total = 0
     for name, items in seeds.items():
         folder = out / name
