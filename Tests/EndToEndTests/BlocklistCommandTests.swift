@@ -124,13 +124,17 @@ import Testing
     #expect(run.stderr.contains("the app is left out"), "\(run.stderr)")
   }
 
-  /// Unknown files are named as uncovered. When no rule is known and some file is unknown (an outage, offline with
-  /// nothing cached), no list is made and the one `-o` names stays, exit 2, said even with `-q`: it was replaced by
-  /// one that blocks nothing, exit 1, and `-q` said nothing of it.
+  /// Unknown files are named as uncovered, and their hosts blocked whole by default (fail closed): an outage made
+  /// a list without them, exit 1. With `--uncovered skip`, when no rule is known and some file is unknown (an
+  /// outage, offline with nothing cached), no list is made and the one `-o` names stays, exit 2, said even with
+  /// `-q`: it was replaced by one that blocks nothing, exit 1, and `-q` said nothing of it.
   @Test func unknownAASAFilesAreReportedAsUncovered() throws {
     let folder = try Engines.folder()
     let offline = [CLI.sample("Store.ipa"), "--offline", "--cache-dir", folder.path]
-    let result = try CLI.run(["blocklist"] + offline)
+    let blocked = try CLI.run(["blocklist"] + offline + ["-f", "domains"])
+    #expect(blocked.status == 1 && blocked.stdout == "*.example.com\nshop.example.com\n", "\(blocked.stdout)")
+    #expect(blocked.stderr.contains("every URL of the host is blocked instead"), "\(blocked.stderr)")
+    let result = try CLI.run(["blocklist", "--uncovered", "skip"] + offline)
     #expect(result.status == 2 && result.stdout.isEmpty)
     #expect(result.stderr.contains("uncovered: ST0REAPP42.com.example.store shop.example.com"))
     let list = folder.appendingPathComponent("list.json").path
@@ -141,7 +145,7 @@ import Testing
       ])
     #expect(good.status == 0, "\(good.stderr)")
     let written = try String(contentsOfFile: list, encoding: .utf8)
-    let outage = try CLI.run(["blocklist", "-o", list, "-f", "wkcontentrules", "-q"] + offline)
+    let outage = try CLI.run(["blocklist", "-o", list, "-f", "wkcontentrules", "-q", "--uncovered", "skip"] + offline)
     #expect(outage.status == 2)
     #expect(
       outage.stderr.contains(
@@ -152,8 +156,8 @@ import Testing
 
   /// An answer that is no AASA file (a captive portal's login page, a firewall's challenge) is no proof that nothing
   /// opens: it counted as the site's "no file", so a list made behind a portal blocked nothing, exit 0, and replaced
-  /// a good one. The domain is now uncovered, as for a timeout: named, a partial exit, blocked whole with
-  /// `--uncovered block`, and no list at all when no rule is known. The same for a host given alone.
+  /// a good one. The domain is now uncovered, as for a timeout: named, a partial exit, blocked whole (unless
+  /// `--uncovered skip`, and then no list at all when no rule is known). The same for a host given alone.
   @Test func anAnswerThatIsNoAASAFileLeavesItsDomainUncovered() throws {
     let folder = try Engines.folder()
     let aasa = folder.appendingPathComponent("aasa")
@@ -161,38 +165,38 @@ import Testing
     let page = Data("<html><body>Log in to the network</body></html>\n".utf8)
     try page.write(to: aasa.appendingPathComponent("shop.example.com.json"))
     let inputs = [CLI.sample("Store.ipa"), "--aasa-dir", aasa.path]
-    let skipped = try CLI.run(["blocklist"] + inputs + ["-f", "domains"])
+    let skipped = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "--uncovered", "skip"])
     #expect(skipped.status == 1, "\(skipped.stderr)")
     #expect(skipped.stdout == "*.example.com\n", "\(skipped.stdout)")
     #expect(
       skipped.stderr.contains(
         "uncovered: ST0REAPP42.com.example.store shop.example.com: shop.example.com: not a valid "
           + "AASA file"), "\(skipped.stderr)")
-    let blocked = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "--uncovered", "block"])
+    let blocked = try CLI.run(["blocklist"] + inputs + ["-f", "domains"])
     #expect(blocked.status == 1 && blocked.stdout == "*.example.com\nshop.example.com\n", "\(blocked.stdout)")
     // Both of the app's files answered so: no rule is known, and the list -o names stays.
     try page.write(to: aasa.appendingPathComponent("example.com.json"))
     let list = folder.appendingPathComponent("list.txt")
     try Data("kept\n".utf8).write(to: list)
-    let none = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "-o", list.path, "-q"])
+    let none = try CLI.run(["blocklist"] + inputs + ["-f", "domains", "-o", list.path, "-q", "--uncovered", "skip"])
     #expect(none.status == 2, "\(none.stderr)")
     #expect(none.stderr.contains("no rule is known"), "\(none.stderr)")
     #expect(try String(contentsOf: list, encoding: .utf8) == "kept\n")
-    // A host given alone whose answer is no AASA file: its apps are unknown, blocked whole with --uncovered block.
-    let host = try CLI.run(
-      ["blocklist", "--host", "shop.example.com", "--aasa-dir", aasa.path, "-f", "domains", "--uncovered", "block"])
+    // A host given alone whose answer is no AASA file: its apps are unknown, blocked whole.
+    let host = try CLI.run(["blocklist", "--host", "shop.example.com", "--aasa-dir", aasa.path, "-f", "domains"])
     #expect(host.status == 1 && host.stdout == "shop.example.com\n", "\(host.stdout)\(host.stderr)")
     // So does a host a store watches whose only answer was such a page (`refresh` says it has no answer from it):
-    // `blocklist --store --uncovered block` left it out, exit 0.
+    // `blocklist --store --uncovered block` left it out, exit 0. Blocked whole by default.
     let store = folder.appendingPathComponent("hosts.db").path
     let refresh = try CLI.run(["refresh", "--store", store, "--host", "shop.example.com", "--aasa-dir", aasa.path])
     #expect(refresh.stdout.contains("the store has no answer from it"), "\(refresh.stdout)\(refresh.stderr)")
-    let stored = try CLI.run(["blocklist", "--store", store, "-f", "domains", "--uncovered", "block"])
+    let stored = try CLI.run(["blocklist", "--store", store, "-f", "domains"])
     #expect(stored.status == 1 && stored.stdout == "shop.example.com\n", "\(stored.stdout)\(stored.stderr)")
   }
 
-  /// `--uncovered block` fails closed: a domain whose file could not be read is blocked whole in every format,
-  /// still named on stderr and still a partial exit, so a server that stalls keeps nothing out of the list.
+  /// `--uncovered block`, the default, fails closed: a domain whose file could not be read is blocked whole in
+  /// every format, still named on stderr and still a partial exit, so a server that stalls keeps nothing out of the
+  /// list.
   @Test func uncoveredDomainsCanBeBlockedWhole() throws {
     let cache = try Engines.folder().path
     let offline =
@@ -215,8 +219,11 @@ import Testing
     #expect(
       filters.count == 2 && filters.allSatisfy { $0.hasSuffix("(:[0-9]+)?(/[^?#]*)?(\\?[^#]*)?(#.*)?$") }, "\(filters)")
     #expect(filters.contains { $0.contains("shop\\.example\\.com") })
+    // The default is the same list.
+    let plain = ["blocklist", CLI.sample("Store.ipa"), "--offline", "--cache-dir", cache]
+    #expect(try CLI.run(plain + ["--format", "domains"]).stdout == domains.stdout)
     // Skipped, nothing is known: no list (exit 2), rather than one that blocks nothing.
-    let skipped = try CLI.run(Array(offline.dropLast(4)) + ["--format", "domains"])
+    let skipped = try CLI.run(plain + ["--format", "domains", "--uncovered", "skip"])
     #expect(skipped.status == 2 && skipped.stdout.isEmpty)
     #expect(try CLI.run(offline + ["--uncovered", "maybe"]).status == 64)
   }

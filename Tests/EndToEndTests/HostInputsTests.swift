@@ -95,9 +95,9 @@ struct HostInputsTests {
     #expect(none.stderr.contains("(aasa.not-found)"), "\(none.stderr)")
   }
 
-  /// A host whose file is unknown (offline, nothing cached) fails closed: with `--uncovered block` every URL of it
-  /// is blocked and it is named, exit 1; with `skip` and nothing else read, no list is made and an existing one is
-  /// left as it was, exit 2.
+  /// A host whose file is unknown (offline, nothing cached) fails closed: with `--uncovered block` (the default)
+  /// every URL of it is blocked and it is named, exit 1; with `skip` and nothing else read, no list is made and an
+  /// existing one is left as it was, exit 2.
   @Test func hostsWhoseFilesAreUnknownFailClosed() throws {
     let folder = try Engines.folder()
     let offline = ["--offline", "--cache-dir", folder.path, "--host", "yelp.com", "--host", "bsky.app"]
@@ -115,7 +115,8 @@ struct HostInputsTests {
     #expect(rules.status == 1 && rules.stdout.contains(#""appID":"*""#) && rules.stdout.contains(#""host":"yelp.com""#))
     let published = folder.appendingPathComponent("published.json").path
     try Data("[]".utf8).write(to: URL(fileURLWithPath: published))
-    let skipped = try CLI.run(["blocklist", "--format", "wkcontentrules", "-o", published] + offline)
+    let skipped = try CLI.run(
+      ["blocklist", "--format", "wkcontentrules", "-o", published, "--uncovered", "skip"] + offline)
     #expect(skipped.status == 2, "\(skipped.stderr)")
     #expect(skipped.stderr.contains("nothing could be read, so no list was made; \(published) is left as it was"))
     #expect(try String(contentsOfFile: published, encoding: .utf8) == "[]")

@@ -94,7 +94,7 @@ public struct Blocklist: Sendable {
   /// redirect, too large, not listed) opens nothing, so nothing is lost; an unknown answer (timeout, TLS, offline,
   /// over our limits, not fetched) is noted as uncovered, or blocked whole when `uncovered` is
   /// ``UncoveredDomains/block``.
-  public init(claims: ClaimsIndex, uncovered: UncoveredDomains = .skip) {
+  public init(claims: ClaimsIndex, uncovered: UncoveredDomains = .block) {
     let linking = claims.linkingApps(uncovered: uncovered)
     self.init(
       apps: linking.apps,
@@ -109,7 +109,7 @@ public struct Blocklist: Sendable {
   /// The same from inspections. A host given as an input whose AASA file is unknown (``HostInputs/unknown(_:)``)
   /// is an uncovered domain too, of apps unknown (`*`): with ``UncoveredDomains/block`` every URL of the host is
   /// blocked, so a site's outage never takes it out of a list made from hosts.
-  public init(reports: [InspectionReport], uncovered: UncoveredDomains = .skip) {
+  public init(reports: [InspectionReport], uncovered: UncoveredDomains = .block) {
     self.init(claims: ClaimsIndex(reports: reports), uncovered: uncovered)
     for (host, message) in HostInputs.unknown(reports) {
       let blocked = uncovered == .block

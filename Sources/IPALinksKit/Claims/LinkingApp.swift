@@ -87,11 +87,11 @@ public struct UnknownFile: Sendable, Equatable {
 /// site (``AASAFetchResult/Status/settles``). iOS may still have (or later get) that file. Either way an
 /// `uncovered` note names the domain and the exit code says the inventory was partial.
 public enum UncoveredDomains: String, Sendable, CaseIterable {
+  /// Block every URL of the host: fail closed, so that an outage, a captive portal or a server that stalls or sends
+  /// too much never takes its app's links out of a list. A blocklist's default.
+  case block
   /// Leave the domain out: the list blocks only what is known to open an app.
   case skip
-  /// Block every URL of the host: fail closed, for web views that must never hand a page to
-  /// an app, and so that a server that stalls or sends too much cannot keep its app's links out of the list.
-  case block
 }
 
 extension AppLinkRules {

@@ -27,11 +27,11 @@ struct BlocklistCommand: StatusCommand {
       What a format cannot express exactly is printed on stderr and written to --report.
 
       Exit codes: 0 done (a format that leaves an exclude rule out blocks more, which is said, not partial); 1 \
-      partial (an input or a domain's AASA file could not be read, a host's too, whether --uncovered skips or \
-      blocks it, an app's rules do not fit in --max-rules, or the lists need -o); 2 nothing could be read, or no \
-      rule is known while some AASA file is unknown (no list is made, and -o's file is left as it was), or the \
-      output cannot be written (a missing folder is said before anything is read); 3 with --if-changed, the file \
-      already holds this list and was not written; 64 usage error.
+      partial (an input or a domain's AASA file could not be read, a host's too, whether --uncovered blocks or \
+      skips it, an app's rules do not fit in --max-rules, or the lists need -o); 2 nothing could be read, or no \
+      rule is known while some app's entitlements, or with --uncovered skip some AASA file, are unknown (no list \
+      is made, and -o's file is left as it was), or the output cannot be written (a missing folder is said before \
+      anything is read); 3 with --if-changed, the file already holds this list and was not written; 64 usage error.
       """
   )
 
@@ -83,9 +83,9 @@ struct BlocklistCommand: StatusCommand {
 
   @Option(
     help: ArgumentHelp(
-      "Domains whose AASA file could not be read (timeout, TLS, offline, over a limit): skip them with a note, or "
-        + "block every URL of their hosts (fail closed).", valueName: "skip|block"))
-  var uncovered: UncoveredDomains = .skip
+      "Domains whose AASA file could not be read (timeout, TLS, offline, over a limit): block every URL of their "
+        + "hosts (fail closed), or leave them out with a note.", valueName: "block|skip"))
+  var uncovered: UncoveredDomains = .block
 
   @OptionGroup var store: StoreReadOptions
   @OptionGroup var audit: BatchOptions

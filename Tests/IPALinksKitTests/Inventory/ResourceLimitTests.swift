@@ -188,8 +188,13 @@ struct ResourceLimitTests {
     (bundle.appId, bundle.name) = ("ABCDE12345.com.example.a", "A")
     bundle.associatedDomains = [AssociatedDomain.parse("applinks:big.example.com", diagnostics: &ignored)]
     bundle.associatedDomains[0].aasa = aasa
-    let blocklist = Blocklist(reports: [InspectionReport(input: "a.ipa", inputKind: .ipa, bundles: [bundle])])
-    #expect(blocklist.apps.isEmpty)
-    #expect(blocklist.notes.map(\.kind) == [.uncovered])
+    let reports = [InspectionReport(input: "a.ipa", inputKind: .ipa, bundles: [bundle])]
+    let skipped = Blocklist(reports: reports, uncovered: .skip)
+    #expect(skipped.apps.isEmpty)
+    #expect(skipped.notes.map(\.kind) == [.uncovered])
+    // By default the host is blocked whole instead: its file's size keeps nothing out of the list.
+    let blocked = Blocklist(reports: reports)
+    #expect(blocked.apps.map(\.appID) == ["ABCDE12345.com.example.a"] && blocked.notes.map(\.kind) == [.uncovered])
+    #expect(blocked.notes.first?.message.hasSuffix("every URL of the host is blocked instead") == true)
   }
 }
