@@ -35,7 +35,9 @@ struct BlocklistEngineTests {
           {"/": "/v/$(hex)-*"},
           {"/": "/l/$(lang)/*"},
           {"/": "/pipe%7Cx/*"},
-          {"/": "/qb/*", "?": "k=%7Bv%7D"}
+          {"/": "/qb/*", "?": "k=%7Bv%7D"},
+          {"/": "/qx/*", "?": {"no": "1"}, "exclude": true},
+          {"/": "/qx/*"}
         ]}]}}
       """
     // A rule that reads decoded text, on a host of its own: the list blocks every URL of that host with an escape.
@@ -110,6 +112,11 @@ struct BlocklistEngineTests {
     // driver would write that `%` as `%25`.) The last opens no app, and is blocked as the list says.
     "https://raw.example/r%61w/a%7Cb/1", "https://raw.example/raw/%61%7Cb/1", "https://raw.example/raw%2Fa%7Cb/1",
     "https://raw.example/raw/a%7Cb%2F1", "https://raw.example/other/%41",
+    // An exception's query item must match in every occurrence: the list spared the repeated ones, which iOS opens.
+    // The last, where every occurrence matches, is blocked as the `wider` note says.
+    "https://alpha.example/qx/a?no=1", "https://alpha.example/qx/a?x=2&no=1", "https://alpha.example/qx/a?no=2",
+    "https://alpha.example/qx/a", "https://alpha.example/qx/a?no=1&no=2", "https://alpha.example/qx/a?no&no=1",
+    "https://alpha.example/qx/a?no=1&no=1",
   ]
 
   @Test func contentRulesBlockExactlyWhatOpensTheApp() throws {
@@ -132,7 +139,9 @@ struct BlocklistEngineTests {
       let loaded = (row["uri"] as? String) ?? url
       // Besides what opens the app, every URL of raw.example with an escape, as the list's `wider` note says.
       let escapedRaw = loaded.hasPrefix("https://raw.example/") && loaded.contains("%")
-      let expected = Self.blocklist.verdict(for: loaded).verdict == .match || escapedRaw
+      // And every URL of the exception's path that repeats its query item.
+      let repeatedItem = loaded.hasSuffix("/qx/a?no=1&no=1")
+      let expected = Self.blocklist.verdict(for: loaded).verdict == .match || escapedRaw || repeatedItem
       let actual = row["blocked"] as? Bool == true
       if actual { blocked += 1 }
       #expect(actual == expected, "\(url) (WebKit: \(loaded)): WebKit \(actual ? "blocked" : "allowed") it")

@@ -100,6 +100,11 @@ public struct BlocklistRenderer: Sendable {
           rules += translation.filters.map {
             ContentRule(urlFilter: $0, caseSensitive: rule.caseSensitive, action: action)
           }
+          // What the exception spares though iOS may not: blocked again (more than iOS opens when no rule after
+          // the exception in the file matches, which the translation's note says).
+          rules += translation.reblock.map {
+            ContentRule(urlFilter: $0, caseSensitive: rule.caseSensitive, action: .block)
+          }
           // Stop as soon as the app cannot fit one list: a 90 KB AASA file of `$(…)` references can ask for a
           // million filters, and building them all only to leave the app out cost seconds and hundreds of MB.
           if rules.count > maxRules {

@@ -18,6 +18,9 @@ struct URLFilterTranslator {
   struct Translation {
     /// Filters whose union is the rule; empty when the rule is dropped.
     var filters: [String] = []
+    /// For an exception: URLs to block again after it, which its filters spare though iOS does not (a query item
+    /// the exception names, repeated: iOS excepts only when every occurrence matches, a filter sees one).
+    var reblock: [String] = []
     var notes: [(kind: BlocklistNote.Kind, message: String)] = []
   }
 
@@ -107,6 +110,7 @@ struct URLFilterTranslator {
 
     // Query alternatives.
     var queries: [String] = ["(\\?[^#]*)?"]
+    var repeated: [String] = []  // for an exception: queries that repeat one of its items
     switch rule.query {
     case .string(let source)?:
       guard let pieces = rules.prepare(source, folded: folded, isPath: false) else { return out }
@@ -127,6 +131,7 @@ struct URLFilterTranslator {
       }
     case .items(let items)?:
       var constraints: [[String]] = []  // per item: alternatives of `name=value`
+      var names: [(regex: String, name: String)] = []  // the items that constrain, by name
       for item in items {
         guard let pieces = rules.prepare(item.pattern, folded: folded, isPath: false) else { return out }
         if pieces == [.star] { continue }  // every value matches, absent included
@@ -149,12 +154,23 @@ struct URLFilterTranslator {
           .map { nameRegex + "=" + $0 }
         if alternatives.isEmpty { return out }
         constraints.append(alternatives)
+        names.append((nameRegex, item.name))
       }
       if !constraints.isEmpty {
-        // Checking one occurrence takes more URLs than iOS does: a match rule blocks more, an exception spares more.
-        note(
-          direction == .wider ? .wider : .narrower,
-          "a query item repeated in a URL must match in every occurrence; the filter checks one occurrence")
+        // Checking one occurrence takes more URLs than iOS does: a match rule blocks more. An exception would spare
+        // more, so every URL of its path that repeats one of its items is blocked again after it: more than iOS
+        // opens when every occurrence matches, never less.
+        if direction == .wider {
+          note(
+            .wider, "a query item repeated in a URL must match in every occurrence; the filter checks one occurrence")
+        } else {
+          note(
+            .wider,
+            "a query item repeated in a URL must match in every occurrence; a URL that repeats "
+              + names.map { "\"\($0.name)\"" }.joined(separator: " or ") + " is not excepted")
+          // An occurrence is the name alone or with `=` and a value (`?no&no=1` repeats "no" too).
+          repeated = names.map { "\\?([^#]*&)?\($0.regex)(=[^&#]*)?&([^#]*&)?\($0.regex)(=[^&#]*)?(&[^#]*)?" }
+        }
         let orders = permutations(constraints.count)
         var list: [String] = []
         for order in orders {
@@ -187,12 +203,13 @@ struct URLFilterTranslator {
         // A block takes both spellings of what WebKit may leave plain; an exception only the escape, erring to block.
         out.filters.append(direction == .wider ? Self.eitherSpelling(filter) : filter)
       }
+      out.reblock += repeated.map { Self.eitherSpelling(prefix + path + $0 + "(#.*)?$") }
     }
     if !rule.percentEncoded && direction == .wider && !out.filters.isEmpty {
       out.filters.append(prefix + "/[^#]*%")
     }
     if out.filters.count > max(Self.maxFiltersPerRule * 4, pathLimit) {
-      out.filters = []
+      (out.filters, out.reblock) = ([], [])
       if direction == .wider {
         note(.wider, "path and query together expand to too many filters; the whole host is blocked")
         out.filters = [prefix + "(/[^?#]*)?(\\?[^#]*)?(#.*)?$"]

@@ -51,8 +51,23 @@ import UniversalLinks
     #expect(t.filters.contains { $0.contains("b=[^&#][^&#]*&([^#]*&)?a=1") })
     // One occurrence checked where iOS checks every one: the block takes more URLs than iOS opens (`?a=1&a=2`).
     #expect(t.notes.map(\.kind) == [.wider])
+    // An exception that checked one occurrence spared `?a=1&a=2`, which iOS opens (`narrower`): every URL of its
+    // path that repeats the item is blocked again after it, more than iOS opens only when every occurrence matches.
     let exception = Self.filters(#"{"/": "/p", "?": {"a": "1"}, "exclude": true}"#)
-    #expect(exception.notes.map(\.kind) == [.narrower])
+    #expect(exception.notes.map(\.kind) == [.wider], "\(exception.notes)")
+    #expect(exception.notes.first?.message.hasSuffix("a URL that repeats \"a\" is not excepted") == true)
+    #expect(exception.reblock.count == 1)
+    let reblock = try! NSRegularExpression(pattern: exception.reblock[0])
+    func repeats(_ url: String) -> Bool {
+      reblock.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil
+    }
+    for url in ["/p?a=1&a=2", "/p?a&a=1", "/p?x=1&a=1&y&a=3#f", "//p/?a=1&b=2&a=1"] {
+      #expect(repeats("https://h.example" + url), "\(url)")
+    }
+    for url in ["/p?a=1", "/p?ab=1&a=2", "/p?a=1&ba=2", "/q?a=1&a=2", "/p#a=1&a=2", "/p?b=a&c=a"] {
+      #expect(!repeats("https://h.example" + url), "\(url)")
+    }
+    #expect(Self.filters(#"{"/": "/p", "?": {"a": "1"}}"#).reblock.isEmpty)
     // An exception whose item may be absent spares only URLs that have it: the list blocks more than iOS opens
     // (`/p` alone), `wider`, not `narrower` as it was labelled.
     let absent = Self.filters(#"{"/": "/p", "?": {"a": ""}, "exclude": true}"#)
