@@ -43,6 +43,41 @@ struct WhoClaimsURLsTests {
     #expect(run.stderr.contains("5 URLs: 3 open an app, 1 excluded, 1 open none; 1 line skipped"))
   }
 
+  /// `match`, `who-claims URL` and `who-claims --urls` read a URL alike. A port of -1 or 99999 and a host with `^`
+  /// are no URL WebKit loads: `who-claims` and `--urls` said Store opened them, where `match` refused the first and
+  /// the last. A host spelt in capitals with the dot of a fully qualified name is the host: `who-claims URL`
+  /// refused it, where the other two said Store opens it.
+  @Test func everyCommandReadsAURLAlike() throws {
+    let aasa = ["--aasa-dir", CLI.sample("aasa")]
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("urls-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    func listed(_ url: String) throws -> CLI.Result {
+      let file = folder.appendingPathComponent("urls.txt")
+      try Data((url + "\n").utf8).write(to: file)
+      return try CLI.run(
+        ["who-claims", "--urls", "-", CLI.sample("Store.ipa")] + aasa, stdin: FileHandle(forReadingFrom: file))
+    }
+    for url in [
+      "https://shop.example.com:-1/buy/1", "https://shop.example.com:99999/buy/1", "https://sh^op.example.com/buy/1",
+    ] {
+      let refusal = "\"\(url)\" is not a URL WebKit can load (its host or port is not valid)"
+      let match = try CLI.run(["match", "--aasa", CLI.sample("aasa/shop.example.com.json"), url])
+      let claims = try CLI.run(["who-claims", url, CLI.sample("Store.ipa")] + aasa)
+      let list = try listed(url)
+      #expect(match.status == 64 && match.stderr.contains(refusal), "\(match.stderr)")
+      #expect(claims.status == 64 && claims.stderr.contains(refusal), "\(claims.stderr)")
+      #expect(list.stdout.isEmpty && list.stderr.contains("line 1: " + refusal), "\(list.stdout)\(list.stderr)")
+    }
+    let url = "https://SHOP.example.com./buy/1"
+    let match = try CLI.run(["match", "--aasa", CLI.sample("aasa/shop.example.com.json"), url])
+    let claims = try CLI.run(["who-claims", url, CLI.sample("Store.ipa")] + aasa)
+    let list = try listed(url)
+    #expect(match.status == 0 && match.stdout.hasPrefix("match "), "\(match.stdout)\(match.stderr)")
+    #expect(claims.status == 0 && claims.stdout.hasPrefix("\(url): opened by 1 app"), "\(claims.stdout)")
+    #expect(list.stdout.contains("ST0REAPP42.com.example.store  (1 URL)"), "\(list.stdout)\(list.stderr)")
+  }
+
   /// A byte-order mark before the first URL (as editors on Windows write one) is not part of it: the URL was
   /// skipped as no URL. A line with a control character (a NUL; a list whose lines end in CR alone, read as one
   /// line) is named and skipped: it was decided as `/buy/1%00junk`, or as one URL that opens nothing.

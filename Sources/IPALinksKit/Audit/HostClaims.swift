@@ -105,9 +105,11 @@ public struct HostClaims: Sendable, Encodable {
   /// The host a query asks about: a URL's host, or the host (or `*.` wildcard) as written, lower-cased; nil for
   /// neither.
   public static func host(ofQuery query: String) -> String? {
+    // A URL's host as a host is given: lower-cased, without the dot of a fully qualified name.
     let host =
       query.contains("://")
-      ? UniversalLinkURL(string: query)?.host ?? "" : query.lowercased().trimmingCharacters(in: ["."])
+      ? HostArgument.normalized(UniversalLinkURL(string: query)?.host ?? "")
+      : query.lowercased().trimmingCharacters(in: ["."])
     return host.isEmpty ? nil : host
   }
 

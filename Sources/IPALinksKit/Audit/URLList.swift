@@ -5,12 +5,21 @@ import UniversalLinks
 /// blank lines and `#` comments skipped, and a line that is not an absolute URL with a host named and skipped, as
 /// `who-claims --urls` names its lines.
 public enum URLList {
-  /// Why `text` is not a URL `match` decides, or nil when it is one: the test for a URL given as an argument and
-  /// for a line of a list alike.
+  /// Why `text` is not a URL the commands decide, or nil when it is one: the one test for a URL given as an argument
+  /// (`match`, `who-claims URL`) and for a line of a list (`match --urls`, `who-claims --urls`). An http(s) URL must
+  /// also be one WebKit reads (``LinkRuntime/WebURL``): a port past 65535 or a host with `^` is no URL a web view
+  /// can load or a user tap, where `who-claims` and `--urls` called it opened.
   public static func problem(_ text: String) -> String? {
     if isPlain(text) { return nil }
     if let why = URLScan.controlProblem(text) { return why }
-    return UniversalLinkURL(string: text) == nil || URLComponents(string: text)?.host == nil
+    guard let url = UniversalLinkURL(string: text) else {
+      return "\(URLScan.quoted(text)) is not an absolute URL with a host"
+    }
+    if url.scheme == "http" || url.scheme == "https" {
+      return LinkRuntime.WebURL(text) == nil
+        ? "\(URLScan.quoted(text)) is not a URL WebKit can load (its host or port is not valid)" : nil
+    }
+    return URLComponents(string: text)?.host == nil
       ? "\(URLScan.quoted(text)) is not an absolute URL with a host" : nil
   }
 
@@ -32,6 +41,10 @@ public enum URLList {
       let host = i
       while i < n, b[i] != 0x2F, b[i] != 0x3F, b[i] != 0x23 { i += 1 }
       guard HostName.isPlain(b[host..<i], punycode: false) else { return false }
+      // A host whose last label is a number is read as an IPv4 address, which `a.1` or `1.2.3.4.5` is not.
+      var last = i
+      while last > host, b[last - 1] != 0x2E { last -= 1 }
+      if last < i, b[last..<i].allSatisfy({ $0 &- 0x30 < 10 }) { return false }
       // The rest: unreserved, sub-delims, `:`, `/`, `?`, `%XX` and one `#`; no `@`.
       var fragment = false
       while i < n {

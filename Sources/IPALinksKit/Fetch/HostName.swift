@@ -53,7 +53,8 @@ public enum HostArgument {
       if !allowURL {
         return "'\(shown)' is a URL; give the host alone" + (HostName.validated(host) != nil ? ", \(host)" : "")
       }
-      return HostName.validated(host) == nil ? "'\(shown)' is not a URL with a valid host" : nil
+      // As `match` and `who-claims --urls` read a URL (they read `SHOP.example.com.` and refuse a port of -1 alike).
+      return URLList.problem(text)
     }
     return HostName.validated(normalized(text)) == nil ? "'\(shown)' is not a host name" : nil
   }
