@@ -483,10 +483,15 @@ extension StoreText {
 }
 
 extension StoreText {
-  /// An age in words: `40 s ago`, `12 min ago`, `5 h ago`, `7 days ago`.
+  /// An age in words: `40 s ago`, `12 min ago`, `5 h ago`, `7 days ago`. A time after now (this run's clock is
+  /// behind the one that stored it) is said so, not as `0 s ago`, which read as fresh.
   static func age(_ seconds: Int) -> String {
-    switch seconds {
-    case ..<120: "\(max(0, seconds)) s ago"
+    if seconds < 0 {
+      let after = age(-seconds).dropLast(4)
+      return "\(after) after this run's clock: is the clock or SOURCE_DATE_EPOCH behind?"
+    }
+    return switch seconds {
+    case ..<120: "\(seconds) s ago"
     case ..<7_200: "\(seconds / 60) min ago"
     case ..<172_800: "\(seconds / 3_600) h ago"
     default: "\(seconds / 86_400) days ago"

@@ -71,14 +71,20 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
       (text, unit) = (text.dropLast(2), "min")
     }
     guard let count = Int(text.dropLast()), count >= 0, !text.dropLast().hasPrefix("+") else { return nil }
+    let seconds: TimeInterval
     switch unit {
-    case "min": return TimeInterval(count) * 60
-    case "h": return TimeInterval(count) * 3_600
-    case "d": return TimeInterval(count) * 86_400
-    case "w": return TimeInterval(count) * 7 * 86_400
+    case "min": seconds = TimeInterval(count) * 60
+    case "h": seconds = TimeInterval(count) * 3_600
+    case "d": seconds = TimeInterval(count) * 86_400
+    case "w": seconds = TimeInterval(count) * 7 * 86_400
     default: return nil
     }
+    // Older than any store, and still a time one can write: `99999999999999999d` trapped converting to Int64.
+    return min(seconds, maximumAge)
   }
+
+  /// The oldest age read: 1,000 years, before any run, and a time whose year still has four digits.
+  static let maximumAge: TimeInterval = 1_000 * 365 * 86_400
 
   /// Why `label` cannot name a run (`--run-label`), or nil: empty, or read as a date, a time, an age or a run's
   /// number (`run 3`) wherever a run is named, so that `--at` would never reach it.

@@ -929,6 +929,24 @@ import Testing
       #expect(time.description == written.trimmingCharacters(in: ["-"]), "\(time)")
       guard case .ago = time else { Issue.record("\(written) is not an age"); continue }
     }
+    // An age past any store is 1,000 years, and said as no app then: `99999999999999999d` trapped (exit 132) turning
+    // into a time, in every reader.
+    if case .ago(let age, _) = StoreTime(parsing: "99999999999999999d", allowingAge: true) {
+      #expect(age == 1_000 * 365 * 86_400)
+    } else {
+      Issue.record("99999999999999999d is not an age")
+    }
+    for arguments in [
+      ["who-claims", url, "--store", location, "--at", "99999999999999999d", "-q"],
+      ["store", "prune", "--store", location, "--before", "9999999999999w", "--dry-run"],
+    ] {
+      let old = try CLI.run(arguments)
+      #expect(old.status == (arguments[0] == "store" ? 0 : 2), "\(arguments): \(old.stderr)")
+      #expect(!old.stderr.contains("Fatal error") && !old.stdout.contains("before -"), "\(old.stdout)\(old.stderr)")
+    }
+    // An answer stored after this run's clock said it was retrieved `0 s ago`: fresh, where the clock is wrong.
+    #expect(StoreText.age(-604_800) == "7 days after this run's clock: is the clock or SOURCE_DATE_EPOCH behind?")
+    #expect(StoreText.age(90) == "90 s ago" && StoreText.age(604_800) == "7 days ago")
     // `6m` is no age (six minutes, or six months?): as a label it is not found, and the error says how to write one.
     let months = try CLI.run(["who-claims", url, "--store", location, "--at", "6m", "-q"])
     #expect(months.status == 2 && months.stderr.contains("an age in minutes is written 6min"), "\(months.stderr)")
