@@ -237,12 +237,15 @@ public struct UniversalLinkGuard: Sendable {
 /// - cannot be loaded (cut short, not JSON, no `apps`);
 /// - has no `sha256`, or one that is not the digest of its rules (edited, or damaged on the way);
 /// - for a guard that takes signed documents only: is not signed, or not with its key, or has its time changed;
-/// - was made before the rules in use (to go back, ``rollBack(to:allowingNoRules:now:)`` says so in so many words);
+/// - was made before the rules in use (to go back, ``rollBack(to:allowingNoRules:now:)`` says so in so many words),
+///   or in the same second with other rules;
 /// - was made more than ``allowedClockSkew`` after this device's clock, which would lock out every real update
 ///   until then;
 /// - holds no rule while the rules in use hold some, unless `allowingNoRules` says that is meant.
 ///
-/// So a failed or forged download never leaves the web view unguarded.
+/// So a failed or forged download never leaves the web view unguarded. The guard knows the newest document it took
+/// only while the app runs: keep the last one `update` took (it returned true) and give it to `update` at launch,
+/// before any download, so that an older one replayed after a relaunch is refused too.
 ///
 ///     let linkGuard = UpdatingLinkGuard(.shared)
 ///     // later, with the body of https://example.com/ipalinks-rules.json:
@@ -286,8 +289,9 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
   }
 
   /// Loads `rulesJSON` and uses it from now on. Returns false, changing nothing, when it holds the rules in use
-  /// (the same `sha256`). Throws, keeping the rules in use, for any document the type's description lists; `now` is
-  /// this device's clock.
+  /// (the same `sha256`) made no later; true when it was taken (the same rules made later too: their time is then
+  /// the one an older document must not be before), which is when an app saves it. Throws, keeping the rules in
+  /// use, for any document the type's description lists; `now` is this device's clock.
   @discardableResult
   public func update(
     rulesJSON: String, allowingNoRules: Bool = false, now: Date = Date()
@@ -344,10 +348,23 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     let inUse = guarded.stamp
-    if sha256 == inUse.sha256 { return false }
-    if !olderAllowed, let inUseMade = inUse.generatedAt.flatMap(UniversalLinkGuard.Stamp.date), madeAt < inUseMade {
+    let inUseMade = inUse.generatedAt.flatMap(UniversalLinkGuard.Stamp.date)
+    if sha256 == inUse.sha256 {
+      // The same rules made later decide the same, but what is older is now older than them: a replayed download
+      // made in between was taken over the newer document. Taken, so that an app saves it.
+      guard !olderAllowed, let inUseMade, madeAt > inUseMade else { return false }
+      guarded = next
+      return true
+    }
+    if !olderAllowed, let inUseMade, madeAt < inUseMade {
       throw refuse(
         "was made \(made), before the rules in use (\(inUse.generatedAt ?? "")); to go back to it, call rollBack(to:)")
+    }
+    // Two documents of the same second could otherwise replace each other back and forth, a replay each time.
+    if !olderAllowed, let inUseMade, madeAt == inUseMade {
+      throw refuse(
+        "was made \(made), the same second as the rules in use, and holds other rules, so which is newer cannot be "
+          + "told; publish it with a later time, or call rollBack(to:) to take it")
     }
     let rules = next.ruleCount
     let rulesInUse = guarded.ruleCount

@@ -97,9 +97,30 @@ struct UpdatingGuardTests {
     #expect(
       linkGuard.current.verdict(for: sell) == .opensApp(appID: Self.app, rule: "/applinks/details/0/components/1"))
 
-    // The same rules made later: nothing to do.
-    #expect(
-      try !linkGuard.update(rulesJSON: try Self.document(["/buy/*", "/sell/*"], at: 1_791_000_000), now: Self.later))
+    // The same rules made later: taken, as their time is now the newest, so that a replay of a document made in
+    // between is refused (it was taken, over the newer one: `/sell/` then stayed in the web view). Made earlier, or
+    // again: nothing to do.
+    let week3 = try Self.document(["/buy/*", "/sell/*"], at: 1_791_209_600)
+    #expect(try linkGuard.update(rulesJSON: week3, now: Self.later))
+    #expect(linkGuard.current.stamp.generatedAt == "2026-10-05T14:13:20Z")
+    #expect(try !linkGuard.update(rulesJSON: week3, now: Self.later))
+    #expect(try !linkGuard.update(rulesJSON: week2, now: Self.later))
+    let between = try Self.document(["/buy/*"], at: 1_791_000_000)
+    #expect {
+      try linkGuard.update(rulesJSON: between, now: Self.later)
+    } throws: { error in
+      "\(error)".contains("before the rules in use (2026-10-05T14:13:20Z)")
+    }
+    // Another document of the same second as the rules in use: which is newer cannot be told, so it is refused
+    // (two such documents replaced each other back and forth); rollBack(to:) takes it.
+    let sameSecond = try Self.document(["/buy/*", "/rent/*"], at: 1_791_209_600)
+    #expect {
+      try linkGuard.update(rulesJSON: sameSecond, now: Self.later)
+    } throws: { error in
+      "\(error)".contains("the same second as the rules in use")
+    }
+    #expect(try linkGuard.rollBack(to: sameSecond, now: Self.later))
+    #expect(try linkGuard.rollBack(to: week3, now: Self.later))
 
     for (broken, message) in [
       (String(week2.prefix(week2.count / 2)), "not valid JSON"), (#"{"generator": "x"}"#, #"no "apps""#),
