@@ -78,6 +78,35 @@ public actor RunRecorder {
     return RunRecorder(store: store, run: id)
   }
 
+  /// Why this run, started at `time`, will not read as the store's newest, or nil: the store orders its state by
+  /// time, so a run whose clock is more than a minute before an earlier run's start never replaces what that run
+  /// saw (and `refresh` would find the same change again each time), and two runs of one instant cannot be told
+  /// apart by `--at`, `diff --since` or `history`. Both come of a clock or `SOURCE_DATE_EPOCH` set behind; said,
+  /// not refused, as shards on machines whose clocks differ a little write one store too.
+  public func clockNote(at time: Date) async -> String? {
+    let started = AuditStore.timestamp(time)
+    guard
+      let rows = try? await store.sql.raw(
+        """
+        SELECT id, started_at FROM runs WHERE id < \(bind: run) AND command <> 'store import'
+        ORDER BY started_at DESC, id DESC LIMIT 1
+        """
+      ).all(),
+      let row = rows.first, let id = try? row.decode(column: "id", as: Int.self),
+      let latest = try? row.decode(column: "started_at", as: String.self),
+      let latestTime = AuditStore.date(latest)
+    else { return nil }
+    let shown = { (timestamp: String) in StoreText.minute(timestamp, seconds: true) + " UTC" }
+    if latest == started {
+      return "warning: run \(id) started at the same instant (\(shown(started))): --at, diff --since and history "
+        + "cannot tell the two apart; is SOURCE_DATE_EPOCH set to the same time for each run?"
+    }
+    guard latestTime.timeIntervalSince(time) > 60 else { return nil }
+    return "warning: this run's clock (\(shown(started))) is before the start of run \(id) (\(shown(latest))): "
+      + "the store orders its state by time, so what this run sees will not replace what that run saw; is the "
+      + "clock or SOURCE_DATE_EPOCH behind?"
+  }
+
   /// Records one input as it was inspected at `time`, with the `retrievals` its domains used (bodies included), in
   /// one transaction; nil for an inventory read back from a file, whose apps keep the files' results they were saved
   /// with.

@@ -109,6 +109,8 @@ public struct Refresh: Sendable, Encodable {
   public var problem: String?
   /// How many of those were in a transaction lost as it committed, which the store may hold after all.
   public var uncertain = 0
+  /// Why this run will not read as the store's newest (``RunRecorder/clockNote(at:)``), when it will not.
+  public var clockNote: String?
   /// Every host, in the order the store's apps claim them.
   public var hosts: [Host]
 
@@ -161,6 +163,7 @@ extension AuditStore {
     var refresh = Refresh(
       run: recorder.run, startedAt: AuditStore.timestamp(started),
       appCount: Set(claimants.values.joined().map(\.key)).count, hosts: [])
+    refresh.clockNote = await recorder.clockNote(at: started)
     refresh.watched = assumed.count
     // Ctrl-C ends the command where it is: what the store holds is said with how many hosts were done.
     let recorded = NIOLockedValueBox(0)
@@ -518,6 +521,7 @@ extension AuditStore {
     }
     console.end()
     guard let refresh else { return (nil, 2) }
+    if let note = refresh.clockNote { warn(note) }
     let text = StoreText.refresh(refresh, format: format, style: style)
     if let problem = refresh.problem {
       let missing = refresh.count(.notRecorded)

@@ -334,8 +334,10 @@ public final class RecordingRun: Sendable {
       return RecordingRun(nil, location: location, warn: warn)
     }
     do {
+      let started = AuditStore.now
       let recorder = try await RunRecorder.begin(
-        store, command: command, arguments: arguments, label: label, shard: shard)
+        store, command: command, arguments: arguments, label: label, shard: shard, at: started)
+      if let note = await recorder.clockNote(at: started) { warn(note) }
       let naming = [label, shard.map { "shard \($0)" }].compactMap { $0 }.joined(separator: ", ")
       return RecordingRun(recorder, location: location, naming: naming.isEmpty ? nil : naming, warn: warn)
     } catch {

@@ -108,6 +108,37 @@ import Testing
   /// A file the store hashed is not read again while it is as it was (the digest given back here is one no file
   /// has, so only the store can have said it); written again, even with the same bytes, it is read and hashed. A
   /// file that changed within the settling time is hashed but not remembered.
+  /// The store orders its state by time: a run whose clock is behind an earlier run's start never replaces what that
+  /// run saw, and two runs of one instant cannot be told apart by `--at`. Neither was said: `refresh` then found the
+  /// same change on every run, and `--at` the first of two runs gave the second's state. Both are said now.
+  @Test func aRunWhoseClockIsBehindOrTheSameSaysSo() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-clock-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("s.db").path
+    func inspect(at epoch: String) throws -> CLI.Result {
+      try CLI.run(
+        ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "--store", store, "--format", "jsonl"],
+        environment: ["SOURCE_DATE_EPOCH": epoch])
+    }
+    let first = try inspect(at: "1795683600")
+    #expect(first.status == 0 && !first.stderr.contains("warning"), "\(first.stderr)")
+    let behind = try inspect(at: "1795078800")
+    #expect(
+      behind.stderr.contains(
+        "warning: this run's clock (2026-11-19 09:00:00 UTC) is before the start of run 1 (2026-11-26 09:00:00 UTC)"),
+      "\(behind.stderr)")
+    let same = try inspect(at: "1795683600")
+    #expect(
+      same.stderr.contains("warning: run 1 started at the same instant (2026-11-26 09:00:00 UTC)"), "\(same.stderr)")
+    let refresh = try CLI.run(
+      ["refresh", "--store", store, "--aasa-dir", CLI.sample("aasa")], environment: ["SOURCE_DATE_EPOCH": "1795078800"])
+    #expect(refresh.stderr.contains("is before the start of run 3"), "\(refresh.stderr)")
+    // A minute behind is a clock that differs a little, as shards on several machines have: nothing is said.
+    let close = try inspect(at: "1795683570")
+    #expect(!close.stderr.contains("warning"), "\(close.stderr)")
+  }
+
   /// `store runs` and `history`'s tables cut their shrinking columns to fit; on a terminal narrower than their
   /// headings, each row becomes a block of heading and value lines, an empty value left out, every line within it.
   @Test func aTableWiderThanTheTerminalIsShownARowAtATime() {
