@@ -16,7 +16,9 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
 
   /// Parses what the user wrote; anything that is not a date, a time or (when `allowingAge`) an age is a label.
   public init(parsing text: String, allowingAge: Bool = false) {
-    if let day = Self.dayFormatter.date(from: text), text.count == 10 {
+    // `YYYY-MM-DD` exactly: the formatter alone took `2026/11/19` and `2026-1-019`.
+    let digits = text.utf8.enumerated().allSatisfy { i, c in i == 4 || i == 7 ? c == UInt8(ascii: "-") : c &- 48 < 10 }
+    if text.utf8.count == 10, digits, let day = Self.dayFormatter.date(from: text) {
       self = .day(day)
     } else if let instant = Self.instant(text) {
       self = .instant(instant)

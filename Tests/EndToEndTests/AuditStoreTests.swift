@@ -960,6 +960,18 @@ import Testing
       #expect(time.description == written.trimmingCharacters(in: ["-"]), "\(time)")
       guard case .ago = time else { Issue.record("\(written) is not an age"); continue }
     }
+    // A date is YYYY-MM-DD exactly; other spellings are labels (`2026/11/19` and `2026-1-019` were read as dates).
+    for written in ["2026/11/19", "2026-1-019", "2026-11-1 ", "２０２６-11-19"] {
+      guard case .label = StoreTime(parsing: written, allowingAge: true) else {
+        Issue.record("\(written) is read as a time")
+        continue
+      }
+    }
+    let isDay = { (time: StoreTime) -> Bool in
+      if case .day = time { return true }
+      return false
+    }
+    #expect(isDay(StoreTime(parsing: "2026-11-19", allowingAge: true)))
     // An age past any store is 1,000 years, and said as no app then: `99999999999999999d` trapped (exit 132) turning
     // into a time, in every reader.
     if case .ago(let age, _) = StoreTime(parsing: "99999999999999999d", allowingAge: true) {
