@@ -126,6 +126,11 @@ public struct UniversalLinkGuard: Sendable {
   /// How many rules the guard holds, over every app and entry.
   public var ruleCount: Int { table.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.program.rules.count } } }
 
+  /// How many of them can open an app (not exclusions): with none, the guard keeps every link in the web view.
+  public var openingRuleCount: Int {
+    table.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.program.rules.filter { !$0.exclude }.count } }
+  }
+
   /// Why a rules document cannot be loaded: one line saying where it goes wrong.
   public struct LoadError: Error, Sendable, CustomStringConvertible {
     /// The message.
@@ -241,7 +246,8 @@ public struct UniversalLinkGuard: Sendable {
 ///   or in the same second with other rules;
 /// - was made more than ``allowedClockSkew`` after this device's clock, which would lock out every real update
 ///   until then;
-/// - holds no rule while the rules in use hold some, unless `allowingNoRules` says that is meant.
+/// - holds no rule that opens an app (none, or only exclusions) while the rules in use hold some, unless
+///   `allowingNoRules` says that is meant.
 ///
 /// So a failed or forged download never leaves the web view unguarded. The guard knows the newest document it took
 /// only while the app runs: keep the last one `update` took (it returned true) and give it to `update` at launch,
@@ -314,7 +320,10 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     func refuse(_ reason: String) -> UniversalLinkGuard.LoadError {
       UniversalLinkGuard.LoadError(description: "the rules document " + reason + "; kept the rules in use")
     }
-    var next = try UniversalLinkGuard(rulesJSON: rulesJSON)
+    var next: UniversalLinkGuard
+    do { next = try UniversalLinkGuard(rulesJSON: rulesJSON) } catch {
+      throw UniversalLinkGuard.LoadError(description: "\(error); kept the rules in use")
+    }
     guard let sha256 = next.stamp.sha256 else { throw refuse("has no sha256 to check its rules against") }
     guard next.stamp.matches(rulesJSON) else { throw refuse("does not match its sha256 (\(sha256))") }
     if let verifySignature {
@@ -366,11 +375,13 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         "was made \(made), the same second as the rules in use, and holds other rules, so which is newer cannot be "
           + "told; publish it with a later time, or call rollBack(to:) to take it")
     }
-    let rules = next.ruleCount
-    let rulesInUse = guarded.ruleCount
-    if rules == 0 && rulesInUse > 0 && !allowingNoRules {
+    // A document whose rules only exclude opens no app either: it would switch the guard off as an empty one does.
+    let (rules, opening) = (next.ruleCount, next.openingRuleCount)
+    let openingInUse = guarded.openingRuleCount
+    if opening == 0 && openingInUse > 0 && !allowingNoRules {
       throw refuse(
-        "holds no rule, and the rules in use hold \(rulesInUse); pass allowingNoRules: true if that is meant")
+        (rules == 0 ? "holds no rule" : "holds no rule that opens an app (its \(rules) only exclude)")
+          + ", and the rules in use hold \(openingInUse) that do; pass allowingNoRules: true if that is meant")
     }
     guarded = next
     return true

@@ -129,7 +129,7 @@ struct UpdatingGuardTests {
       #expect {
         try linkGuard.update(rulesJSON: broken, now: Self.later)
       } throws: { error in
-        "\(error)".contains(message)
+        "\(error)".contains(message) && "\(error)".contains("kept the rules in use")
       }
       // The rules in use stay.
       #expect(
@@ -167,6 +167,27 @@ struct UpdatingGuardTests {
       }
       #expect(linkGuard.current.verdict(for: sell) == opens, "after \(message)")
     }
+    // A document whose only rule excludes opens no app, as an empty one: it was taken, and every link then stayed.
+    let components = #"[{"/": "*", "exclude": true}]"#
+    let excluding = try RulesDocumentTests.blocklist([
+      (
+        Self.app, "alpha.example", false,
+        #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": "#
+          + components + "}]}}"
+      )
+    ])
+    let onlyExcludes = try #require(
+      BlocklistOutput(
+        excluding, format: .rules, maxRules: 100, generator: "ipalinks test",
+        at: Date(timeIntervalSince1970: 1_791_209_600)
+      ).files.first
+    ).text
+    #expect {
+      try linkGuard.update(rulesJSON: onlyExcludes, now: Self.later)
+    } throws: { error in
+      "\(error)".contains("holds no rule that opens an app (its 1 only exclude)")
+    }
+    #expect(linkGuard.current.verdict(for: sell) == opens)
     // Within the allowed skew, a document from a clock a little ahead is taken.
     let ahead = try Self.document(["/buy/*", "/sell/*", "/lease/*"], at: 1_800_000_200)
     #expect(try linkGuard.update(rulesJSON: ahead, now: Self.later))
