@@ -134,6 +134,10 @@ import Testing
     let blocked = try CLI.run(["blocklist"] + offline + ["-f", "domains"])
     #expect(blocked.status == 1 && blocked.stdout == "*.example.com\nshop.example.com\n", "\(blocked.stdout)")
     #expect(blocked.stderr.contains("every URL of the host is blocked instead"), "\(blocked.stderr)")
+    #expect(
+      blocked.stderr.contains(
+        "2 domains blocked whole, as their AASA files are unknown: read the files with --aasa-dir DIR, or from the "
+          + "cache with --offline, for their own rules"), "\(blocked.stderr)")
     let result = try CLI.run(["blocklist", "--uncovered", "skip"] + offline)
     #expect(result.status == 2 && result.stdout.isEmpty)
     #expect(result.stderr.contains("uncovered: ST0REAPP42.com.example.store shop.example.com"))

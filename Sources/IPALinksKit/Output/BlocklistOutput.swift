@@ -302,10 +302,14 @@ public struct BlocklistOutput: Sendable {
   /// The domains left out because their files are unknown.
   public var uncovered: Int { notes.filter { $0.kind == .uncovered }.count }
 
-  /// What to say after the notes when domains were left out of the list: how many, and the ways on. Nil when none
-  /// was, or when their hosts were blocked whole instead.
+  /// What to say after the notes when domains' files are unknown: how many were left out of the list, or blocked
+  /// whole (more than iOS may open), and the ways on. Nil when none was.
   public func leftOut(_ policy: UncoveredDomains) -> String? {
-    guard uncovered > 0, policy == .skip else { return nil }
+    guard uncovered > 0 else { return nil }
+    if policy == .block {
+      return "\(TerminalText.count(uncovered, "domain")) blocked whole, as their AASA files are unknown: read the "
+        + "files with --aasa-dir DIR, or from the cache with --offline, for their own rules"
+    }
     return "\(TerminalText.count(uncovered, "domain")) left out of the list, as their AASA files are unknown: read "
       + "the files with --aasa-dir DIR, or from the cache with --offline, or block their hosts whole with "
       + "--uncovered block"
