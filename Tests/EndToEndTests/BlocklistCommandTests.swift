@@ -507,7 +507,16 @@ import Testing
     _ = try CLI.run(
       ["openssl", "genpkey", "-algorithm", "ed25519", "-out", otherKey],
       executable: URL(fileURLWithPath: "/usr/bin/env"))
+    // An unsigned list over a signed one (a job whose key went missing) is refused, the signed file left as it was:
+    // it was replaced, exit 0, and every app that takes signed lists only then refused it. Removed first, it is
+    // written.
+    let signed = try String(contentsOfFile: output, encoding: .utf8)
+    let unsigned = try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "-o", output])
+    #expect(unsigned.status == 2, "\(unsigned.stderr)")
+    #expect(unsigned.stderr.contains("holds a signed list and this one is not signed"), "\(unsigned.stderr)")
+    #expect(try String(contentsOfFile: output, encoding: .utf8) == signed)
     for signing in [["--sign", otherKey], []] {
+      if signing.isEmpty { try FileManager.default.removeItem(atPath: output) }
       #expect(try CLI.run(["blocklist"] + Self.inputs + ["-f", "rules", "-o", output] + signing).status == 0)
       let remade = try CLI.run(
         ["blocklist"] + Self.inputs + ["-f", "rules", "--sign", key, "-o", output, "--if-changed"],

@@ -178,6 +178,14 @@ public struct BlocklistOutput: Sendable {
         description: "\(TerminalText.escape(output)) is not a file, and the rules need \(files.count) lists of at "
           + "most \(maxRules) rules; give -o FILE to write them all")
     }
+    // An unsigned list over a signed one (a job whose key went missing): every app that takes signed documents only
+    // refuses it and keeps rules that grow older, while the job said it published. Left as it was.
+    if files.allSatisfy({ $0.stamp?.signature == nil }), Self.holdsSignedList(output) {
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(output)) holds a signed list and this one is not signed, which apps that "
+          + "take signed lists only would refuse; give --sign KEY (or remove the file to publish unsigned lists); it "
+          + "is left as it was")
+    }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
     let stale = staleLists(beside: output)
     if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0, verify: verify) }) {
@@ -191,6 +199,16 @@ public struct BlocklistOutput: Sendable {
           + "longer need: \(String(cString: strerror(errno)))")
     }
     return stale
+  }
+
+  /// Whether the regular file at `path` is a list `blocklist --sign` wrote: its stamp holds a signature.
+  static func holdsSignedList(_ path: String) -> Bool {
+    guard let handle = OutputFile.existingFile(path) else { return false }
+    defer { try? handle.close() }
+    // A list's stamp is in its first or last bytes; a signature is the same 88 characters in either spelling.
+    guard let data = try? handle.readToEnd() else { return false }
+    return String(decoding: data, as: UTF8.self).range(
+      of: #""signature" ?: ?"[A-Za-z0-9+/=]{80,}""#, options: .regularExpression) != nil
   }
 
   /// The WebKit lists numbered past these files' (`rules-3.json` when the rules need two), one after another, that
