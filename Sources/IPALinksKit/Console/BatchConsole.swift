@@ -62,8 +62,15 @@ public final class BatchConsole: @unchecked Sendable {
   /// holds), then exits 130.
   private func watchInterrupts() {
     interrupt = InterruptWatch(newLine: false) { [self] in
+      // The console's lock before the output's, the order every job takes them in (its report is written under the
+      // console's lock): taken the other way round, Ctrl-C held the output's lock and waited on the console's while a
+      // job held that and waited on the output's, and the process hung (seen in `ctrlCClearsTheBarAndCounts…`). A
+      // second at most, as for the output's: a job stuck writing to a reader that stopped reading must not keep
+      // Ctrl-C from ending the process.
+      let held = lock.lock(before: Date().addingTimeInterval(1))
+      defer { if held { lock.unlock() } }
       Terminal.closeOnInterrupt()
-      locked {
+      do {
         interrupted = true
         // The bar's line (drawn, or erased for a line and not yet redrawn) holds the `^C` the terminal echoed, as
         // the bar leaves room for it: clearing the line takes both. Without a bar, the summary goes on a line of
