@@ -83,7 +83,7 @@ public struct BlocklistOutput: Sendable {
       var expected = text.replacingCharacters(in: mine, with: then)
       if let signature = stamp.signature {
         // The signature covers the time, so the file's is checked rather than compared.
-        let pattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
+        let pattern = BlocklistOutput.signaturePattern
         guard let verify, let signed = stamp.signed, let found = disk.range(of: pattern, options: .regularExpression),
           let value = disk[found].split(separator: "\"").last, let bytes = Data(base64Encoded: String(value)),
           let ours = expected.range(of: signature)
@@ -201,14 +201,15 @@ public struct BlocklistOutput: Sendable {
     return stale
   }
 
+  /// A signed list's stamp: its `signature` key and base64 value, in the JSON and the guards alike.
+  static let signaturePattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
+
   /// Whether the regular file at `path` is a list `blocklist --sign` wrote: its stamp holds a signature.
   static func holdsSignedList(_ path: String) -> Bool {
     guard let handle = OutputFile.existingFile(path) else { return false }
     defer { try? handle.close() }
-    // A list's stamp is in its first or last bytes; a signature is the same 88 characters in either spelling.
     guard let data = try? handle.readToEnd() else { return false }
-    return String(decoding: data, as: UTF8.self).range(
-      of: #""signature" ?: ?"[A-Za-z0-9+/=]{80,}""#, options: .regularExpression) != nil
+    return String(decoding: data, as: UTF8.self).range(of: signaturePattern, options: .regularExpression) != nil
   }
 
   /// The WebKit lists numbered past these files' (`rules-3.json` when the rules need two), one after another, that
