@@ -152,7 +152,12 @@ extension AuditStore {
         }
       }
       var end = try await ended("r.label = \(bind: label)")
-      if end == nil, let number, number > 0 { end = try await ended("r.id = \(bind: number)") }
+      var (which, name): (SQLQueryString, String) = ("r.label = \(bind: label)", label)
+      if end == nil, let number, number > 0 {
+        end = try await ended("r.id = \(bind: number)")
+        (which, name) = ("r.id = \(bind: number)", "run \(number)")
+      }
+      if let ended = end { try await refuseSharedInstant(ended, of: which, named: name) }
       guard let ended = end, let date = Self.date(ended) else {
         let labels = (try? await runs())?.compactMap(\.label) ?? []
         var seen = Set<String>()
@@ -167,6 +172,33 @@ extension AuditStore {
       }
       return date
     }
+  }
+
+  /// Refuses a run named by `label` (the runs `which` selects) whose end, `ended`, is also when a later run recorded
+  /// something: the state is ordered by time, so the state "after this run" would hold that run's observations too
+  /// (`--at` gave the later run's apps, `diff --since` said nothing changed). Runs of one instant come of a clock or
+  /// `SOURCE_DATE_EPOCH` held still, and `inspect --store` and `refresh` warned of them when they ran.
+  private func refuseSharedInstant(_ ended: String, of which: SQLQueryString, named label: String) async throws(Failure)
+  {
+    let other = try await failing("cannot read the runs") {
+      try await sql.raw(
+        """
+        SELECT o.id, o.label FROM runs o WHERE o.id > (SELECT MAX(r.id) FROM runs r WHERE \(which))
+          AND (EXISTS (SELECT 1 FROM inputs i WHERE i.run_id = o.id AND i.observed_at = \(bind: ended))
+            OR EXISTS (SELECT 1 FROM retrievals t WHERE t.run_id = o.id AND t.retrieved_at = \(bind: ended))
+            OR EXISTS (SELECT 1 FROM watched_hosts w WHERE w.run_id = o.id AND w.added_at = \(bind: ended)))
+        ORDER BY o.id LIMIT 1
+        """
+      ).first()
+    }
+    guard let other else { return }
+    let id = (try? other.decode(column: "id", as: Int.self)) ?? 0
+    let otherLabel = (try? other.decode(column: "label", as: String?.self)) ?? nil
+    throw Failure(
+      description: "\(location): the state after \(label) cannot be shown: run \(id)"
+        + (otherLabel.map { " (\($0))" } ?? "") + " recorded at the instant \(label) ended, "
+        + "\(StoreText.minute(ended, seconds: true)) UTC, and the store orders its state by time (a clock or "
+        + "SOURCE_DATE_EPOCH held still stamped both)")
   }
 
   /// When the store last recorded anything: the end of its latest run (its last input, for a run that did not

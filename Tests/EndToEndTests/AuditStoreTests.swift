@@ -139,6 +139,42 @@ import Testing
     #expect(!close.stderr.contains("warning"), "\(close.stderr)")
   }
 
+  /// Two runs of one instant cannot be told apart by a state ordered by time: the state after the first is refused,
+  /// by label and by number, where it gave the second run's app (`--at`) and "No differences." (`diff --since`); the
+  /// state after the second, which holds both, is read.
+  @Test(arguments: Backend.usable) func theStateAfterARunSharingItsInstantWithALaterOneIsRefused(_ backend: Backend)
+    async throws
+  {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let shown = try StoreLocation(location).description
+    for (ipa, label) in [("Store.ipa", "first"), ("Fat.ipa", "second")] {
+      let run = try CLI.run(
+        [
+          "inspect", CLI.sample(ipa), "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", label,
+          "--format", "jsonl",
+        ], environment: ["SOURCE_DATE_EPOCH": "1795683600"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let refusal =
+      "ipalinks: \(shown): the state after first cannot be shown: run 2 (second) recorded at the instant first "
+      + "ended, 2026-11-26 09:00:00 UTC, and the store orders its state by time (a clock or SOURCE_DATE_EPOCH held "
+      + "still stamped both)\n"
+    for arguments in [
+      ["who-claims", "fat.example.com", "--at", "first"], ["diff", "--since", "first"],
+      ["history", "--app", "com.example.fat", "--at", "first"], ["blocklist", "--format", "domains", "--at", "first"],
+    ] {
+      let read = try CLI.run(arguments + ["--store", location])
+      // (`blocklist` adds that it made no list.)
+      #expect(read.status == 2 && read.stdout.isEmpty && read.stderr.hasPrefix(refusal), "\(arguments): \(read.stderr)")
+    }
+    let byNumber = try CLI.run(["who-claims", "fat.example.com", "--at", "1", "--store", location])
+    #expect(byNumber.status == 2 && byNumber.stderr.contains("the state after run 1 cannot be shown"))
+    let after = try CLI.run(["who-claims", "fat.example.com", "--at", "second", "--store", location])
+    #expect(after.status == 0 && after.stdout.contains("Fat Binary"), "\(after.stderr)")
+  }
+
   /// `store runs` and `history`'s tables cut their shrinking columns to fit; on a terminal narrower than their
   /// headings, each row becomes a block of heading and value lines, an empty value left out, every line within it.
   @Test func aTableWiderThanTheTerminalIsShownARowAtATime() {
