@@ -187,6 +187,26 @@ extension AuditStore {
     }
   }
 
+  /// Of the latest state's files (each host's last that settled what its file is, else its last retrieval), how
+  /// many were retrieved before `cutoff`, and the oldest's host and time; nil when none was.
+  func oldFiles(before cutoff: Date) async throws -> (count: Int, host: String, at: Date)? {
+    let rows = try await sql.raw(
+      """
+      SELECT host, COALESCE(MAX(CASE WHEN definite = 1 THEN retrieved_at END), MAX(retrieved_at)) AS used
+      FROM latest_retrievals GROUP BY host, developer_mode
+      """
+    ).all()
+    let cutoff = AuditStore.timestamp(cutoff)
+    var old: [(host: String, at: String)] = []
+    for row in rows {
+      let used = try row.decode(column: "used", as: String.self)
+      if used < cutoff { old.append((try row.decode(column: "host", as: String.self), used)) }
+    }
+    guard let oldest = old.min(by: { ($0.at, $0.host) < ($1.at, $1.host) }), let at = AuditStore.date(oldest.at)
+    else { return nil }
+    return (Set(old.map(\.host)).count, oldest.host, at)
+  }
+
   /// Whether the store holds an app observed at `time` or before (at all, when nil).
   func holdsApps(at time: Date?) async throws -> Bool {
     let at = AuditStore.timestamp(time ?? .distantFuture)

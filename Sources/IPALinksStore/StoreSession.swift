@@ -647,21 +647,35 @@ extension AuditStore {
   /// The state `at` names (the latest when nil) of the store at `location`, as the commands that take `--store`
   /// as an input read it; nil, after telling `warn` why, is a store that cannot be read or holds no app (then).
   /// With `about` (a `who-claims` query: a host, a wildcard or a URL), only the apps that question needs.
+  /// With `filesOlderThan` and no `at`, `note` is also told how many of the latest state's AASA files were retrieved
+  /// longer ago than that, and the oldest: a list made from them is only as current as they are.
   public static func state(
-    _ location: StoreLocation, at: StoreTime?, about query: String? = nil, warn: (String) -> Void
+    _ location: StoreLocation, at: StoreTime?, about query: String? = nil, filesOlderThan: TimeInterval? = nil,
+    note: (String) -> Void = { _ in }, warn: (String) -> Void
   ) async -> [InspectionReport]? {
     let host = query.flatMap(HostClaims.host(ofQuery:))
+    let now = AuditStore.now
     let state = await reading(location, warn: warn) { store in
       let time = try await store.instant(at, day: .end)
       let reports = try await store.latestReports(at: time, about: host)
       // No app on the host is an answer; no app at all is not.
       let holds = reports.isEmpty ? try await store.holdsApps(at: time) : true
+      var old: (count: Int, host: String, at: Date)?
+      if at == nil, let limit = filesOlderThan { old = try await store.oldFiles(before: now - limit) }
       return (
         reports, holds, holds || at == nil ? nil : try await store.firstAppObserved(),
-        try await store.unfinishedLatestRun(at: time)
+        try await store.unfinishedLatestRun(at: time), old
       )
     }
     unfinished(state?.3, location: location, then: at != nil, warn: warn)
+    if let old = state?.4, let limit = filesOlderThan {
+      let one = old.count == 1
+      note(
+        (one ? "1 host's AASA file was" : "\(old.count) hosts' AASA files were") + " last retrieved into the store "
+          + "more than \(StoreText.age(Int(limit)).dropLast(4)) ago (\(one ? "" : "the oldest, ")"
+          + "\(TerminalText.escape(old.host))'s, \(StoreText.age(Int(now.timeIntervalSince(old.at))))): "
+          + "ipalinks refresh retrieves \(one ? "it" : "them") again")
+    }
     guard let state, state.1 else {
       if let state { warn("\(location): no app in the store" + (at.map { " at \($0)" } ?? "") + before(state.2)) }
       return nil
@@ -674,11 +688,12 @@ extension AuditStore {
   /// state's, and one both reads meet (a store that cannot be opened) is told once. `told` is every line told.
   public static func state(
     _ location: StoreLocation, at: StoreTime?, about query: String? = nil, withChanges: Bool,
-    since: StoreTime? = nil, warn: (String) -> Void
+    since: StoreTime? = nil, filesOlderThan: TimeInterval? = nil, note: (String) -> Void = { _ in },
+    warn: (String) -> Void
   ) async -> (state: [InspectionReport]?, changes: RunChanges?, told: [String]) {
     async let changed = withChanges ? changes(location, at: at, since: since) : nil
     var told: [String] = []
-    let state = await state(location, at: at, about: query) {
+    let state = await state(location, at: at, about: query, filesOlderThan: filesOlderThan, note: note) {
       told.append($0)
       warn($0)
     }

@@ -175,6 +175,33 @@ import Testing
     #expect(after.status == 0 && after.stdout.contains("Fat Binary"), "\(after.stderr)")
   }
 
+  /// A list made from the store says how many of its files are more than a week old, and the oldest: a list is as
+  /// current as they are. Not for files of six days, not with `-q`, not for the state `--at` a time.
+  @Test func aListFromTheStoreSaysItsFilesAreOld() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-age-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("s.db").path
+    let recorded = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "--store", store, "--format", "jsonl"],
+      environment: ["SOURCE_DATE_EPOCH": "1795078800"])
+    #expect(recorded.status == 0, "\(recorded.stderr)")
+    func blocklist(after days: Int, _ more: [String] = []) throws -> CLI.Result {
+      try CLI.run(
+        ["blocklist", "--store", store, "--format", "domains"] + more,
+        environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + days * 86_400)])
+    }
+    let old = try blocklist(after: 8)
+    #expect(old.status == 0 && old.stdout == "*.example.com\nshop.example.com\n", "\(old.stderr)")
+    #expect(
+      old.stderr.contains(
+        "ipalinks: 3 hosts' AASA files were last retrieved into the store more than 7 days ago (the oldest, "
+          + "dev.example.com's, 8 days ago): ipalinks refresh retrieves them again\n"), "\(old.stderr)")
+    for quiet in [try blocklist(after: 6), try blocklist(after: 8, ["-q"]), try blocklist(after: 8, ["--at", "1"])] {
+      #expect(quiet.status == 0 && !quiet.stderr.contains("last retrieved"), "\(quiet.stderr)")
+    }
+  }
+
   /// `store runs` and `history`'s tables cut their shrinking columns to fit; on a terminal narrower than their
   /// headings, each row becomes a block of heading and value lines, an empty value left out, every line within it.
   @Test func aTableWiderThanTheTerminalIsShownARowAtATime() {

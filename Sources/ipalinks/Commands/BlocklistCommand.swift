@@ -122,8 +122,10 @@ struct BlocklistCommand: StatusCommand {
     let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
     guard OutputFile.canWrite([output, report]) else { return 2 }
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
+    // A list is as current as the files it is made from: the store's older than a week are said.
     let loaded = try await audit.load(
-      inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed, fetch: fetch)
+      inputs, inventories: inventories, hosts: (host, hosts), store: store, order: .asNamed,
+      filesOlderThan: 7 * 86_400, fetch: fetch)
     guard BlocklistOutput.canMake(from: loaded, uncovered: uncovered, output: output) else { return 2 }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
     let out = BlocklistOutput(

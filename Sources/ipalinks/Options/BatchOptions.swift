@@ -38,11 +38,11 @@ struct BatchOptions: ParsableArguments {
   }
 
   /// The library's ``LoadedInventory`` with these options, under their ``BatchConsole``, and the latest state of
-  /// the `store` when one is given.
+  /// the `store` when one is given (saying how many of its files are older than `filesOlderThan`, when given).
   func load(
     _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
     store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false, since: StoreTime? = nil,
-    order: LoadedInventory.Order = .byInput,
+    order: LoadedInventory.Order = .byInput, filesOlderThan: TimeInterval? = nil,
     fetch: FetchOptions
   ) async throws -> LoadedInventory {
     let readers = [("an input", paths), ("--inventory", inventories), ("--hosts", hosts.files)]
@@ -56,7 +56,8 @@ struct BatchOptions: ParsableArguments {
     // The store's latest state is one more input; one it cannot read is trouble, as a file would be.
     if let store, let location = try store.location(besideInputs: !(paths + inventories + listed).isEmpty) {
       let read = await AuditStore.state(
-        location, at: store.at, about: about, withChanges: changes, since: since, warn: console.problem)
+        location, at: store.at, about: about, withChanges: changes, since: since, filesOlderThan: filesOlderThan,
+        note: console.say, warn: console.problem)
       loaded.add(read.state, told: read.told)
       // Its inputs not read wholly are told as a saved inventory's are, as their inspection told them.
       read.state?.compactMap(InspectReporter.problemLine).forEach(console.problem)
