@@ -365,15 +365,15 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
       guarded = next
       return true
     }
-    if !olderAllowed, let inUseMade, madeAt < inUseMade {
+    // Of the same second too: two such documents could otherwise replace each other back and forth, a replay each
+    // time.
+    if !olderAllowed, let inUseMade, madeAt <= inUseMade {
       throw refuse(
-        "was made \(made), before the rules in use (\(inUse.generatedAt ?? "")); to go back to it, call rollBack(to:)")
-    }
-    // Two documents of the same second could otherwise replace each other back and forth, a replay each time.
-    if !olderAllowed, let inUseMade, madeAt == inUseMade {
-      throw refuse(
-        "was made \(made), the same second as the rules in use, and holds other rules, so which is newer cannot be "
-          + "told; publish it with a later time, or call rollBack(to:) to take it")
+        madeAt < inUseMade
+          ? "was made \(made), before the rules in use (\(inUse.generatedAt ?? "")); to go back to it, call "
+            + "rollBack(to:)"
+          : "was made \(made), the same second as the rules in use, and holds other rules, so which is newer cannot "
+            + "be told; publish it with a later time, or call rollBack(to:) to take it")
     }
     // A document whose rules only exclude opens no app either: it would switch the guard off as an empty one does.
     let (rules, opening) = (next.ruleCount, next.openingRuleCount)
