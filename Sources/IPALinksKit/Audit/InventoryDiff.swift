@@ -80,7 +80,8 @@ public struct InventoryDiff: Sendable, Encodable {
   public struct BundleChange: Sendable, Encodable {
     /// `added`: only in the new inventory; `removed`: only in the old; `changed`: in both, with differences.
     public enum Change: String, Sendable, Encodable { case added, removed, changed }
-    /// The bundle id; bundles without one are paired by path.
+    /// The bundle id; bundles without one are paired by path. Two apps of one bundle id (under two teams, say) are
+    /// each a change of their own under it.
     public var key: String
     /// Whether the bundle was added, removed or changed. An added or removed bundle lists what it brings or takes:
     /// its domains and schemes.
@@ -197,27 +198,31 @@ public struct InventoryDiff: Sendable, Encodable {
   /// Compares `old` with `new`. Bundles are paired by bundle id (else by path inside the app); `urls` are decided
   /// on each side with the same matcher as `ipalinks match`, over every app of that side.
   public init(old: ClaimsIndex, new: ClaimsIndex, urls: [String] = []) {
-    let oldBundles = Self.keyed(old)
-    let newBundles = Self.keyed(new)
     var changes: [BundleChange] = []
-    for (key, entry) in oldBundles where newBundles.index(forKey: key) == nil {
-      var change = BundleChange(key: key, change: .removed, old: Self.identity(entry), new: nil)
-      change.domainsRemoved = Self.entries(entry.bundle)
-      change.schemesRemoved = entry.bundle.urlSchemes
-      changes.append(change)
-    }
-    for (key, entry) in newBundles {
-      guard let before = oldBundles[key] else {
+    for (key, old, new) in Self.paired(Self.keyed(old), Self.keyed(new)) {
+      switch (old, new) {
+      case (let entry?, nil):
+        var change = BundleChange(key: key, change: .removed, old: Self.identity(entry), new: nil)
+        change.domainsRemoved = Self.entries(entry.bundle)
+        change.schemesRemoved = entry.bundle.urlSchemes
+        changes.append(change)
+      case (nil, let entry?):
         var change = BundleChange(key: key, change: .added, old: nil, new: Self.identity(entry))
         change.domainsAdded = Self.entries(entry.bundle)
         change.schemesAdded = entry.bundle.urlSchemes
         changes.append(change)
-        continue
+      case (let before?, let entry?):
+        let change = Self.compare(key: key, before, entry)
+        if !change.isEmpty { changes.append(change) }
+      case (nil, nil): break
       }
-      let change = Self.compare(key: key, before, entry)
-      if !change.isEmpty { changes.append(change) }
     }
-    bundles = changes.sorted { ($0.key, $0.change.rawValue) < ($1.key, $1.change.rawValue) }
+    // Two changes of one key and kind (two apps of one bundle id) in the order of their inputs, apps and paths.
+    let order = { (c: BundleChange) in
+      let who = c.new ?? c.old
+      return [c.key, c.change.rawValue, who?.input ?? "", who?.appId ?? "", who?.path ?? ""]
+    }
+    bundles = changes.sorted { order($0).lexicographicallyPrecedes(order($1)) }
     let (oldTable, newTable) = (old.table(), new.table())
     verdicts = urls.compactMap { url in
       let (a, b) = (BlocklistVerdict(oldTable.decide(url)), BlocklistVerdict(newTable.decide(url)))
@@ -233,12 +238,44 @@ public struct InventoryDiff: Sendable, Encodable {
 
   typealias Located = (input: String, bundle: BundleReport)
 
-  /// Bundles by key; the first of duplicates wins, so a saved batch with the same app twice still compares.
-  static func keyed(_ claims: ClaimsIndex) -> [String: Located] {
-    var out: [String: Located] = [:]
+  /// Bundles by key, each key's in the order of the inputs.
+  static func keyed(_ claims: ClaimsIndex) -> [String: [Located]] {
+    var out: [String: [Located]] = [:]
     for app in claims.apps {
       let key = app.bundle.identifier ?? "path:" + innerPath(app.bundle.path)
-      if out[key] == nil { out[key] = (claims.inputs[app.input].path, app.bundle) }
+      out[key, default: []].append((claims.inputs[app.input].path, app.bundle))
+    }
+    return out
+  }
+
+  /// The sides' bundles in pairs under their key, a side nil where the other has a bundle it has not. A key with
+  /// one bundle on each side pairs them, as a new build of the app. A key with more on either side (two apps of one
+  /// bundle ID under different teams, or one app twice) pairs those of the same app ID and path first, then one
+  /// left on each side; each bundle left over is added or removed, so that none is dropped unseen (the first of
+  /// them alone was compared, and a second app that claimed another domain read as no difference).
+  static func paired(_ old: [String: [Located]], _ new: [String: [Located]]) -> [(String, Located?, Located?)] {
+    var out: [(String, Located?, Located?)] = []
+    for key in Set(old.keys).union(new.keys) {
+      var (left, right) = (old[key] ?? [], new[key] ?? [])
+      if left.count > 1 || right.count > 1 {
+        var index = 0
+        while index < left.count {
+          let a = left[index]
+          if let match = right.firstIndex(where: {
+            $0.bundle.appId == a.bundle.appId && $0.bundle.path == a.bundle.path
+          }) {
+            out.append((key, a, right.remove(at: match)))
+            left.remove(at: index)
+          } else {
+            index += 1
+          }
+        }
+      }
+      if left.count == 1 && right.count == 1 {
+        out.append((key, left[0], right[0]))
+      } else {
+        out += left.map { (key, $0, nil) } + right.map { (key, nil, $0) }
+      }
     }
     return out
   }

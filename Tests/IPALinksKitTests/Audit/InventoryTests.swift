@@ -209,6 +209,28 @@ import UniversalLinks
         """), "\(text)")
   }
 
+  /// A second app of the same bundle id (another team's build, claiming a domain of its own) is added, and one that
+  /// went is removed, beside the app the sides share; only the first of each bundle id was compared, and the
+  /// second app read as no difference.
+  @Test func aSecondAppOfTheSameBundleIDIsAChangeOfItsOwn() async throws {
+    let store = try await InspectedSamples.report("Store.ipa")
+    var other = store
+    other.input = "enterprise/Store.ipa"
+    other.bundles[0].appId = "TEAMBBBBB2.com.example.store"
+    other.bundles[0].teamId = "TEAMBBBBB2"
+    other.bundles[0].urlSchemes = ["otherapp"]
+    let added = InventoryDiff(old: [store], new: [store, other])
+    #expect(added.hasDifferences && added.bundles.count == 1, "\(added.bundles)")
+    #expect(added.bundles.first?.change == .added && added.bundles.first?.new?.appId == other.bundles[0].appId)
+    #expect(added.bundles.first?.schemesAdded == ["otherapp"])
+    let removed = InventoryDiff(old: [other, store], new: [store])
+    #expect(removed.bundles.map(\.change) == [.removed] && removed.bundles[0].old?.input == "enterprise/Store.ipa")
+    // Both sides with both apps, in either order: nothing differs.
+    #expect(!InventoryDiff(old: [store, other], new: [other, store]).hasDifferences)
+    let text = AuditTextReporter(useColor: false, width: 80).render(added)
+    #expect(text.hasPrefix("+ bundle com.example.store (Store Sample) in enterprise/Store.ipa\n"), "\(text)")
+  }
+
   @Test func identicalInventoriesHaveNoDifferences() async throws {
     let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
     let diff = InventoryDiff(old: reports, new: reports, urls: ["https://shop.example.com/buy/1"])
