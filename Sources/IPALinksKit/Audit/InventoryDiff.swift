@@ -43,6 +43,13 @@ public struct InventoryDiff: Sendable, Encodable {
     public var oldAppListed: Bool?
     /// The new side's answer; set together with ``oldAppListed``, only when they differ.
     public var newAppListed: Bool?
+    /// Whether iOS honours the entry, when that changed: a `?mode=developer` entry in a build no longer
+    /// development-signed, say, which opens nothing any more though its file is the same.
+    public var oldActive: Bool?
+    /// The new side's answer; set together with ``oldActive``, only when they differ.
+    public var newActive: Bool?
+    /// Why iOS ignores the entry on the side where it is inactive, when ``oldActive`` is set.
+    public var inactiveReason: String?
     /// False when a side's file is unknown (not fetched, or a failure such as a timeout): its rules cannot be
     /// compared, and reporting them all as removed would be wrong.
     public var rulesCompared = true
@@ -55,20 +62,23 @@ public struct InventoryDiff: Sendable, Encodable {
     public var rules: (old: [String: MatchedRule], new: [String: MatchedRule]) = ([:], [:])
 
     private enum CodingKeys: String, CodingKey {
-      case service, domain, oldStatus, newStatus, oldAppListed, newAppListed, rulesCompared, changes
+      case service, domain, oldStatus, newStatus, oldAppListed, newAppListed, oldActive, newActive, inactiveReason
+      case rulesCompared, changes
     }
 
     /// Compares everything but ``rules``, which follow from the sides.
     public static func == (a: DomainChange, b: DomainChange) -> Bool {
       (a.service, a.domain, a.oldStatus, a.newStatus) == (b.service, b.domain, b.oldStatus, b.newStatus)
         && (a.oldAppListed, a.newAppListed, a.rulesCompared) == (b.oldAppListed, b.newAppListed, b.rulesCompared)
+        && (a.oldActive, a.newActive, a.inactiveReason) == (b.oldActive, b.newActive, b.inactiveReason)
         && a.changes == b.changes
     }
   }
 
   /// One field that differs, such as `version` or `appId`.
   public struct FieldChange: Sendable, Equatable, Encodable {
-    /// The field's name as in the inventory JSON: `appId`, `teamId`, `kind`, `version`, `build` or `name`.
+    /// The field's name as in the inventory JSON: `appId`, `teamId`, `kind`, `version`, `build`, `name` or
+    /// `distribution`.
     public var field: String
     /// The old side's value; nil when that side lacks the field.
     public var old: String?
@@ -304,6 +314,7 @@ public struct InventoryDiff: Sendable, Encodable {
     let fields: [(String, String?, String?)] = [
       ("appId", x.appId, y.appId), ("teamId", x.teamId, y.teamId), ("kind", x.kind.rawValue, y.kind.rawValue),
       ("version", x.version, y.version), ("build", x.build, y.build), ("name", x.name, y.name),
+      ("distribution", x.distribution, y.distribution),
     ]
     change.fields = fields.filter { $0.1 != $0.2 }.map { FieldChange(field: $0.0, old: $0.1, new: $0.2) }
 
@@ -325,9 +336,13 @@ public struct InventoryDiff: Sendable, Encodable {
     var d = DomainChange(service: b.service, domain: b.label)
     let (sa, sb) = (a.aasa?.status.rawValue ?? "not-fetched", b.aasa?.status.rawValue ?? "not-fetched")
     if sa != sb { (d.oldStatus, d.newStatus) = (sa, sb) }
+    if a.active != b.active {
+      (d.oldActive, d.newActive) = (a.active, b.active)
+      d.inactiveReason = (a.inactiveReason ?? b.inactiveReason)?.message
+    }
     guard let x = a.aasa, let y = b.aasa, x.status.isDefinite, y.status.isDefinite else {
       d.rulesCompared = false
-      return d.oldStatus == nil ? nil : d
+      return d.oldStatus == nil && d.oldActive == nil ? nil : d
     }
     if x.appListed != y.appListed { (d.oldAppListed, d.newAppListed) = (x.appListed, y.appListed) }
     // A wildcard entry's file serves its subdomains, so the example URL is on one of them.
@@ -337,7 +352,7 @@ public struct InventoryDiff: Sendable, Encodable {
       change.appId = appID ?? change.appId
       return change
     }
-    let unchanged = d.oldStatus == nil && d.oldAppListed == nil && d.changes.isEmpty
+    let unchanged = d.oldStatus == nil && d.oldAppListed == nil && d.oldActive == nil && d.changes.isEmpty
     return unchanged ? nil : d
   }
 }

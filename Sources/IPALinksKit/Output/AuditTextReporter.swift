@@ -52,6 +52,11 @@ public struct AuditTextReporter: Sendable {
         if let o = d.oldAppListed, let n = d.newAppListed {
           facts.append("    ~ app listed in the AASA file: \(o ? "yes" : "no") → \(n ? "yes" : "no")")
         }
+        if let o = d.oldActive, let n = d.newActive {
+          facts += lines(
+            "~ active: \(o ? "yes" : "no") → \(n ? "yes" : "no")" + (d.inactiveReason.map { ": " + clean($0) } ?? ""),
+            indent: "    ")
+        }
         // Rule changes are told under their file, below, once for every app.
         if !facts.isEmpty { body += ["  \(clean(d.service.name)):\(clean(d.domain))"] + facts }
       }

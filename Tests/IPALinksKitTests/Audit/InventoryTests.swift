@@ -231,6 +231,31 @@ import UniversalLinks
     #expect(text.hasPrefix("+ bundle com.example.store (Store Sample) in enterprise/Store.ipa\n"), "\(text)")
   }
 
+  /// The same `?mode=developer` entry in a development build (active) and in the App Store build (inactive) differs:
+  /// it no longer opens anything. It read as no difference, as did the distribution.
+  @Test func anEntryThatStopsBeingActiveIsAChange() async throws {
+    let release = try await InspectedSamples.report("Store.ipa")
+    var development = release
+    let dev = try #require(development.bundles[0].associatedDomains.firstIndex { $0.host == "dev.example.com" })
+    #expect(development.bundles[0].associatedDomains[dev].inactiveReason == .developerModeUnavailable)
+    development.bundles[0].associatedDomains[dev].inactiveReason = nil
+    development.bundles[0].distribution = "development"
+    let diff = InventoryDiff(old: [development], new: [release])
+    let change = try #require(diff.bundles.first)
+    #expect(change.fields.map(\.field) == ["distribution"])
+    let domain = try #require(change.domains.first { $0.domain == "dev.example.com?mode=developer" })
+    #expect(domain.oldActive == true && domain.newActive == false)
+    #expect(domain.inactiveReason == InactiveReason.developerModeUnavailable.message)
+    let text = AuditTextReporter(useColor: false, width: 80).render(diff)
+    #expect(
+      text.contains(
+        """
+          applinks:dev.example.com?mode=developer
+            ~ active: yes → no: developer mode works only in development-signed builds
+                (get-task-allow)
+        """), "\(text)")
+  }
+
   @Test func identicalInventoriesHaveNoDifferences() async throws {
     let reports = try await InspectedSamples.reports(InventoryReaderTests.names)
     let diff = InventoryDiff(old: reports, new: reports, urls: ["https://shop.example.com/buy/1"])
