@@ -96,6 +96,32 @@ import Testing
     #expect(mixed.stdout.contains("shop\\\\.example\\\\.com"))
   }
 
+  /// An inventory or a store that holds only inputs that could not be read makes no list and no page, as the inputs
+  /// themselves do: exit 2, the published list left as it was. Each was counted as one input read, and the list
+  /// written over the good one blocked nothing (exit 1).
+  @Test func anInventoryOrStoreOfUnreadableInputsMakesNoList() throws {
+    let folder = try Engines.folder()
+    let broken = CLI.fixture("bad/truncated.ipa")
+    let inventory = folder.appendingPathComponent("broken.jsonl")
+    let store = folder.appendingPathComponent("broken.db").path
+    let inspected = try CLI.run(["inspect", broken, "--no-fetch", "--format", "jsonl", "--store", store])
+    #expect(inspected.status == 2, "\(inspected.stderr)")
+    try Data(inspected.stdout.utf8).write(to: inventory)
+    let published = folder.appendingPathComponent("published.txt").path
+    // `report` takes an inventory as an input.
+    for (source, reportSource) in [
+      (["--inventory", inventory.path], [inventory.path]), (["--store", store], ["--store", store]),
+    ] {
+      try Data("good.example.com\n".utf8).write(to: URL(fileURLWithPath: published))
+      let list = try CLI.run(["blocklist", "--format", "domains", "-o", published] + source)
+      #expect(list.status == 2, "\(source): \(list.stderr)")
+      #expect(list.stderr.hasSuffix("nothing could be read, so no list was made; \(published) is left as it was\n"))
+      #expect(try String(contentsOfFile: published, encoding: .utf8) == "good.example.com\n")
+      let page = try CLI.run(["report", "-o", folder.appendingPathComponent("r.html").path] + reportSource)
+      #expect(page.status == 2, "\(source): \(page.stderr)")
+    }
+  }
+
   /// An output file that cannot be written (its folder is a file, so this holds as root too) is named, with exit 2,
   /// for `blocklist -o` and `report -o` alike, and nothing is left beside it.
   @Test func anOutputThatCannotBeWrittenIsNamed() throws {

@@ -32,6 +32,14 @@ public struct LoadedInventory: Sendable {
   /// What the latest run of a store read as an input changed, when it was asked for.
   public var changes: RunChanges?
 
+  /// Whether something was read: ``readable``, and of the reports, if any, one that is not of an unreadable input.
+  /// An inventory or a store read as a whole counts as readable even when it holds only inputs that could not be
+  /// read (a list made from one blocked nothing, written over a good one); an inventory of no app (`[]`) is read.
+  /// For commands that keep every report; `who-claims HOST` keeps only those that may claim the host.
+  public var readSomeInput: Bool {
+    readable > 0 && (reports.isEmpty || reports.contains { $0.status != .unreadable })
+  }
+
   /// Reports already read as a whole, such as a store's state.
   public init(reports: [InspectionReport] = []) {
     self.reports = reports

@@ -235,7 +235,7 @@ public struct BlocklistOutput: Sendable {
   /// whole (`uncovered` block), a list that fails closed. When not, says so on stderr, and that `output` is left as
   /// it was: no list is better than an empty one that would let every app open.
   public static func canMake(from loaded: LoadedInventory, uncovered: UncoveredDomains, output: String?) -> Bool {
-    if loaded.readable > 0 || (uncovered == .block && !HostInputs.unknown(loaded.reports).isEmpty) { return true }
+    if loaded.readSomeInput || (uncovered == .block && !HostInputs.unknown(loaded.reports).isEmpty) { return true }
     Terminal.warn(
       "nothing could be read, so no list was made"
         + (output.map { "; \(TerminalText.escape($0)) is left as it was" } ?? ""))

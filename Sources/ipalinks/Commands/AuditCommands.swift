@@ -108,7 +108,7 @@ struct ReportCommand: StatusCommand {
     guard OutputFile.canWrite([output]) else { return 2 }
     let loaded = try await audit.load(inputs, store: store, changes: true, since: since, fetch: fetch)
     // The comparison asked for could not be made (told already): no page that would answer another question.
-    if loaded.readable == 0 || (since != nil && loaded.changes == nil) { return 2 }
+    if !loaded.readSomeInput || (since != nil && loaded.changes == nil) { return 2 }
     return HTMLReporter.deliver(loaded, title: title, to: output, quiet: audit.quiet)
   }
 }
