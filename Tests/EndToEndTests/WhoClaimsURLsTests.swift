@@ -69,6 +69,19 @@ struct WhoClaimsURLsTests {
       #expect(claims.status == 64 && claims.stderr.contains(refusal), "\(claims.stderr)")
       #expect(list.stdout.isEmpty && list.stderr.contains("line 1: " + refusal), "\(list.stdout)\(list.stderr)")
     }
+    // A host that is not ASCII is refused with its Punycode: read as written, it was opened by no app, exit 1.
+    let unicode = "https://café.example.com/s/1"
+    let refusal =
+      "\"\(unicode)\" has a host that is not ASCII; a link carries it in Punycode, as iOS compares it: give the host "
+      + "so (here probably \"https://xn--caf-dma.example.com/s/1\")"
+    for result in [
+      try CLI.run(["match", "--aasa", CLI.sample("aasa/example.com.json"), unicode]),
+      try CLI.run(["who-claims", unicode, CLI.sample("Store.ipa")] + aasa), try listed(unicode),
+    ] {
+      #expect(result.stdout.isEmpty && result.stderr.contains(refusal), "\(result.stdout)\(result.stderr)")
+    }
+    let punycode = try CLI.run(["who-claims", "https://xn--caf-dma.example.com/s/1", CLI.sample("Store.ipa")] + aasa)
+    #expect(punycode.status == 0 && punycode.stdout.contains("opened by 1 app"), "\(punycode.stdout)")
     let url = "https://SHOP.example.com./buy/1"
     let match = try CLI.run(["match", "--aasa", CLI.sample("aasa/shop.example.com.json"), url])
     let claims = try CLI.run(["who-claims", url, CLI.sample("Store.ipa")] + aasa)

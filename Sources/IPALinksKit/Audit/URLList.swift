@@ -16,8 +16,16 @@ public enum URLList {
       return "\(URLScan.quoted(text)) is not an absolute URL with a host"
     }
     if url.scheme == "http" || url.scheme == "https" {
-      return LinkRuntime.WebURL(text) == nil
-        ? "\(URLScan.quoted(text)) is not a URL WebKit can load (its host or port is not valid)" : nil
+      guard let web = LinkRuntime.WebURL(text) else {
+        return "\(URLScan.quoted(text)) is not a URL WebKit can load (its host or port is not valid)"
+      }
+      // A link carries such a host in Punycode, which is what iOS compares: read as written, `café.example.com`
+      // was opened by no app that claims `xn--caf-dma.example.com`, a definite answer and a wrong one.
+      if !url.host.unicodeScalars.allSatisfy(\.isASCII) {
+        return "\(URLScan.quoted(text)) has a host that is not ASCII; a link carries it in Punycode, as iOS compares "
+          + "it: give the host so (here probably \(URLScan.quoted(web.href)))"
+      }
+      return nil
     }
     return URLComponents(string: text)?.host == nil
       ? "\(URLScan.quoted(text)) is not an absolute URL with a host" : nil
