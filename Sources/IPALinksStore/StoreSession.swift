@@ -22,7 +22,8 @@ extension AuditStore {
   }
 
   /// `store import`: each saved inventory (`.json`, `.jsonl`, `-`) as a run of its own, labelled `label` or the
-  /// file's name and observed when the file was saved (its modification time; now for standard input).
+  /// file's name (none for `-` or a name that reads as a time or a run's number) and observed when the file was saved
+  /// (its modification time, and now for standard input or a time after this clock).
   ///
   /// `console` shows each file's inputs as they are stored (a bar on a terminal, naming the file), and Ctrl-C then
   /// says what the store holds.
@@ -64,9 +65,21 @@ extension AuditStore {
         guard let batch = try await reading.next({ try $0.next(RecordingRun.queueLimit) }) else {
           throw InventoryReader.Failure(description: "\(file): no inventory found")
         }
-        let time = file == "-" ? AuditStore.now : savedAt(file)
+        // A file time after this clock (a copy from a machine whose clock is ahead) would put the inventory ahead of
+        // every run until then, each of which it would hide: taken as now, and said.
+        let saved = file == "-" ? AuditStore.now : savedAt(file)
+        let future = saved.timeIntervalSince(AuditStore.now) > 60
+        if future {
+          warn(
+            "warning: \(TerminalText.escape(file)) was modified at \(StoreText.minute(AuditStore.timestamp(saved))) UTC, "
+              + "after this clock: imported as of now, so that it does not hide the runs until then")
+        }
+        let time = future ? AuditStore.now : saved
+        // The file's name labels the run unless it would read as a time, an age or a run's number (`--at 1` then
+        // found the import labelled `1`, not run 1), or is `-`.
+        let named = file == "-" || Int64(file) != nil || StoreTime.labelProblem(file) != nil ? nil : file
         let run = try await RunRecorder.begin(
-          store, command: "store import", arguments: arguments, label: label ?? file, shard: nil, at: time)
+          store, command: "store import", arguments: arguments, label: label ?? named, shard: nil, at: time)
         recorder = run
         let expected = reading.expected
         held.withLockedValue { $0 = (file, run.run, expected, 0, imported) }

@@ -175,6 +175,35 @@ import Testing
     #expect(after.status == 0 && after.stdout.contains("Fat Binary"), "\(after.stderr)")
   }
 
+  /// An imported inventory named like a run's number is not labelled with its name (`--at 1` found it, not run 1),
+  /// and one whose file time is ahead of the clock is imported as of now, with a warning: it was the latest state
+  /// until that time, over every later run.
+  @Test func anImportNamedLikeARunOrAheadOfTheClockHidesNoRun() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ipalinks-import-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = folder.appendingPathComponent("s.db").path
+    // The Store app without its files; then inspected with them, after the import.
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "jsonl"])
+    let named = folder.appendingPathComponent("1")
+    try Data(saved.stdout.utf8).write(to: named)
+    let imported = try CLI.run(["store", "import", "1", "--store", store, "-q"], currentDirectory: folder)
+    #expect(imported.status == 0, "\(imported.stderr)")
+    let runs = try CLI.run(["store", "runs", "--store", store, "--format", "json"])
+    let run = try #require(((runs.json?["runs"] as? [[String: Any]])?.first), "\(runs.stdout)")
+    #expect(run["label"] == nil || run["label"] is NSNull, "\(runs.stdout)")
+    let ahead = folder.appendingPathComponent("ahead.jsonl")
+    try Data(saved.stdout.utf8).write(to: ahead)
+    try FileManager.default.setAttributes([.modificationDate: Date() + 400 * 86_400], ofItemAtPath: ahead.path)
+    let future = try CLI.run(["store", "import", ahead.path, "--store", store])
+    #expect(future.status == 0 && future.stderr.contains("after this clock: imported as of now"), "\(future.stderr)")
+    let later = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa"), "--store", store, "--format", "jsonl"])
+    #expect(later.status == 0 && !later.stderr.contains("warning"), "\(later.stderr)")
+    let claims = try CLI.run(["who-claims", "shop.example.com", "--store", store, "-q"])
+    #expect(claims.stdout.contains("applinks:shop.example.com  (AASA ok, lists the app, decides)"), "\(claims.stdout)")
+  }
+
   /// A list made from the store says how many of its files are more than a week old, and the oldest: a list is as
   /// current as they are. Not for files of six days, not with `-q`, not for the state `--at` a time.
   @Test func aListFromTheStoreSaysItsFilesAreOld() throws {
