@@ -96,6 +96,26 @@ import Testing
     #expect(mixed.stdout.contains("shop\\\\.example\\\\.com"))
   }
 
+  /// `-o` naming an input, by its name or another (a link), is refused before anything is read, and the input is
+  /// left as it was: `report week.jsonl -o week.jsonl` replaced the inventory with the page.
+  @Test func anOutputThatIsAnInputIsRefused() throws {
+    let folder = try Engines.folder()
+    let inventory = folder.appendingPathComponent("week.jsonl")
+    let saved = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "--format", "jsonl"])
+    try Data(saved.stdout.utf8).write(to: inventory)
+    let link = folder.appendingPathComponent("link.jsonl")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: inventory)
+    for arguments in [
+      ["report", inventory.path, "-o", inventory.path], ["report", inventory.path, "-o", link.path],
+      ["blocklist", "--inventory", inventory.path, "-f", "domains", "-o", inventory.path],
+      ["blocklist", "--inventory", link.path, "-f", "domains", "--report", inventory.path, "-o", "-"],
+    ] {
+      let refused = try CLI.run(arguments)
+      #expect(refused.status == 2 && refused.stderr.contains("is an input too"), "\(arguments): \(refused.stderr)")
+      #expect(try String(contentsOf: inventory, encoding: .utf8) == saved.stdout)
+    }
+  }
+
   /// An inventory or a store that holds only inputs that could not be read makes no list and no page, as the inputs
   /// themselves do: exit 2, the published list left as it was. Each was counted as one input read, and the list
   /// written over the good one blocked nothing (exit 1).

@@ -65,11 +65,29 @@ public enum OutputFile {
 
   /// Whether every one of `paths` can be written (``problem(writing:)``), standard output (`-`) and nil aside; the
   /// first that cannot is said on standard error. What `blocklist` and `report` ask before they read anything.
-  public static func canWrite(_ paths: [String?]) -> Bool {
-    guard let problem = paths.lazy.compactMap({ $0 }).filter({ $0 != "-" }).compactMap(problem(writing:)).first
-    else { return true }
+  /// An output that is one of `inputs` (the same file, by any name) is refused too: `report week.jsonl -o
+  /// week.jsonl` replaced the inventory with the page.
+  public static func canWrite(_ paths: [String?], readingFrom inputs: [String] = []) -> Bool {
+    let outputs = paths.compactMap { $0 }.filter { $0 != "-" }
+    if let (output, input) = outputs.lazy.compactMap({ output in
+      inputs.first { sameFile(output, $0) }.map { (output, $0) }
+    }).first {
+      Terminal.warn(
+        "\(TerminalText.escape(output)) is an input too" + (input == output ? "" : " (\(TerminalText.escape(input)))")
+          + ": writing it would replace what is read; give -o another file")
+      return false
+    }
+    guard let problem = outputs.lazy.compactMap(problem(writing:)).first else { return true }
     Terminal.warn(problem.description)
     return false
+  }
+
+  /// Whether `a` and `b` name one existing regular file (links followed).
+  static func sameFile(_ a: String, _ b: String) -> Bool {
+    guard b != "-" else { return false }
+    var (x, y) = (stat(), stat())
+    guard stat(a, &x) == 0, stat(b, &y) == 0, x.st_mode & S_IFMT == S_IFREG else { return false }
+    return x.st_dev == y.st_dev && x.st_ino == y.st_ino
   }
 
   /// How `path` is written: the regular file to replace by a rename, or `through`, opened and written in place.

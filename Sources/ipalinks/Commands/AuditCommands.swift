@@ -105,7 +105,7 @@ struct ReportCommand: StatusCommand {
 
   func execute() async throws -> Int32 {
     // Said before the inputs are read, which may take minutes.
-    guard OutputFile.canWrite([output]) else { return 2 }
+    guard OutputFile.canWrite([output], readingFrom: inputs) else { return 2 }
     let loaded = try await audit.load(inputs, store: store, changes: true, since: since, fetch: fetch)
     // The comparison asked for could not be made (told already): no page that would answer another question.
     if !loaded.readSomeInput || (since != nil && loaded.changes == nil) { return 2 }

@@ -120,7 +120,7 @@ struct BlocklistCommand: StatusCommand {
   func execute() async throws -> Int32 {
     // A key that cannot be read, or a file that cannot be written, is said before the inputs are read.
     let key = try sign.map { path in try usageError { try BlocklistSigningKey(path: path) } }
-    guard OutputFile.canWrite([output, report]) else { return 2 }
+    guard OutputFile.canWrite([output, report], readingFrom: inputs + inventories + hosts) else { return 2 }
     // The lists keep the apps in the order given; problems are told as in every batch (BatchConsole).
     // A list is as current as the files it is made from: the store's older than a week are said.
     let loaded = try await audit.load(
