@@ -52,11 +52,14 @@ public enum TerminalText {
 
   /// Whether a terminal shows a scalar as nothing, so that `ex\u{200b}ample.com` would read as `example.com`: the
   /// soft hyphen, zero-width spaces and joiners, word joiners and invisible operators, deprecated format controls,
-  /// interlinear annotations, and tags (which can spell hidden ASCII).
+  /// interlinear annotations, and tags (which can spell hidden ASCII); and every other default-ignorable code point
+  /// of Unicode (Hangul fillers, which spoof names, variation selectors, the combining grapheme joiner, Mongolian
+  /// and Khmer format characters), which this list missed.
   public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0xAD, 0x200B...0x200D, 0x2060...0x2064, 0x206A...0x206F, 0xFFF9...0xFFFB, 0xE0000...0xE007F: true
-    default: false
+    case 0..<0x80: false
+    default: scalar.properties.isDefaultIgnorableCodePoint
     }
   }
 

@@ -23,7 +23,12 @@ struct TerminalTextTests {
     #expect(TerminalText.escape("applinks:ex\u{200B}ample.com") == #"applinks:ex\u{200b}ample.com"#)
     #expect(TerminalText.escape("Pay\u{E0041}Pal\u{AD}") == #"Pay\u{e0041}Pal\u{ad}"#)
     #expect(TerminalText.escape("a\u{2060}b\u{FEFF}") == #"a\u{2060}b\u{feff}"#)
-    for value in [0x61C, 0x200B, 0x200D, 0x2060, 0xAD, 0xFEFF, 0xE0041, 0x202E, 0x1B, 0x2028] {
+    // And every default-ignorable code point: a Hangul filler, a variation selector, the combining grapheme joiner,
+    // Mongolian and Khmer format characters, a halfwidth filler (shown raw, they could hide in a name).
+    for value in [
+      0x61C, 0x200B, 0x200D, 0x2060, 0xAD, 0xFEFF, 0xE0041, 0x202E, 0x1B, 0x2028, 0x3164, 0x115F, 0x34F, 0x180E,
+      0xFE0F, 0x17B4, 0xFFA0,
+    ] {
       let scalar = Unicode.Scalar(UInt32(value))!
       #expect(HTML.esc("x\(scalar)y") == "x\\u{\(String(value, radix: 16))}y", "U+\(String(value, radix: 16))")
       #expect(TerminalText.escape("x\(scalar)y") == HTML.esc("x\(scalar)y"), "U+\(String(value, radix: 16))")
