@@ -232,15 +232,20 @@ extension AuditStore {
         WHERE s.run_id IN (\(pruned)) AND s.prev = s.observation AND s.next = s.observation
           AND s.id NOT IN (SELECT retrieval FROM latest_retrievals))
       """,
-      // Inputs no app kept points to, but for each path's latest (an unreadable one is in the state).
+      // Inputs no app kept points to, in the middle of a stretch of one result for their path: the first and last of
+      // each stretch stay, as an app's sightings do, since an unreadable one is in the state until the path's next
+      // input (keeping only each path's latest changed the state at earlier times: an input unreadable then was
+      // gone from it).
       """
       DELETE FROM inputs WHERE run_id IN (\(pruned))
         AND id NOT IN (SELECT input_id FROM apps)
-        AND id NOT IN (
-          SELECT x.id FROM (
-            SELECT i.id, ROW_NUMBER() OVER (PARTITION BY f.path ORDER BY i.observed_at DESC, i.id DESC) AS n
-            FROM inputs i JOIN input_files f ON f.id = i.file) x
-          WHERE x.n = 1)
+        AND id IN (
+          SELECT s.id FROM (
+            SELECT i.id, i.file,
+              LAG(i.file) OVER (PARTITION BY f.path ORDER BY i.observed_at, i.id) AS prev,
+              LEAD(i.file) OVER (PARTITION BY f.path ORDER BY i.observed_at, i.id) AS next
+            FROM inputs i JOIN input_files f ON f.id = i.file) s
+          WHERE s.prev = s.file AND s.next = s.file)
       """,
       "DELETE FROM app_domains WHERE observation NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)",
       "DELETE FROM app_schemes WHERE observation NOT IN (SELECT observation FROM apps WHERE observation IS NOT NULL)",

@@ -123,6 +123,43 @@ import Testing
     }
   }
 
+  /// An input that was unreadable for a while is in the state at those times after a prune too: the prune kept
+  /// only each path's latest input no app points to, and the state after the week it broke read it as never
+  /// there (who-claims exit 1, "none does", where it said the answer was unknown).
+  @Test(arguments: Backend.usable) func aPruneKeepsAnInputUnreadableThen(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let folder = stores.folder.appendingPathComponent("ipas")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let ipa = folder.appendingPathComponent("Store.ipa")
+    let (good, broken) = (try Data(contentsOf: URL(fileURLWithPath: CLI.sample("Store.ipa"))), Data("PK".utf8))
+    // Readable, unreadable twice, then readable twice.
+    for (week, contents) in [good, broken, broken, good, good].enumerated() {
+      try contents.write(to: ipa)
+      let run = try CLI.run(
+        [
+          "inspect", folder.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", "w\(week)",
+          "-q", "--format", "jsonl",
+        ], environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + week * 86_400)])
+      #expect(run.status == (contents == good ? 0 : 2), "\(run.stderr)")
+    }
+    func readers() throws -> [String: String] {
+      var out: [String: String] = [:]
+      for at in ["w1", "w2", "2026-11-21T12:00:00Z", "w3"] {
+        let arguments = ["who-claims", "https://shop.example.com/buy/1", "--at", at, "--store", location]
+        let run = try CLI.run(arguments, environment: ["SOURCE_DATE_EPOCH": "1795600000"])
+        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
+      }
+      return out
+    }
+    let before = try readers()
+    #expect(before["w2"]?.hasPrefix("2\n") == true && before["w2"]?.contains("unreadable: ") == true, "\(before)")
+    let pruned = try CLI.run(["store", "prune", "--before", "w4", "--store", location])
+    #expect(pruned.status == 0, "\(pruned.stderr)")
+    try Self.expectSame(try readers(), before)
+  }
+
   /// A time no run names, a time to come and a store that is not there: one line saying which, exit 2, and nothing
   /// removed or made.
   @Test func aPruneThatCannotSayWhatToRemoveRemovesNothing() async throws {
