@@ -76,7 +76,28 @@ public struct InspectionReport: Sendable, Codable {
     input = try c.decode(String.self, forKey: .input)
     inputKind = (try? c.decodeIfPresent(InputKind.self, forKey: .inputKind)) ?? .unknown
     diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
-    bundles = try c.decode([BundleReport].self, forKey: .bundles)
+    bundles = try Self.decodeAtMost(BundleLocator.maximumBundles, BundleReport.self, from: c, forKey: .bundles)
+  }
+
+  /// An array of at most `limit` elements, which is as many as `inspect` writes: a hostile line of 500,000 empty
+  /// bundles (6 MB) took 400 MB once decoded, and one of 24 MB 1.6 GB. Counted before any element is decoded.
+  static func decodeAtMost<Element: Decodable, Key: CodingKey>(
+    _ limit: Int, _ type: Element.Type, from c: KeyedDecodingContainer<Key>, forKey key: Key
+  ) throws -> [Element] {
+    var items = try c.nestedUnkeyedContainer(forKey: key)
+    if let count = items.count, count > limit {
+      throw DecodingError.dataCorruptedError(
+        forKey: key, in: c, debugDescription: "\(count) elements, more than the \(limit) ipalinks writes")
+    }
+    var out: [Element] = []
+    while !items.isAtEnd {
+      guard out.count < limit else {
+        throw DecodingError.dataCorruptedError(
+          forKey: key, in: c, debugDescription: "more than the \(limit) elements ipalinks writes")
+      }
+      out.append(try items.decode(Element.self))
+    }
+    return out
   }
 
   /// Writes `status` alongside the stored keys, so scripts reading the JSON need not recompute it.
@@ -92,6 +113,10 @@ public struct InspectionReport: Sendable, Codable {
 
 /// One bundle (app, extension, App Clip, watch app) or one bare file, with the source of each fact.
 public struct BundleReport: Sendable, Codable {
+  /// The most associated-domain entries a saved bundle may have: ten times the ``Inspector/maximumDomainsPerBundle``
+  /// `inspect` writes, for reports made by hand or by the library, and still a bound on what a line can make.
+  static let maximumDomainsRead = 10 * Inspector.maximumDomainsPerBundle
+
   /// Whether its entitlements could not be read: none was found, and an error was said (a broken signature). What
   /// such a bundle claims is unknown, not nothing.
   public var entitlementsUnread: Bool {
@@ -201,7 +226,11 @@ public struct BundleReport: Sendable, Codable {
       entitlements = try c.decodeIfPresent([String: PlistValue].self, forKey: .entitlements) ?? [:]
       provisioningProfile = try c.decodeIfPresent(ProvisioningProfile.self, forKey: .provisioningProfile)
     }
-    associatedDomains = try c.decodeIfPresent([AssociatedDomain].self, forKey: .associatedDomains) ?? []
+    let hasDomains = try c.contains(.associatedDomains) && !c.decodeNil(forKey: .associatedDomains)
+    associatedDomains =
+      hasDomains
+      ? try InspectionReport.decodeAtMost(
+        Self.maximumDomainsRead, AssociatedDomain.self, from: c, forKey: .associatedDomains) : []
     urlSchemes = try c.decodeIfPresent([String].self, forKey: .urlSchemes) ?? []
     queriedURLSchemes = try c.decodeIfPresent([String].self, forKey: .queriedURLSchemes) ?? []
     diagnostics = try c.decodeIfPresent([Diagnostic].self, forKey: .diagnostics) ?? []
