@@ -142,7 +142,10 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
   public init(from decoder: any Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     host = try c.decode(String.self, forKey: .host)
-    status = try c.decode(Status.self, forKey: .status)
+    // A status this version does not know (one a newer version added) leaves the file unknown, as `unreadable`
+    // does, and is said in the message: the whole report was refused, and the app with it.
+    let rawStatus = try c.decode(String.self, forKey: .status)
+    status = Status(rawValue: rawStatus) ?? .unreadable
     source = try c.decodeIfPresent(Source.self, forKey: .source) ?? .cdn
     url = try c.decodeIfPresent(String.self, forKey: .url)
     httpStatus = try c.decodeIfPresent(Int.self, forKey: .httpStatus)
@@ -155,7 +158,10 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     fallbackUsed = try c.decodeIfPresent(Bool.self, forKey: .fallbackUsed) ?? false
     cachedFrom = try c.decodeIfPresent(Source.self, forKey: .cachedFrom)
     remoteAddress = try c.decodeIfPresent(String.self, forKey: .remoteAddress)
-    message = try c.decodeIfPresent(String.self, forKey: .message) ?? status.rawValue
+    message = try c.decodeIfPresent(String.self, forKey: .message) ?? rawStatus
+    if Status(rawValue: rawStatus) == nil {
+      message = "status \(rawStatus), which this ipalinks does not know: the file is unknown (\(message))"
+    }
     body = nil
     comparison = try c.decodeIfPresent([AASAFetchResult].self, forKey: .comparison) ?? []
   }

@@ -34,6 +34,23 @@ public struct Diagnostic: Sendable, Equatable, Codable {
     self.message = message
   }
 
+  private enum CodingKeys: String, CodingKey { case severity, code, message }
+
+  /// Reads a saved finding. A code this version does not know (one a newer version added) is read as
+  /// `inventory.unknown-code`, the code put before the message: the whole report was refused, and the app with it.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    severity = try c.decode(Severity.self, forKey: .severity)
+    let raw = try c.decode(String.self, forKey: .code)
+    message = try c.decode(String.self, forKey: .message)
+    if let known = DiagnosticCode(rawValue: raw) {
+      code = known
+    } else {
+      code = .inventoryUnknownCode
+      message = "[\(raw)] " + message
+    }
+  }
+
   /// Wraps any error the readers throw, keeping its code when it has one.
   public init(_ error: any Error, severity: Severity = .error, fallbackCode: DiagnosticCode) {
     self.severity = severity

@@ -3,6 +3,9 @@
 public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   // MARK: The input as a whole
 
+  /// A finding of a saved inventory whose code this ipalinks does not know (a newer one wrote it): its message
+  /// starts with the code, and its severity is kept, so the report's status stays what it was.
+  case inventoryUnknownCode = "inventory.unknown-code"
   /// The path names no file or folder.
   case inputNotFound = "input.not-found"
   /// The input cannot be read, or is none of the kinds `inspect` takes.

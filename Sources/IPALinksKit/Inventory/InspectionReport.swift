@@ -206,7 +206,8 @@ public struct BundleReport: Sendable, Codable {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     let claimsOnly = decoder.userInfo[Self.claimsOnly] as? Bool == true
     path = try c.decode(String.self, forKey: .path)
-    kind = try c.decodeIfPresent(Kind.self, forKey: .kind) ?? .app
+    // A kind this version does not know (a newer one added it) is read as an app, as a missing one is.
+    kind = c.contains(.kind) ? Kind(rawValue: try c.decode(String.self, forKey: .kind)) ?? .app : .app
     bundleId = try c.decodeIfPresent(String.self, forKey: .bundleId)
     name = try c.decodeIfPresent(String.self, forKey: .name)
     version = try c.decodeIfPresent(String.self, forKey: .version)

@@ -31,6 +31,26 @@ import UniversalLinks
     }
   }
 
+  /// A report from a newer ipalinks, with a diagnostic code, an AASA status and a bundle kind this one does not know,
+  /// is read: the finding keeps its severity with its code in its message, the file is unknown (not definite), the
+  /// bundle is an app. The whole line was refused, and the app with it.
+  @Test func aReportFromANewerVersionIsRead() throws {
+    let line = """
+      {"input":"a.ipa","diagnostics":[{"severity":"error","code":"archive.future-problem","message":"m"}],
+      "bundles":[{"path":"Payload/A.app","kind":"future-kind","associatedDomains":[{"raw":"applinks:a.example",
+      "service":"applinks","host":"a.example","wildcard":false,"aasa":{"host":"a.example",
+      "status":"rate-limited","message":"slow down"}}]}]}
+      """
+    let report = try JSONDecoder().decode(InspectionReport.self, from: Data(line.utf8))
+    #expect(report.diagnostics.first?.code == .inventoryUnknownCode)
+    #expect(report.diagnostics.first?.message == "[archive.future-problem] m")
+    #expect(report.status != .complete, "an error of an unknown code still counts")
+    #expect(report.bundles.first?.kind == .app)
+    let result = try #require(report.bundles.first?.associatedDomains.first?.aasa?.fetch, "\(report)")
+    #expect(result.status == .unreadable && !result.status.isDefinite)
+    #expect(result.message == "status rate-limited, which this ipalinks does not know: the file is unknown (slow down)")
+  }
+
   /// Saved inventories must read back to the same report: encoding what was read gives the same bytes.
   @Test func savedReportsReadBackToTheSameJSON() async throws {
     let reports = try await InspectedSamples.reports(Self.names)
