@@ -117,6 +117,16 @@ public final class AuditStore: @unchecked Sendable {
         throw Failure(
           description: "\(location): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one")
       }
+      // Nor does a writer make its tables beside another program's, in a SQLite file that is not a store: they
+      // were added to it. (A PostgreSQL database may be shared with other programs on purpose.)
+      if !exists, store.dialect == .sqlite,
+        let tables = try await store.sql.raw("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").first(
+          decodingColumn: "n", as: Int.self), tables > 0
+      {
+        throw Failure(
+          description: "\(location): a SQLite database of another program (\(TerminalText.count(tables, "table")), no "
+            + "ipalinks_schema), not an ipalinks store; give --store a new file")
+      }
       try await store.resilient(committed: { false }) { try await StoreSchema.migrate(store, to: schema) }
     } catch let failure as Failure {
       try? await store.close()
@@ -133,6 +143,12 @@ public final class AuditStore: @unchecked Sendable {
   ) async throws -> AuditStore {
     // Created here, not by SQLite, so that the file is the owner's alone from its first byte; exclusively first,
     // to know whether this open made it.
+    // A device or a pipe is no store, and SQLite would make its journal beside it (`--store /dev/null` left
+    // `/dev/null-journal`).
+    var info = stat()
+    if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+      throw Failure(description: "\(location): not a regular file, so not a store (a SQLite file)")
+    }
     var descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
     let madeFile = descriptor >= 0
     if descriptor < 0, errno == EEXIST { descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }

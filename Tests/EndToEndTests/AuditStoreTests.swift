@@ -204,6 +204,19 @@ import Testing
     #expect(claims.stdout.contains("applinks:shop.example.com  (AASA ok, lists the app, decides)"), "\(claims.stdout)")
   }
 
+  /// A device or a pipe given as the store is none, said in one line, and nothing is made beside it: `--store
+  /// /dev/null` left a `/dev/null-journal` (mode 0666) behind.
+  @Test func aDeviceIsNoStore() throws {
+    let journal = "/dev/null-journal"
+    let existed = FileManager.default.fileExists(atPath: journal)
+    let run = try CLI.run(["inspect", CLI.sample("Store.ipa"), "--no-fetch", "-q", "--store", "/dev/null"])
+    #expect(
+      run.status == 3 && run.stderr == "ipalinks: /dev/null: not a regular file, so not a store (a SQLite file)\n")
+    #expect(existed || !FileManager.default.fileExists(atPath: journal))
+    let reader = try CLI.run(["store", "runs", "--store", "/dev/null"])
+    #expect(reader.status == 2 && reader.stderr.contains("not a regular file"), "\(reader.stderr)")
+  }
+
   /// A list made from the store says how many of its files are more than a week old, and the oldest: a list is as
   /// current as they are. Not for files of six days, not with `-q`, not for the state `--at` a time.
   @Test func aListFromTheStoreSaysItsFilesAreOld() throws {
