@@ -209,16 +209,20 @@ extension AuditStore {
   /// The statements of a prune of the runs `pruned` selects, in order: the sightings, then what no row points to.
   static func pruning(_ pruned: SQLQueryString) -> [SQLQueryString] {
     [
-      // An app's sightings in the middle of a stretch of one observation go (superseded ones, which no reader
-      // reads, all go); the first and last of each stretch stay.
+      // An app's sightings in the middle of a stretch of one observation from one input path go (superseded ones,
+      // which no reader reads, all go); the first and last of each stretch stay. The path too, as readers show it:
+      // an IPA renamed between runs was shown under its old name at the times between.
       """
       DELETE FROM apps WHERE id IN (
         SELECT s.id FROM (
-          SELECT a.id, a.run_id, a.superseded, a.observation,
-            LAG(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id) AS prev,
-            LEAD(a.observation) OVER (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id) AS next
-          FROM apps a JOIN inputs i ON i.id = a.input_id) s
-        WHERE s.run_id IN (\(pruned)) AND (s.superseded = 1 OR (s.prev = s.observation AND s.next = s.observation))
+          SELECT a.id, a.run_id, a.superseded, a.observation, f.path,
+            LAG(a.observation) OVER w AS prev, LEAD(a.observation) OVER w AS next,
+            LAG(f.path) OVER w AS prev_path, LEAD(f.path) OVER w AS next_path
+          FROM apps a JOIN inputs i ON i.id = a.input_id JOIN input_files f ON f.id = i.file
+          WINDOW w AS (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id)) s
+        WHERE s.run_id IN (\(pruned))
+          AND (s.superseded = 1
+            OR (s.prev = s.observation AND s.next = s.observation AND s.prev_path = s.path AND s.next_path = s.path))
           AND s.id NOT IN (SELECT app FROM latest_apps))
       """,
       // A host's retrievals likewise, each mode apart.

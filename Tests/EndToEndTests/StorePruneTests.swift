@@ -160,6 +160,44 @@ import Testing
     try Self.expectSame(try readers(), before)
   }
 
+  /// An IPA renamed between runs is shown under the name it had at each time after a prune too: the app's sightings
+  /// were thinned by observation alone, and the state between showed the old name.
+  @Test func aPruneKeepsTheNameAnInputHadThen() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    let folder = stores.folder.appendingPathComponent("ipas")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let ipa = try Data(contentsOf: URL(fileURLWithPath: CLI.sample("Store.ipa")))
+    for (week, name) in ["Old.ipa", "Old.ipa", "New.ipa", "New.ipa", "New.ipa"].enumerated() {
+      for other in ["Old.ipa", "New.ipa"] {
+        try? FileManager.default.removeItem(at: folder.appendingPathComponent(other))
+      }
+      try ipa.write(to: folder.appendingPathComponent(name))
+      let run = try CLI.run(
+        [
+          "inspect", folder.path, "--no-fetch", "--store", location, "--run-label", "w\(week)", "-q", "--format",
+          "jsonl",
+        ],
+        environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + week * 86_400)])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    func readers() throws -> [String: String] {
+      var out: [String: String] = [:]
+      // Times, not labels: a run pruned whole can no longer be named.
+      for at in ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z", "2026-11-22T12:00:00Z"] {
+        let run = try CLI.run(["who-claims", "shop.example.com", "--at", at, "--store", location, "--no-fetch"])
+        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
+      }
+      return out
+    }
+    let before = try readers()
+    #expect(before["2026-11-22T12:00:00Z"]?.contains("ipas/New.ipa") == true, "\(before)")
+    let pruned = try CLI.run(["store", "prune", "--before", "w4", "--store", location])
+    #expect(pruned.status == 0, "\(pruned.stderr)")
+    try Self.expectSame(try readers(), before)
+  }
+
   /// A time no run names, a time to come and a store that is not there: one line saying which, exit 2, and nothing
   /// removed or made.
   @Test func aPruneThatCannotSayWhatToRemoveRemovesNothing() async throws {
