@@ -29,6 +29,34 @@ struct PropertyListTests {
     #expect(value["a"] == .array([.string("x"), .dictionary([:])]))
   }
 
+  /// A binary plist of 500,000 references to one string (5 KB zipped, within every size limit) is read in one pass:
+  /// each item was fetched by index, which libplist finds by walking a binary plist's array from its start, and it
+  /// took about a quarter of an hour. The limit is a hang's, not a measure.
+  @Test(.timeLimit(.minutes(1))) func aLongBinaryArrayIsReadInOnePass() throws {
+    let count = 500_000
+    // bplist00: a dictionary {"X": [ref 3 × count]}, the key, the string; refs of 4 bytes, offsets of 4.
+    func ref(_ i: UInt32) -> [UInt8] { withUnsafeBytes(of: i.bigEndian, Array.init) }
+    var objects: [[UInt8]] = []
+    objects.append([0xD1] + ref(1) + ref(2))
+    objects.append([0x51] + Array("X".utf8))
+    objects.append([0xAF, 0x12] + ref(UInt32(count)) + Array(repeating: ref(3), count: count).flatMap { $0 })
+    objects.append([0x51] + Array("s".utf8))
+    var bytes = Array("bplist00".utf8)
+    var offsets: [UInt32] = []
+    for object in objects {
+      offsets.append(UInt32(bytes.count))
+      bytes += object
+    }
+    let table = UInt64(bytes.count)
+    bytes += offsets.flatMap(ref)
+    bytes +=
+      [0, 0, 0, 0, 0, 0, 4, 4] + withUnsafeBytes(of: UInt64(objects.count).bigEndian, Array.init)
+      + withUnsafeBytes(of: UInt64(0).bigEndian, Array.init) + withUnsafeBytes(of: table.bigEndian, Array.init)
+    let value = try PropertyList.decodeDictionary(bytes, file: "long.plist")
+    let items = try #require(value["X"]?.arrayValue)
+    #expect(items.count == count && items.allSatisfy { $0.stringValue == "s" })
+  }
+
   @Test func binaryPlistFixture() throws {
     let bytes = try Fixtures.bytes("plists/info-binary.plist")
     #expect(bytes.starts(with: Array("bplist00".utf8)))
