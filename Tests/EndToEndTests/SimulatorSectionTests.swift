@@ -30,6 +30,39 @@ struct SimulatorSectionTests {
     #expect(run.stderr.contains("__TEXT,__entitlements"))
   }
 
+  /// The same section in a device build (`LC_BUILD_VERSION` naming iOS) is left out, with a warning, as iOS reads
+  /// the code signature alone: taken, a decoy section without associated domains hid the signature's, and the
+  /// report said it was complete.
+  @Test func aDeviceBuildsSectionIsLeftOut() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let unzip = Process()
+    unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+    unzip.arguments = ["-q", CLI.sample("SimulatorAdHoc.ipa"), "-d", folder.path]
+    try unzip.run()
+    unzip.waitUntilExit()
+    let executable = folder.appendingPathComponent("Payload/SimulatorAdHoc.app/SimulatorAdHoc")
+    var bytes = try Data(contentsOf: executable)
+    // LC_BUILD_VERSION (0x32), 24 bytes, platform 7 (iOS Simulator) → 2 (iOS).
+    let command = try #require(bytes.range(of: Data([0x32, 0, 0, 0, 24, 0, 0, 0, 7, 0, 0, 0])))
+    bytes[command.lowerBound + 8] = 2
+    try bytes.write(to: executable)
+
+    let run = try CLI.run(["inspect", executable.path, "--no-fetch", "--format", "json"])
+    let bundle = try #require((run.json?["bundles"] as? [[String: Any]])?.first, "\(run.stderr)")
+    #expect(bundle["distribution"] as? String != "simulator")
+    let sources = try #require(bundle["entitlementSourceDetails"] as? [[String: Any]])
+    #expect(sources.map { $0["kind"] as? String } == ["code-signature", "code-signature"], "\(sources)")
+    let messages = (bundle["diagnostics"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+    #expect(
+      messages.contains {
+        $0.hasSuffix(
+          "(arm64 __TEXT,__entitlements): an entitlements section in a device build (platform 2), which only the "
+            + "simulator reads: left out, as iOS reads the code signature's (it has 4 keys)")
+      }, "\(messages)")
+  }
+
   /// A build whose entitlements are only in the section runs on the simulator alone; `get-task-allow` does not make
   /// it a development build for devices.
   @Test func aSimulatorBuildSaysSo() throws {

@@ -181,11 +181,29 @@ struct BundleContents {
     }
     bundle.architectures = slices.map(\.architecture)
     bundle.encrypted = slices.contains { ($0.cryptID ?? 0) != 0 }
-    isSimulatorBuild = slices.contains { $0.isSimulator || ($0.entitlementsSection?.size ?? 0) > 0 }
     var directories: [CodeDirectory] = []
+    isSimulatorBuild = slices.contains(where: \.isSimulator)
     for slice in slices {
-      readSimulatorSection(source, slice: slice)
-      if let directory = readSignature(source, slice: slice) { directories.append(directory) }
+      let section = readSimulatorSection(source, slice: slice)
+      let directory = readSignature(source, slice: slice)
+      if let directory { directories.append(directory) }
+      // The section is a simulator build's: it counts where the platform is a simulator's, or unknown and the
+      // slice signed by no team. A device build's is left out, as iOS reads the code signature alone: taken, a
+      // decoy section without associated domains hid the signature's, and the report said it was complete.
+      guard let section else { continue }
+      if slice.isSimulator || (slice.platform == nil && directory?.teamID == nil) {
+        isSimulatorBuild = true
+      } else {
+        let dropped = sources.remove(at: section)
+        bundle.diagnostics.append(
+          Diagnostic(
+            .warning, .machOEntitlementsSection,
+            "\(source.name) (\(slice.architecture) __TEXT,__entitlements): an entitlements section in a "
+              + (slice.platform.map { "device build (platform \($0))" } ?? "build signed by a team")
+              + ", which only the simulator reads: left out, as iOS reads the code signature's"
+              + (dropped.entitlements.isEmpty
+                ? "" : " (it has \(TerminalText.count(dropped.entitlements.count, "key")))")))
+      }
     }
     // What the code signature says; the identity stage may find better in the entitlements.
     bundle.signingIdentifier = directories.first?.identifier
@@ -239,8 +257,9 @@ struct BundleContents {
   }
 
   /// A simulator build's entitlements, from the slice's `__TEXT,__entitlements` section, as a source of its own.
-  private mutating func readSimulatorSection(_ source: any ByteSource, slice: MachOSlice) {
-    guard let section = slice.entitlementsSection, section.size > 0 else { return }
+  /// Reads the slice's `__TEXT,__entitlements` section into ``sources``; the index it was added at, or nil.
+  private mutating func readSimulatorSection(_ source: any ByteSource, slice: MachOSlice) -> Int? {
+    guard let section = slice.entitlementsSection, section.size > 0 else { return nil }
     let arch = slice.architecture
     let name = "\(source.name) (\(arch) __TEXT,__entitlements)"
     guard section.size <= Self.maximumEntitlementsSection, section.offset <= slice.size,
@@ -250,15 +269,17 @@ struct BundleContents {
         Diagnostic(
           .error, .machOEntitlementsSection,
           "\(name): \(section.size) bytes at \(section.offset) lie outside the slice or over the 1 MiB limit"))
-      return
+      return nil
     }
     do {
       let bytes = try source.read(at: slice.offset + section.offset, count: Int(section.size))
       let value = try PropertyList.decodeDictionary(bytes, file: name)
       sources.append(
         EntitlementSource(kind: .simulatorSection, detail: "__TEXT,__entitlements, \(arch)", entitlements: value))
+      return sources.count - 1
     } catch {
       bundle.diagnostics.append(Diagnostic(error, fallbackCode: .machOEntitlementsSection))
+      return nil
     }
   }
 }

@@ -74,7 +74,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case machOMalformed = "macho.malformed"
   /// The Mach-O file cannot be read at all.
   case machOUnreadable = "macho.unreadable"
-  /// A simulator build's `__TEXT,__entitlements` section lies outside its slice, is too large, or is not a plist.
+  /// A simulator build's `__TEXT,__entitlements` section lies outside its slice, is too large, or is not a plist;
+  /// or a device build has one, which is left out (only the simulator reads it).
   case machOEntitlementsSection = "macho.entitlements-section"
   /// A code signature points outside its slice.
   case signatureOutOfRange = "signature.out-of-range"
