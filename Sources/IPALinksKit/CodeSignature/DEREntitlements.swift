@@ -115,7 +115,11 @@ public enum DEREntitlements {
       guard let keyNode = items.next(), let key = string(keyNode), let valueNode = items.next() else {
         throw .malformed("dictionary entry lacks a UTF8String key and a value")
       }
-      out[key] = try value(valueNode)
+      // Taken, the last of two would have been read silently; which one iOS reads is not known (codesign never
+      // writes such a dictionary), so the blob is malformed and its entitlements unknown.
+      guard out.updateValue(try value(valueNode), forKey: key) == nil else {
+        throw .malformed("the key \(key) appears twice in one dictionary")
+      }
     }
     return out
   }

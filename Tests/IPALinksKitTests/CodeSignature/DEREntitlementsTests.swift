@@ -41,6 +41,16 @@ struct DEREntitlementsTests {
     #expect(value["e"] == .integer(-1))
   }
 
+  /// A key twice in one dictionary is malformed: the last was read silently, and which one iOS reads is not known.
+  @Test func aKeyTwiceIsMalformed() {
+    // SET { SEQUENCE { "key", TRUE }, SEQUENCE { "key", FALSE } }
+    let pair: (UInt8) -> [UInt8] = { [0x30, 0x08, 0x0C, 0x03, 0x6B, 0x65, 0x79, 0x01, 0x01, $0] }
+    let bytes: [UInt8] = [0x31, 0x14] + pair(0xFF) + pair(0x00)
+    #expect(throws: DEREntitlementsError.malformed("the key key appears twice in one dictionary")) {
+      try DEREntitlements.decode(bytes)
+    }
+  }
+
   @Test func lengthOverflowIsAnErrorNotACrash() {
     let bytes: [UInt8] = [0x70, 0x84, 0xFF, 0xFF, 0xFF, 0xF0, 0x02, 0x01, 0x01]
     #expect(throws: DEREntitlementsError.self) { try DEREntitlements.decode(bytes) }
