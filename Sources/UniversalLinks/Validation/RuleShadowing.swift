@@ -2,7 +2,8 @@
 /// decides: `shadowed-rule` in `aasa validate`, and a note in `match --explain`.
 ///
 /// It is claimed only when proven. The earlier rule's flags must be compatible (the same `percentEncoded`; the same
-/// `caseSensitive`, or a case-insensitive earlier rule over a later one whose literal text is ASCII), and each key
+/// `caseSensitive`, or a case-insensitive earlier rule without query items over a later one whose literal text is
+/// ASCII), and each key
 /// of the earlier rule must accept everything the later rule's does: its path pattern includes the later's (glob
 /// inclusion, decided exactly over the patterns' own characters and one class for every other), and its query and
 /// fragment constraints are no stricter. A search that outgrows its budget proves nothing, and nothing is claimed.
@@ -44,7 +45,10 @@ struct RuleShadowing {
     // which is exact for ASCII.
     var other = b
     if a.caseSensitive != b.caseSensitive {
-      guard !a.caseSensitive, ascii[later] else { return false }
+      // Nor with query items: folding their names, the earlier rule reads `x=1&X=2` as two occurrences of `x`,
+      // each of which must match, where the later reads one (`/a/*` with `x=1`, case-insensitive, does not decide
+      // that URL; the later exclude does).
+      guard !a.caseSensitive, ascii[later], a.items == nil else { return false }
       other = lowered[later]
     }
     return includes(a.path, other.path, path: true) && includes(a.fragment, other.fragment)
