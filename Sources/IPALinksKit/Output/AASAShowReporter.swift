@@ -17,7 +17,11 @@ public enum AASAShowReporter {
     if let links = file.applinks {
       out += "applinks\n"
       for v in links.substitutionVariables {
-        out += "  $(\(e(v.name))) = \(e(v.values.map(JSONPointer.quote).joined(separator: ", ")))\n"
+        out +=
+          TerminalText.wrap(
+            e(v.values.map(JSONPointer.quote).joined(separator: ", ")), width: style.width,
+            first: "  $(\(e(v.name))) = ", rest: "      "
+          ).map { $0 + "\n" }.joined()
       }
       if let d = links.defaults { out += "  defaults \(e(d.summary))\n" }
       for detail in links.details { out += lines(detail, in: file, style: style) }

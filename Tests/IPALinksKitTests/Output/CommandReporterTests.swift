@@ -172,6 +172,12 @@ struct AASAReporterTests {
       json:
         #"{"applinks": {"details": [{"appIDs": [\#(list)], "components": []}]}, "webcredentials": {"apps": [\#(list)]}}"#
     )
+    // A variable's values too: 121 columns for twenty countries.
+    let countries = (0..<20).map { "\"c\($0)\"" }.joined(separator: ", ")
+    let variables = try AASAFile(
+      json: #"{"applinks": {"substitutionVariables": {"country": [\#(countries)]}, "details": []}}"#)
+    let shown = AASAShowReporter.text(variables, name: "v.json")
+    #expect(shown.split(separator: "\n").allSatisfy { $0.count <= 80 } && shown.contains("  $(country) = \"c0\""))
     for text in [FetchReporter.text([outcome]), AASAShowReporter.text(file, name: "aasa.json")] {
       let lines = text.split(separator: "\n")
       #expect(lines.allSatisfy { $0.count <= 80 }, "\(text)")
