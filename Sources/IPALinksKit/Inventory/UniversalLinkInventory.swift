@@ -185,6 +185,17 @@ public struct ParsedAASA: Sendable {
   public init(_ result: AASAFetchResult) {
     var stripped = result
     stripped.body = nil
+    // The other source's answer (`--source both`) read as this one is: a 2xx that is no AASA file (a captive
+    // portal's page) is `invalid-json`, where it was said to be `ok` beside the CDN's file, with no difference.
+    stripped.comparison = result.comparison.map { other in
+      guard other.status == .ok, let body = other.body else { return other }
+      var other = other
+      do { _ = try AASAFile(bytes: body) } catch {
+        other.status = .invalidJSON
+        other.message = "\(other.host): not a valid AASA file: \(error)"
+      }
+      return other
+    }
     self.result = stripped
     guard result.status == .ok, let body = result.body else {
       (hadBody, file, fileDiagnostics, parseError, sourceChanges, appLinksAppIDs) = (false, nil, [], nil, [], [])

@@ -25,7 +25,9 @@ public enum FetchReporter {
       out += TerminalText.wrap(reporter.clean(o.fetch.message), width: style.width, first: "  ", rest: "    ")
         .map { $0 + "\n" }.joined()
       for other in o.fetch.comparison {
-        out += "  compared: \(other.source.rawValue) gave \(other.status.rawValue)\n"
+        out +=
+          "  compared: \(other.source.rawValue) gave \(other.status.rawValue)"
+          + (other.status != o.status ? " (differs)" : "") + "\n"
       }
       out += style.sourceChangeLines(o.sourceChanges, indent: "  ").map { $0 + "\n" }.joined()
       if !o.listedApps.isEmpty {

@@ -48,6 +48,20 @@ struct TextReporterTests {
     #expect(text.contains("compared: direct-well-known gave not-found (differs)"))
   }
 
+  /// The origin answering 200 with a login page (a captive portal) beside the CDN's file is `invalid-json`, as it
+  /// is read alone: it was said to be `ok`, with no difference from the CDN's copy.
+  @Test func anotherSourcesPageThatIsNoFileIsInvalid() {
+    let file = Array(#"{"applinks": {"details": [{"appIDs": ["T.a"], "components": [{"/": "/*"}]}]}}"#.utf8)
+    var direct = AASAFetchResult(host: "example.com", status: .ok, source: .directWellKnown, message: "x")
+    direct.body = Array("<html>Please log in to the Wi-Fi</html>".utf8)
+    var cdn = AASAFetchResult(host: "example.com", status: .ok, source: .cdn, message: "ok", comparison: [direct])
+    cdn.body = file
+    let parsed = ParsedAASA(cdn)
+    #expect(parsed.answer.status == .ok && parsed.answer.comparison.first?.status == .invalidJSON)
+    let outcome = DomainAASA(fetch: parsed.answer)
+    #expect(FetchReporter.text([outcome]).contains("compared: direct-well-known gave invalid-json (differs)"))
+  }
+
   @Test func untrustedTextCannotDriveTheTerminal() {
     var failing = aasa(.httpError)
     failing.fetch.message = "example.com: \u{1B}[2J\u{1B}]0;owned\u{07}"
