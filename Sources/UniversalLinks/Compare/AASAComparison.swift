@@ -356,15 +356,16 @@ public struct AASAComparison: Sendable, Equatable, Codable {
         let sampled =
           moved.flatMap { [old.rules[$0.old], new.rules[$0.new]] } + kept.sorted().map { old.rules[common[$0].old] }
         var left = Self.reorderBudget
-        search: for rule in sampled {
-          let urls = URLSampler.urls(for: rule, host: host)
+        // Whether `urls` hold a URL that the crossed rules decide differently (told as the change), or the budget
+        // ran out (told without an example); false to look further.
+        func found(_ urls: [UniversalLinkURL]) -> Bool {
           left -= urls.count
           guard left >= 0 else {
             out.append(
               Change(
                 appId: appID, kind: .rulesReordered, old: [oldRule(moved[0].old).pointer],
                 new: [newRule(moved[0].new).pointer]))
-            break
+            return true
           }
           for url in urls {
             let (a, b) = (old.decide(url), new.decide(url))
@@ -381,7 +382,22 @@ public struct AASAComparison: Sendable, Equatable, Codable {
                 new: involved.compactMap { rule in newContent.firstIndex(of: rule).map { newRule($0).pointer } },
                 example: differs ? url.absoluteString : nil, oldVerdict: differs ? a.verdict : nil,
                 newVerdict: differs ? b.verdict : nil))
-            break search
+            return true
+          }
+          return false
+        }
+        search: do {
+          for rule in sampled where found(URLSampler.urls(for: rule, host: host)) { break search }
+          // A URL both crossed rules match may need one's path and the other's query or fragment (an exclude of
+          // `/a/*` with `?x=1` moved past `/a/b`: `/a/b?x=1`, made from neither alone; said to behave the same).
+          // So each moved rule is crossed with every other rule sampled, either way, where one of the two asks
+          // for a query or a fragment.
+          let asking = sampled.filter(\.asksBeyondPath)
+          for moving in moved.flatMap({ [old.rules[$0.old], new.rules[$0.new]] }) {
+            for other in moving.asksBeyondPath ? sampled : asking where other != moving {
+              if found(URLSampler.urls(for: other, host: host, askingAs: moving)) { break search }
+              if found(URLSampler.urls(for: moving, host: host, askingAs: other)) { break search }
+            }
           }
         }
       }
@@ -396,16 +412,22 @@ public struct AASAComparison: Sendable, Equatable, Codable {
 public enum URLSampler {
   /// About 20 URLs on `host` from `rule`'s patterns: each `*` and `?` filled four ways, with a character more, a
   /// character less, in upper case and one segment deeper.
-  public static func urls(for rule: LinkRuntime.Rule, host: String) -> [UniversalLinkURL] {
+  ///
+  /// With `askingAs`, the query and fragment are that rule's, on `rule`'s paths: a URL two rules both decide may
+  /// need one's path and the other's query.
+  public static func urls(
+    for rule: LinkRuntime.Rule, host: String, askingAs asking: LinkRuntime.Rule? = nil
+  ) -> [UniversalLinkURL] {
     var out: [UniversalLinkURL] = []
+    let asking = asking ?? rule
     for variant in 0..<4 {
       var path = rule.path.map { fill($0, variant) } ?? "/"
       if !path.hasPrefix("/") { path = "/" + path }
-      var query: String? = rule.query.map { fill($0, variant) }
-      if let items = rule.items {
+      var query: String? = asking.query.map { fill($0, variant) }
+      if let items = asking.items {
         query = items.map { $0.name + "=" + fill($0.value, variant) }.joined(separator: "&")
       }
-      let fragment = rule.fragment.map { fill($0, variant) }
+      let fragment = asking.fragment.map { fill($0, variant) }
       for candidate in [path, path + "x", String(path.dropLast()), path.uppercased(), path + "/x"] {
         var text = "https://" + host + candidate
         if let query { text += "?" + query }
@@ -437,4 +459,10 @@ public enum URLSampler {
     }
     return out
   }
+}
+
+extension LinkRuntime.Rule {
+  /// Whether the rule asks anything of a URL's query or fragment: then a URL it decides together with another rule
+  /// may need the other's path, which samples of either alone do not make.
+  var asksBeyondPath: Bool { query != nil || items != nil || fragment != nil }
 }

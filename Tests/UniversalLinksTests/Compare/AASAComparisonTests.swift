@@ -56,6 +56,22 @@ struct AASAComparisonTests {
   }
 
   /// An app whose entry did not change is skipped, unless a file-wide setting (the defaults) changed under it.
+  /// Two rules swapped where the URL both decide needs one's path and the other's query or fragment (an exclude of
+  /// `/a/*` asking `?x=1` moved past `/a/b`: `/a/b?x=1`): a reordering, with an example; it read as behaving the
+  /// same, as no URL sampled from one rule alone holds both.
+  @Test(arguments: [#""?": {"x": "1"}"#, ##""#": "?*""##])
+  func aReorderingThatNeedsTwoRulesURLIsFound(_ asking: String) {
+    let exclude = #"{"/": "/a/*", \#(asking), "exclude": true}"#
+    let (old, new) = (
+      Self.details(#""components": [\#(exclude), {"/": "/a/b"}]"#),
+      Self.details(#""components": [{"/": "/a/b"}, \#(exclude)]"#)
+    )
+    let comparison = AASAComparison(old: old, new: new, host: "example.com")
+    #expect(comparison.changes.map(\.kind) == [.rulesReordered], "\(comparison.changes)")
+    #expect(comparison.changes.first?.example != nil)
+    Self.expectHonestExamples(comparison, old, new)
+  }
+
   @Test func onlyTheAppsAChangeReachesAreCompared() {
     func two(_ first: String, defaults: String = "") -> AASAFile {
       Self.file(
