@@ -18,25 +18,35 @@ enum PatternDivergence {
 
   /// How many scalars of `value` some string the pattern matches can begin with, and whether the whole value
   /// matches.
-  static func progress(_ pieces: [LinkRuntime.Piece], _ value: String) -> (prefix: Int, complete: Bool) {
+  /// `cut` when the walk outgrew ``budget`` (a hostile file's `*?*?…` over a long query: 83 s for one URL): then
+  /// `prefix` is as far as it got, and nothing is claimed about the rest.
+  static func progress(_ pieces: [LinkRuntime.Piece], _ value: String) -> (prefix: Int, complete: Bool, cut: Bool) {
     let steps = compile(pieces)
     let scalars = Array(value.unicodeScalars)
     var states = closure([State(top: 0)], steps)
     var prefix = 0
+    var spent = 0
     for scalar in scalars {
+      spent += states.count
+      if spent > budget { return (prefix, false, true) }
       let next = closure(states.flatMap { advance($0, over: scalar, steps) }, steps)
-      if next.isEmpty { return (prefix, false) }
+      if next.isEmpty { return (prefix, false, false) }
       states = next
       prefix += 1
     }
-    return (prefix, states.contains { $0.top == steps.count })
+    return (prefix, states.contains { $0.top == steps.count }, false)
   }
+
+  /// The states one explanation may walk through, summed over the value's scalars: a bound on its time whatever
+  /// the pattern, far above what real rules and URLs take.
+  static let budget = 200_000
 
   /// Why `value` does not match `pieces`, in words: after which prefix it goes wrong and what the pattern needs
   /// there, or that it ends before the pattern does.
   static func reason(_ pieces: [LinkRuntime.Piece], _ value: String) -> String? {
-    let (prefix, complete) = progress(pieces, value)
+    let (prefix, complete, cut) = progress(pieces, value)
     guard !complete else { return nil }
+    if cut { return "the pattern and the value are too long to say where they part" }
     let scalars = Array(value.unicodeScalars)
     let read = String(String.UnicodeScalarView(scalars[..<prefix]))
     let rest = String(String.UnicodeScalarView(scalars[prefix...]))
