@@ -114,20 +114,31 @@ public enum StoreText {
             + (v.files > 1 ? ", \(v.files) files alike" : ""),
         ]
       }, right: [0, 3], shrinking: [4], width: style.width)
+    let shared = sharedLabels(history.versions.dropFirst().map { ($0.firstRun, $0.firstRunNumber) })
     for (i, version) in history.versions.enumerated().dropFirst() {
       let (old, new) = ("version \(i)", "version \(i + 1)")
       out +=
         "\n" + style.bold("\(old) → \(new)") + ", first seen \(minute(version.firstSeen))"
-        + (runName(version.firstRun, version.firstRunNumber).map { " (\($0))" } ?? "") + ":\n"
+        + (runName(version.firstRun, version.firstRunNumber, shared: shared).map { " (\($0))" } ?? "") + ":\n"
       out += AASADiffReporter.text(
         history.comparisons[i - 1], old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
     }
     return out
   }
 
-  /// A run as `history` names it: its label, else its number (`run 3`), which `--at` takes too.
-  static func runName(_ label: String?, _ number: Int?) -> String? {
-    label.map { TerminalText.escape($0) } ?? number.map { "run \($0)" }
+  /// A run as `history` names it: its label, else its number (`run 3`), which `--at` takes too; a label `shared`
+  /// by other runs the history names too (`nightly`) with the number as well, as `report` names it: `--at nightly`
+  /// reads the last of them.
+  static func runName(_ label: String?, _ number: Int?, shared: Set<String> = []) -> String? {
+    guard let label else { return number.map { "run \($0)" } }
+    return TerminalText.escape(label) + (shared.contains(label) ? number.map { " (run \($0))" } ?? "" : "")
+  }
+
+  /// The labels that name more than one run among `runs`.
+  static func sharedLabels(_ runs: [(label: String?, number: Int?)]) -> Set<String> {
+    var numbers: [String: Set<Int>] = [:]
+    for case (let label?, let number?) in runs { numbers[label, default: []].insert(number) }
+    return Set(numbers.filter { $0.value.count > 1 }.keys)
   }
 
   /// A line of text cut to the terminal's width (``TerminalText/wrap(_:width:first:rest:)``), the lines after the
@@ -166,10 +177,11 @@ public enum StoreText {
           [$0.version ?? "?", $0.build ?? "?", minute($0.firstSeen), minute($0.lastSeen), String($0.observations)]
         }, right: [4], shrinking: [0, 1], width: style.width)
       out += "\n"
+      let shared = sharedLabels(app.changes.map { ($0.run, $0.runNumber) })
       for change in app.changes {
         out +=
           [
-            minute(change.at), runName(change.run, change.runNumber),
+            minute(change.at), runName(change.run, change.runNumber, shared: shared),
             change.version.map { e($0) + (change.build.map { " (\(e($0)))" } ?? "") },
           ]
           .compactMap { $0 }.joined(separator: "  ") + "\n"

@@ -244,6 +244,16 @@ import Testing
     }
   }
 
+  /// `history` names a run by a label other runs it names have too with its number as well, as `report` does:
+  /// three `nightly` runs read as one, though `--at nightly` reads the last.
+  @Test func historyTellsRunsOfOneLabelApart() {
+    let shared = StoreText.sharedLabels([("nightly", 1), ("nightly", 2), ("week-48", 3), (nil, 4), ("week-48", 3)])
+    #expect(shared == ["nightly"])
+    #expect(StoreText.runName("nightly", 2, shared: shared) == "nightly (run 2)")
+    #expect(StoreText.runName("week-48", 3, shared: shared) == "week-48")
+    #expect(StoreText.runName(nil, 4, shared: shared) == "run 4")
+  }
+
   /// `store runs` and `history`'s tables cut their shrinking columns to fit; on a terminal narrower than their
   /// headings, each row becomes a block of heading and value lines, an empty value left out, every line within it.
   @Test func aTableWiderThanTheTerminalIsShownARowAtATime() {
