@@ -4,15 +4,24 @@ import Testing
 /// A simulator build whose `__TEXT,__entitlements` section claims more bytes than the file has: a clear finding
 /// naming the section, and the rest of the executable still reported.
 struct SimulatorSectionTests {
-  @Test func aSectionPastTheSliceIsNamedAndTheRestIsKept() throws {
+  /// The sample's files, unzipped in a folder of their own that `body` is given and that goes afterwards.
+  static func unzipped(_ sample: String, _ body: (URL) throws -> Void) throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let unzip = Process()
     unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-    unzip.arguments = ["-q", CLI.sample("Simulator.ipa"), "-d", folder.path]
+    unzip.arguments = ["-q", CLI.sample(sample), "-d", folder.path]
     try unzip.run()
     unzip.waitUntilExit()
+    try body(folder)
+  }
+
+  @Test func aSectionPastTheSliceIsNamedAndTheRestIsKept() throws {
+    try Self.unzipped("Simulator.ipa") { try Self.expectASectionPastTheSliceNamed(in: $0) }
+  }
+
+  static func expectASectionPastTheSliceNamed(in folder: URL) throws {
     let executable = folder.appendingPathComponent("Payload/Simulator.app/Simulator")
     var bytes = try Data(contentsOf: executable)
     // section_64: sectname[16], segname[16], addr (8), size (8) at +40.
@@ -34,14 +43,10 @@ struct SimulatorSectionTests {
   /// the code signature alone: taken, a decoy section without associated domains hid the signature's, and the
   /// report said it was complete.
   @Test func aDeviceBuildsSectionIsLeftOut() throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sim-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let unzip = Process()
-    unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
-    unzip.arguments = ["-q", CLI.sample("SimulatorAdHoc.ipa"), "-d", folder.path]
-    try unzip.run()
-    unzip.waitUntilExit()
+    try Self.unzipped("SimulatorAdHoc.ipa") { try Self.expectADeviceBuildsSectionLeftOut(in: $0) }
+  }
+
+  static func expectADeviceBuildsSectionLeftOut(in folder: URL) throws {
     let executable = folder.appendingPathComponent("Payload/SimulatorAdHoc.app/SimulatorAdHoc")
     var bytes = try Data(contentsOf: executable)
     // LC_BUILD_VERSION (0x32), 24 bytes, platform 7 (iOS Simulator) → 2 (iOS).

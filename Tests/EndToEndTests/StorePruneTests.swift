@@ -135,14 +135,10 @@ import Testing
     let ipa = folder.appendingPathComponent("Store.ipa")
     let (good, broken) = (try Data(contentsOf: URL(fileURLWithPath: CLI.sample("Store.ipa"))), Data("PK".utf8))
     // Readable, unreadable twice, then readable twice.
-    for (week, contents) in [good, broken, broken, good, good].enumerated() {
-      try contents.write(to: ipa)
-      let run = try CLI.run(
-        [
-          "inspect", folder.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", "w\(week)",
-          "-q", "--format", "jsonl",
-        ], environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + week * 86_400)])
-      #expect(run.status == (contents == good ? 0 : 2), "\(run.stderr)")
+    let weeks = [good, broken, broken, good, good]
+    try Self.dailyRuns(weeks.count, of: folder, into: location, ["--aasa-dir", CLI.sample("aasa")]) { week in
+      try weeks[week].write(to: ipa)
+      return weeks[week] == good ? 0 : 2
     }
     func readers() throws -> [String: String] {
       var out: [String: String] = [:]
@@ -153,11 +149,8 @@ import Testing
       }
       return out
     }
-    let before = try readers()
+    let before = try Self.expectPruneChangesNothing(location, before: "w4", readers)
     #expect(before["w2"]?.hasPrefix("2\n") == true && before["w2"]?.contains("unreadable: ") == true, "\(before)")
-    let pruned = try CLI.run(["store", "prune", "--before", "w4", "--store", location])
-    #expect(pruned.status == 0, "\(pruned.stderr)")
-    try Self.expectSame(try readers(), before)
   }
 
   /// An IPA renamed between runs is shown under the name it had at each time after a prune too: the app's sightings
@@ -169,18 +162,13 @@ import Testing
     let folder = stores.folder.appendingPathComponent("ipas")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let ipa = try Data(contentsOf: URL(fileURLWithPath: CLI.sample("Store.ipa")))
-    for (week, name) in ["Old.ipa", "Old.ipa", "New.ipa", "New.ipa", "New.ipa"].enumerated() {
+    let names = ["Old.ipa", "Old.ipa", "New.ipa", "New.ipa", "New.ipa"]
+    try Self.dailyRuns(names.count, of: folder, into: location, ["--no-fetch"]) { week in
       for other in ["Old.ipa", "New.ipa"] {
         try? FileManager.default.removeItem(at: folder.appendingPathComponent(other))
       }
-      try ipa.write(to: folder.appendingPathComponent(name))
-      let run = try CLI.run(
-        [
-          "inspect", folder.path, "--no-fetch", "--store", location, "--run-label", "w\(week)", "-q", "--format",
-          "jsonl",
-        ],
-        environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + week * 86_400)])
-      #expect(run.status == 0, "\(run.stderr)")
+      try ipa.write(to: folder.appendingPathComponent(names[week]))
+      return 0
     }
     func readers() throws -> [String: String] {
       var out: [String: String] = [:]
@@ -191,11 +179,33 @@ import Testing
       }
       return out
     }
-    let before = try readers()
+    let before = try Self.expectPruneChangesNothing(location, before: "w4", readers)
     #expect(before["2026-11-22T12:00:00Z"]?.contains("ipas/New.ipa") == true, "\(before)")
-    let pruned = try CLI.run(["store", "prune", "--before", "w4", "--store", location])
+  }
+
+  /// `inspect FOLDER --store` once a day from 19 November 2026, labelled `w0`, `w1`, …, each after `prepare(day)`
+  /// has set the folder's files and said the exit code the run must give.
+  static func dailyRuns(
+    _ days: Int, of folder: URL, into location: String, _ arguments: [String], prepare: (Int) throws -> Int32
+  ) throws {
+    for day in 0..<days {
+      let status = try prepare(day)
+      let run = try CLI.run(
+        ["inspect", folder.path, "--store", location, "--run-label", "w\(day)", "-q", "--format", "jsonl"] + arguments,
+        environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + day * 86_400)])
+      #expect(run.status == status, "\(run.stderr)")
+    }
+  }
+
+  /// What `readers` print, which `store prune --before LABEL` must leave as it was.
+  static func expectPruneChangesNothing(
+    _ location: String, before label: String, _ readers: () throws -> [String: String]
+  ) throws -> [String: String] {
+    let before = try readers()
+    let pruned = try CLI.run(["store", "prune", "--before", label, "--store", location])
     #expect(pruned.status == 0, "\(pruned.stderr)")
-    try Self.expectSame(try readers(), before)
+    try expectSame(try readers(), before)
+    return before
   }
 
   /// A time no run names, a time to come and a store that is not there: one line saying which, exit 2, and nothing
