@@ -1283,6 +1283,17 @@ def fixtures(store_ipa):
        "0x84 FF FF FF F0: fail DER parsing without huge allocation; no entitlements from "
        "the signature, warning, Info.plist facts still reported.")
 
+    def no_entitlements(sig):
+        sig.xml = None
+        sig.der = None
+    bid = "com.example.fixture.noentitlements"
+    fx("bad/signed-without-entitlements.ipa",
+       fixture_ipa(fixture_bundle("NoEntitlements", xcent=base_ents(FX_TEAM, bid, **{
+           AD: ["applinks:noentitlements.fixture.example.com"]})), sig_patch=no_entitlements),
+       "a team-signed executable with no entitlements blob, and an .xcent claiming "
+       "applinks:noentitlements.fixture.example.com: the .xcent stands in, with a "
+       "signature.no-entitlements warning (iOS grants such an app none).")
+
     def break_magic(exe):
         _, off = find_superblob(exe)
         return exe[:off] + struct.pack(">I", 0xDEADBEEF) + exe[off + 4:]

@@ -56,6 +56,25 @@ struct BadInputTests {
   }
 
   /// A device has no size: `/dev/zero` was "empty file (0 bytes)".
+  /// A team's signature without entitlements grants the app none on a device: the `.xcent` still stands in (a list
+  /// then blocks more, never less), and a warning says so; it stood in without a word.
+  @Test func aTeamSignatureWithoutEntitlementsIsSaid() throws {
+    let result = try CLI.run(
+      ["inspect", "--no-fetch", CLI.fixture("bad/signed-without-entitlements.ipa"), "--format", "json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let bundle = try #require((result.json?["bundles"] as? [[String: Any]])?.first, "\(result.stdout)")
+    let sources = try #require(bundle["entitlementSourceDetails"] as? [[String: Any]])
+    #expect(sources.first { $0["effective"] as? Bool == true }?["kind"] as? String == "xcent", "\(sources)")
+    let found = (bundle["diagnostics"] as? [[String: Any]] ?? []).first {
+      $0["code"] as? String == "signature.no-entitlements"
+    }
+    #expect(
+      (found?["message"] as? String)?.hasSuffix(
+        "signed by team F1XTURE000 with no entitlements in its code signature, so iOS grants it none and opens no link "
+          + "in it; the .xcent's, read instead, are what the build was meant to have") == true, "\(bundle)")
+    #expect(result.stdout.contains("applinks:noentitlements.fixture.example.com"))
+  }
+
   @Test func aDeviceIsSaidToBeOne() throws {
     let zero = try CLI.run(["inspect", "/dev/zero", "--no-fetch", "-q"])
     #expect(zero.status == 2 && zero.stderr.contains("/dev/zero: a character device, not a file"), "\(zero.stderr)")

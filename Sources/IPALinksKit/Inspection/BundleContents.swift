@@ -16,6 +16,8 @@ struct BundleContents {
   /// Built for a simulator: a slice's `LC_BUILD_VERSION` names a simulator platform, or the executable keeps
   /// entitlements in its `__TEXT,__entitlements` section.
   var isSimulatorBuild = false
+  /// The team of a slice signed with no entitlements blob at all, when one was.
+  private var signedWithoutEntitlements: String?
 
   /// Reads a bundle found in a container.
   init(_ located: BundleLocator.Located, in container: any FileContainer, paths: Set<String>) {
@@ -55,6 +57,17 @@ struct BundleContents {
         bundle.diagnostics.append(
           Diagnostic(error, severity: effective ? .error : .warning, fallbackCode: .xcentUnreadable))
       }
+    }
+    // A team's signature without entitlements grants the app none on a device, whatever the .xcent says: the
+    // .xcent still stands in (the lists then block more, never less), and the report says so.
+    if let team = signedWithoutEntitlements, sources.contains(where: { $0.kind == .xcent }),
+      !sources.contains(where: { $0.kind == .codeSignature || $0.kind == .simulatorSection })
+    {
+      bundle.diagnostics.append(
+        Diagnostic(
+          .warning, .signatureNoEntitlements,
+          "\(executablePath): signed by team \(team) with no entitlements in its code signature, so iOS grants it "
+            + "none and opens no link in it; the .xcent's, read instead, are what the build was meant to have"))
     }
     let profilePath = root + "embedded.mobileprovision"
     if paths.contains(profilePath) {
@@ -231,6 +244,11 @@ struct BundleContents {
         Diagnostic(.info, .signatureUnsigned, "\(source.name): \(arch) slice has no code signature"))
       return nil
     }
+    if signature.derEntitlements == nil && signature.xmlEntitlements == nil,
+      let team = signature.bestCodeDirectory?.teamID
+    {
+      signedWithoutEntitlements = team
+    }
     for warning in signature.warnings {
       bundle.diagnostics.append(Diagnostic(.warning, .signatureDuplicateBlob, "\(source.name) (\(arch)): \(warning)"))
     }
@@ -256,8 +274,8 @@ struct BundleContents {
     return signature.bestCodeDirectory
   }
 
-  /// A simulator build's entitlements, from the slice's `__TEXT,__entitlements` section, as a source of its own.
-  /// Reads the slice's `__TEXT,__entitlements` section into ``sources``; the index it was added at, or nil.
+  /// A simulator build's entitlements, from the slice's `__TEXT,__entitlements` section, as a source of its own in
+  /// ``sources``: the index it was added at, or nil.
   private mutating func readSimulatorSection(_ source: any ByteSource, slice: MachOSlice) -> Int? {
     guard let section = slice.entitlementsSection, section.size > 0 else { return nil }
     let arch = slice.architecture

@@ -89,6 +89,8 @@ public enum DiagnosticCode: String, Sendable, Codable, CaseIterable {
   case signatureUnreadable = "signature.unreadable"
   /// A slice has no code signature.
   case signatureUnsigned = "signature.unsigned"
+  /// A slice signed by a team with no entitlements blob: iOS grants the app none, whatever the `.xcent` says.
+  case signatureNoEntitlements = "signature.no-entitlements"
   /// A code signature holds the same blob twice; the first one counts.
   case signatureDuplicateBlob = "signature.duplicate-blob"
   /// The DER entitlements blob does not decode.
