@@ -204,7 +204,7 @@ final class PostgresLink: SQLDatabase, Sendable {
       while true {
         let left = deadline - .now
         let there = try await Self.within(
-          min(timeout, max(left, .milliseconds(100))), on: eventLoop, onExpiry: { Self.drop(connection) }
+          min(timeout, max(left, .milliseconds(100))), of: timeout, on: eventLoop, onExpiry: { Self.drop(connection) }
         ) { [stopping] in
           // A process that is gone matches nothing: the server restarted, or the connection's end reached it.
           let query = PostgresQuery(
@@ -285,9 +285,11 @@ final class PostgresLink: SQLDatabase, Sendable {
 
   /// `body`'s result, or ``StoreFault/noAnswer(_:)`` once `timeout` has passed since `lastHeard` (by default, the
   /// start) and `onExpiry` has run, or ``StoreFault/lost`` once the function handed to `ending` is called first;
-  /// `body` is then left to end on its own.
+  /// `body` is then left to end on its own. The fault says `budget` when given: the whole wait this one ends, of
+  /// which `timeout` was what was left (it said "within 2.999 s" beside "within 3 s").
   private static func within<T: Sendable>(
-    _ timeout: Duration, on loop: any EventLoop, ending: ((@escaping @Sendable () -> Void) -> Void)? = nil,
+    _ timeout: Duration, of budget: Duration? = nil, on loop: any EventLoop,
+    ending: ((@escaping @Sendable () -> Void) -> Void)? = nil,
     lastHeard: @escaping @Sendable () -> ContinuousClock.Instant = { [start = ContinuousClock.now] in start },
     onExpiry: @escaping @Sendable () -> Void, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
@@ -304,7 +306,7 @@ final class PostgresLink: SQLDatabase, Sendable {
       @Sendable func watch() {
         let quiet = ContinuousClock.now - lastHeard()
         if quiet >= timeout {
-          if resume(.failure(StoreFault.noAnswer(timeout))) { onExpiry() }
+          if resume(.failure(StoreFault.noAnswer(budget ?? timeout))) { onExpiry() }
         } else if waiting.withLockedValue({ $0 != nil }) {
           loop.scheduleTask(in: .nanoseconds(Self.nanoseconds(timeout - quiet))) { watch() }
         }
