@@ -151,11 +151,11 @@ extension AuditStore {
           ).first(decodingColumn: "ended", as: String?.self) ?? nil
         }
       }
-      var end = try await ended("r.label = \(bind: label)")
       var (which, name): (SQLQueryString, String) = ("r.label = \(bind: label)", label)
+      var end = try await ended(which)
       if end == nil, let number, number > 0 {
-        end = try await ended("r.id = \(bind: number)")
         (which, name) = ("r.id = \(bind: number)", "run \(number)")
+        end = try await ended(which)
       }
       if let ended = end { try await refuseSharedInstant(ended, of: which, named: name) }
       guard let ended = end, let date = Self.date(ended) else {
