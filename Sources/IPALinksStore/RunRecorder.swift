@@ -168,6 +168,9 @@ public actor RunRecorder {
       /// The key of the observation the result and findings are
       /// (``StoreObservations/retrievalKey(result:findings:file:)``).
       let observation: String
+      /// When the site gave this answer, for a cached copy (``AASAFetchResult/cachedAt``, never after the input's
+      /// time); nil for an answer retrieved for this input, which is recorded at the input's time.
+      let retrievedAt: String?
     }
   }
 
@@ -218,7 +221,10 @@ public actor RunRecorder {
       return Prepared.Retrieval(
         request: request, result: result, status: retrieval.answer.status, sha256: sha256, body: body.map { Data($0) },
         json: json,
-        findings: findings, observation: StoreObservations.retrievalKey(result: json, findings: findings, file: sha256))
+        findings: findings, observation: StoreObservations.retrievalKey(result: json, findings: findings, file: sha256),
+        // A copy cached last week is last week's answer: recorded as now, it stood for the site's file over a newer
+        // answer another machine had recorded (the latest state keeps the latest by time), and rolled lists back.
+        retrievedAt: result.source == .cache ? result.cachedAt.map { AuditStore.timestamp(min($0, time)) } : nil)
     }
     let diagnostics = CanonicalJSON.text(report.diagnostics)
     return Prepared(
@@ -240,7 +246,7 @@ public actor RunRecorder {
   public func record(_ inputs: [Prepared]) async throws(AuditStore.Failure) {
     guard let first = inputs.first else { return }
     let (store, run) = (store, run)
-    let new = inputs.flatMap { input in input.retrievals.map { ($0, input.observed) } }
+    let new = inputs.flatMap { input in input.retrievals.map { ($0, $0.retrievedAt ?? input.observed) } }
     let queued = inputs.count == 2 ? "the input" : "the \(inputs.count - 1) inputs"
     let what = first.input + (inputs.count > 1 ? " and \(queued) queued with it" : "")
     let before = storedInputs
@@ -324,7 +330,7 @@ public actor RunRecorder {
       try await store.resilient(committed: { try await Self.count("retrievals", of: run, in: store) > before }) {
         try await store.transaction {
           try await store.sharePruneLock()
-          try await Self.insert(input.retrievals.map { ($0, input.observed) }, run: run, in: store)
+          try await Self.insert(input.retrievals.map { ($0, $0.retrievedAt ?? input.observed) }, run: run, in: store)
         }
       }
     }

@@ -163,6 +163,70 @@ import Testing
     #expect((history.json?["versions"] as? [[String: Any]])?.count == 2)
   }
 
+  /// A cached copy is what the site answered when it was cached, never what it answers now. `refresh` read a fresh
+  /// copy instead of asking the site (it missed the change), and offline recorded an old copy as a change back (the
+  /// list lost the new rule); `inspect --store` with an old copy in its cache, the site down, recorded that copy as
+  /// the answer of now, over the newer answer a refresh had recorded: the store rolled back, and so did its lists.
+  @Test func aCachedCopyIsNeverRecordedAsTheSitesAnswerNow() async throws {
+    let stores = try AuditStoreTests.Stores(.sqlite)
+    defer { stores.close() }
+    let store = try stores.make()
+    let server = try await HTTPSTestServer.start(dnsNames: ["shop.example.com", "example.com", "dev.example.com"])
+    defer { Task { await server.stop() } }
+    let pem = stores.folder.appendingPathComponent("ca.pem")
+    try Data(server.caPEM.utf8).write(to: pem)
+    let path = "/.well-known/apple-app-site-association"
+    func file(_ name: String) throws -> TestResponse {
+      // Fresh for an hour: a cache that honours it would not ask again.
+      .json(
+        try String(contentsOf: CLI.samples.appendingPathComponent(name), encoding: .utf8),
+        headers: [("Cache-Control", "max-age=3600")])
+    }
+    server.respond(host: "example.com", path: path, with: try file("aasa/example.com.json"))
+    server.respond(host: "shop.example.com", path: path, with: try file("aasa/shop.example.com.json"))
+    let network = [
+      "--source", "direct", "--ca-file", pem.path, "--allow-private", "--connect-to", server.connectToEverything,
+      "--timeout", "2",
+    ]
+    let (laptop, ci) = (stores.folder.appendingPathComponent("laptop"), stores.folder.appendingPathComponent("ci"))
+    let ipa = CLI.samples.appendingPathComponent("Store.ipa").path
+    let first = try CLI.run(["inspect", ipa, "--store", store, "--cache-dir", laptop.path, "-q"] + network)
+    #expect(first.status == 0, "\(first.stderr)")
+    let fetched = try CLI.run(["fetch", "shop.example.com", "--cache-dir", ci.path] + network)
+    #expect(fetched.status == 0, "\(fetched.stderr)")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "no-match")
+
+    server.respond(host: "shop.example.com", path: path, with: try file("aasa/next/shop.example.com.json"))
+    let refresh = ["refresh", "--store", store, "-f", "json"] + network
+    let changed = try CLI.run(refresh + ["--cache-dir", ci.path])
+    #expect(changed.status == 1, "\(changed.stdout)\(changed.stderr)")
+    #expect(try Self.hosts(changed)["shop.example.com"]?["outcome"] as? String == "changed")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+
+    let offline = try CLI.run(refresh + ["--cache-dir", laptop.path, "--offline"])
+    let shop = try #require(try Self.hosts(offline)["shop.example.com"], "\(offline.stdout)\(offline.stderr)")
+    #expect(shop["outcome"] as? String == "stale" && shop["status"] as? String == "skipped-offline", "\(shop)")
+    #expect(offline.status == 2, "\(offline.stderr)")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+
+    // The site down, the laptop's copy (the first file) stands in for inspect, and is recorded as of when it was
+    // cached: before the refresh's answer, which stays the latest.
+    server.respond(host: "shop.example.com", path: path, with: .status(503))
+    let down = try CLI.run(["inspect", ipa, "--store", store, "--cache-dir", laptop.path, "-q"] + network)
+    #expect(down.status == 0, "\(down.stderr)")
+    #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
+    let times = try await StoreMigrationTests.using(try await AuditStoreTests.open(store)) { store in
+      try await store.sqlRows(
+        """
+        SELECT t.retrieved_at < i.observed_at FROM retrievals t JOIN inputs i ON i.run_id = t.run_id
+        WHERE t.host = 'shop.example.com' AND t.run_id = (SELECT MAX(id) FROM runs)
+        """)
+    }
+    #expect(times == ["1"], "the copy is recorded as of when it was cached: \(times)")
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", store, "-f", "json"])
+    #expect((history.json?["versions"] as? [[String: Any]])?.count == 2, "\(history.stdout)")
+  }
+
   /// A store of Store.ipa and a loopback HTTPS server that answers every host it claims but `shop.example.com`,
   /// which stalls; with the `refresh` arguments that reach it, and how many hosts the store claims.
   static func stallingShop(_ stores: AuditStoreTests.Stores) async throws -> (

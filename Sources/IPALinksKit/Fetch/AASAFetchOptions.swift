@@ -31,9 +31,10 @@ public struct AASAFetchOptions: Sendable {
   /// Whether the cache's folder was named (`--cache-dir`) rather than the default: offline, one that is not there is
   /// then said with every host it has no copy of, as the name was likely mistyped.
   public var cacheDirectoryNamed = false
-  /// Whether a cached copy is served in place of an answer that cannot be used (the server down, an answer a
-  /// captive portal gives as readily as the site). `refresh` turns it off: its store keeps the last good file
-  /// itself, and must record what the site answered, not the copy.
+  /// Whether a cached copy is served in place of the site's answer: while it is fresh, offline, and for an answer
+  /// that cannot be used (the server down, an answer a captive portal gives as readily as the site). `refresh`
+  /// turns it off: its store keeps the last good file itself, and must record what the site answers now, not a copy
+  /// of what it answered then (a fresh copy hid a change; an old one, offline, rolled the store back).
   public var cachedCopyStandsIn = true
   /// Use only the cache; nothing touches the network.
   public var offline: Bool

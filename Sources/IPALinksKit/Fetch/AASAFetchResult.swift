@@ -1,3 +1,5 @@
+import Foundation
+
 /// What retrieving one host's apple-app-site-association file gave: a status, where it came from, and the body when
 /// there is one. Failures are values, never thrown, so one host's problem never hides another's result.
 public struct AASAFetchResult: Sendable, Equatable, Codable {
@@ -97,6 +99,9 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
   public var fallbackUsed: Bool
   /// For `source == .cache`: the source that filled the cache.
   public var cachedFrom: Source?
+  /// For `source == .cache`: when the copy was retrieved from that source (or last revalidated), which is when the
+  /// site gave this answer. The store records the answer at that time, so that an old copy never stands for now.
+  public var cachedAt: Date?
   /// The IP address connected to, after the address guard approved it.
   public var remoteAddress: String?
   /// One line naming the host and what happened.
@@ -111,8 +116,8 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     host: String, status: Status, source: Source, url: String? = nil, httpStatus: Int? = nil,
     contentType: String? = nil, bytes: Int? = nil, location: String? = nil, appleFailureReason: String? = nil,
     appleFailureDetails: String? = nil, appleFrom: String? = nil, fallbackUsed: Bool = false,
-    cachedFrom: Source? = nil, remoteAddress: String? = nil, message: String, body: [UInt8]? = nil,
-    comparison: [AASAFetchResult] = []
+    cachedFrom: Source? = nil, cachedAt: Date? = nil, remoteAddress: String? = nil, message: String,
+    body: [UInt8]? = nil, comparison: [AASAFetchResult] = []
   ) {
     self.host = host
     self.status = status
@@ -127,6 +132,7 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     self.appleFrom = appleFrom
     self.fallbackUsed = fallbackUsed
     self.cachedFrom = cachedFrom
+    self.cachedAt = cachedAt
     self.remoteAddress = remoteAddress
     self.message = message
     self.body = body
@@ -135,7 +141,7 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
 
   private enum CodingKeys: String, CodingKey {
     case host, status, source, url, httpStatus, contentType, bytes, location, appleFailureReason, appleFailureDetails
-    case appleFrom, fallbackUsed, cachedFrom, remoteAddress, message, comparison
+    case appleFrom, fallbackUsed, cachedFrom, cachedAt, remoteAddress, message, comparison
   }
 
   /// Reads a saved result (without its body, which reports never carry).
@@ -157,6 +163,8 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     appleFrom = try c.decodeIfPresent(String.self, forKey: .appleFrom)
     fallbackUsed = try c.decodeIfPresent(Bool.self, forKey: .fallbackUsed) ?? false
     cachedFrom = try c.decodeIfPresent(Source.self, forKey: .cachedFrom)
+    // An unreadable time reads as none: the answer is then taken as given when the report was made, as before.
+    cachedAt = (try? c.decodeIfPresent(String.self, forKey: .cachedAt)).flatMap { $0 }.flatMap(Self.time)
     remoteAddress = try c.decodeIfPresent(String.self, forKey: .remoteAddress)
     message = try c.decodeIfPresent(String.self, forKey: .message) ?? rawStatus
     if Status(rawValue: rawStatus) == nil {
@@ -182,8 +190,21 @@ public struct AASAFetchResult: Sendable, Equatable, Codable {
     try c.encodeIfPresent(appleFrom, forKey: .appleFrom)
     try c.encode(fallbackUsed, forKey: .fallbackUsed)
     try c.encodeIfPresent(cachedFrom, forKey: .cachedFrom)
+    try c.encodeIfPresent(cachedAt.map(Self.stamp), forKey: .cachedAt)
     try c.encodeIfPresent(remoteAddress, forKey: .remoteAddress)
     try c.encode(message, forKey: .message)
     if !comparison.isEmpty { try c.encode(comparison, forKey: .comparison) }
+  }
+
+  /// A time as reports write it: RFC 3339, UTC, with milliseconds.
+  static func stamp(_ date: Date) -> String { Clock.rfc3339(date, milliseconds: true) }
+
+  /// A time reports wrote, with or without fractions of a second.
+  static func time(_ text: String) -> Date? {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let date = formatter.date(from: text) { return date }
+    formatter.formatOptions = [.withInternetDateTime]
+    return formatter.date(from: text)
   }
 }

@@ -134,7 +134,15 @@ public final class AASAFetcher: Sendable {
     _ kind: AASACache.Kind, host: String, developerMode: Bool, session: FetchSession
   ) async -> AASAFetchResult {
     let cached = cachedEntry(kind, host: host, developerMode: developerMode)
+    // A copy, however fresh, is what the site answered when it was cached: where it may not stand in for an answer
+    // (`refresh`, which records what the site answers now), the site is asked, conditionally when it can be.
+    let standsIn = options.cachedCopyStandsIn
     if options.offline {
+      if !standsIn {
+        return AASAFetchResult(
+          host: host, status: .skippedOffline, source: kind == .cdn ? .cdn : .directWellKnown,
+          message: "\(host): skipped (offline), and a cached copy is not the site's answer now")
+      }
       if let cached {
         return Self.result(from: cached, host: host, note: "offline; cached copy from \(Self.stamp(cached.fetchedAt))")
       }
@@ -149,7 +157,7 @@ public final class AASAFetcher: Sendable {
           + (options.cacheDirectoryNamed ? cache?.missing.map { ": \($0)" } ?? "" : ""))
     }
     let now = Date()
-    if let cached, cached.isFresh(at: now) {
+    if standsIn, let cached, cached.isFresh(at: now) {
       return Self.result(
         from: cached, host: host, note: "fresh in the cache until \(Self.stamp(cached.expiresAt ?? now))")
     }
@@ -191,7 +199,7 @@ public final class AASAFetcher: Sendable {
       } else {
         nil
       }
-    if options.cachedCopyStandsIn, let cached, let why {
+    if standsIn, let cached, let why {
       return Self.result(
         from: cached, host: host,
         note: "\(Self.standIn) \(Self.stamp(cached.fetchedAt)) because \(why) (\(result.message))")
@@ -241,7 +249,7 @@ public final class AASAFetcher: Sendable {
     AASAFetchResult(
       host: host, status: .ok, source: .cache, url: entry.url, httpStatus: entry.httpStatus,
       contentType: entry.contentType, bytes: entry.body.count, appleFrom: entry.appleFrom,
-      fallbackUsed: entry.source == .directRoot, cachedFrom: entry.source,
+      fallbackUsed: entry.source == .directRoot, cachedFrom: entry.source, cachedAt: entry.fetchedAt,
       message: "\(host): \(entry.body.count) bytes, \(note)", body: [UInt8](entry.body))
   }
 
