@@ -31,6 +31,43 @@ import Testing
     #expect(direct.stdout == later.stdout)
   }
 
+  /// A signed list the command cannot read is not taken for an unsigned one: an unsigned list replaced it, exit 0,
+  /// and every app that takes signed lists only then refused it. Root reads any file, so there the command runs as
+  /// `nobody` (setpriv), from a folder of its own that `nobody` can reach.
+  @Test func aSignedListThatCannotBeReadIsLeftAsItWas() throws {
+    let root = getuid() == 0
+    if root { try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv") }
+    let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("ipalinks-unreadable-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    #expect(chmod(folder.path, 0o777) == 0)
+    let (binary, aasa) = (folder.appendingPathComponent("ipalinks"), folder.appendingPathComponent("aasa"))
+    try FileManager.default.copyItem(at: CLI.binary, to: binary)
+    try FileManager.default.copyItem(at: CLI.samples.appendingPathComponent("aasa"), to: aasa)
+    let (key, output) = (
+      folder.appendingPathComponent("key.pem").path, folder.appendingPathComponent("rules.json").path
+    )
+    _ = try CLI.run(
+      ["openssl", "genpkey", "-algorithm", "ed25519", "-out", key], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    let list = ["blocklist", "--host", "shop.example.com", "--aasa-dir", aasa.path, "-f", "rules", "-o", output]
+    let signed = try CLI.run(list + ["--sign", key], executable: binary)
+    #expect(signed.status == 0, "\(signed.stderr)")
+    let before = try Data(contentsOf: URL(fileURLWithPath: output))
+    #expect(chmod(output, 0o200) == 0)
+    let unsigned =
+      root
+      ? try CLI.run(
+        ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + list,
+        executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+      : try CLI.run(list, executable: binary)
+    #expect(unsigned.status == 2, "\(unsigned.stdout)\(unsigned.stderr)")
+    #expect(
+      unsigned.stderr.contains("rules.json: cannot read this file to tell whether it holds a signed list: "),
+      "\(unsigned.stderr)")
+    #expect(chmod(output, 0o600) == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == before)
+  }
+
   @Test func contentRulesAreWebKitJSONAndApproximationsAreReported() throws {
     let folder = try Engines.folder()
     let report = folder.appendingPathComponent("report.json")

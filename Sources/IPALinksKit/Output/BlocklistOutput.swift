@@ -180,7 +180,7 @@ public struct BlocklistOutput: Sendable {
     }
     // An unsigned list over a signed one (a job whose key went missing): every app that takes signed documents only
     // refuses it and keeps rules that grow older, while the job said it published. Left as it was.
-    if files.allSatisfy({ $0.stamp?.signature == nil }), Self.holdsSignedList(output) {
+    if files.allSatisfy({ $0.stamp?.signature == nil }), try Self.holdsSignedList(output) {
       throw OutputFile.Failure(
         description: "\(TerminalText.escape(output)) holds a signed list and this one is not signed, which apps that "
           + "take signed lists only would refuse; give --sign KEY (or remove the file to publish unsigned lists); it "
@@ -204,11 +204,21 @@ public struct BlocklistOutput: Sendable {
   /// A signed list's stamp: its `signature` key and base64 value, in the JSON and the guards alike.
   static let signaturePattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
 
-  /// Whether the regular file at `path` is a list `blocklist --sign` wrote: its stamp holds a signature.
-  static func holdsSignedList(_ path: String) -> Bool {
-    guard let handle = OutputFile.existingFile(path) else { return false }
+  /// Whether the regular file at `path` is a list `blocklist --sign` wrote: its stamp holds a signature. A file that
+  /// is there and cannot be read is an error, not "unsigned": a list whose permissions had been changed was
+  /// replaced by an unsigned one, which every app that takes signed lists only then refused.
+  static func holdsSignedList(_ path: String) throws(OutputFile.Failure) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    let cannot = "\(TerminalText.escape(path)): cannot read this file to tell whether it holds a signed list"
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw OutputFile.Failure(description: "\(cannot): \(String(cString: strerror(errno))); it is left as it was")
+    }
     defer { try? handle.close() }
-    guard let data = try? handle.readToEnd() else { return false }
+    let data: Data
+    do { data = try handle.readToEnd() ?? Data() } catch {
+      throw OutputFile.Failure(description: "\(cannot): \(error.localizedDescription); it is left as it was")
+    }
     return String(decoding: data, as: UTF8.self).range(of: signaturePattern, options: .regularExpression) != nil
   }
 
