@@ -137,9 +137,29 @@ struct URLFilterTranslator {
         if pieces == [.star] { continue }  // every value matches, absent included
         let name = folded ? item.name.lowercased() : item.name
         guard
-          let nameRegex = plain(name.unicodeScalars.map { .literal($0) }, stop: "&#", decoded: !rule.percentEncoded),
-          let values = expand(pieces, limit: Self.maxFiltersPerRule)
-        else { return out }
+          let nameRegex = plain(name.unicodeScalars.map { .literal($0) }, stop: "&#", decoded: !rule.percentEncoded)
+        else {
+          // A name no URL can carry (a space, `|`, as the matcher encodes a URL): the item is always absent, which
+          // the matcher reads as an empty value. The rule then holds for every URL or for none, as the pattern
+          // takes "" or not. It was left out of the list either way, and a match rule's URLs went unblocked.
+          if Self.takesEmpty(pieces) { continue }
+          return out
+        }
+        var values: [[Token]]
+        if let all = expand(pieces, limit: Self.maxFiltersPerRule) {
+          values = all
+        } else if direction == .narrower {
+          note(.dropped, "query item \"\(item.name)\" expands to too many values; exception left out")
+          return out
+        } else {
+          // `"hl": "$(lang)"` has over a thousand values: left out, the rule blocked nothing, without a word.
+          values = expand(widen(pieces), limit: Self.maxFiltersPerRule) ?? [[.star]]
+          if values.contains(where: { $0.allSatisfy { $0 == .star } }) {
+            note(.wider, "query item \"\(item.name)\" expands to too many values; its value is not checked")
+            continue
+          }
+          note(.wider, "query item \"\(item.name)\" expands to too many values; variables widened to *")
+        }
         if values.contains(where: { $0.allSatisfy { $0 == .star } }) {
           // The item may be absent, which no regex without negation can say. For an exception, one that spares
           // only URLs with the item blocks the others: more than iOS opens, a `wider` list.
@@ -207,6 +227,20 @@ struct URLFilterTranslator {
     }
     if !rule.percentEncoded && direction == .wider && !out.filters.isEmpty {
       out.filters.append(prefix + "/[^#]*%")
+    }
+    // The matcher reads a `|` in a path as `%7C`, three characters, which WebKit leaves as the one: `/p/???` opens
+    // the app for `/p/|` and `/t/*C` for `/t/x|`, and a link with `|` got past the list. A `?`, or a `*` with more
+    // of the pattern after it, may stand for part of the escape; such a rule also blocks every path of its host
+    // with `|`, as `percentEncoded: false` blocks every escape. (A trailing `*` takes `|` as it takes `%7C`.)
+    if direction == .wider && !out.filters.isEmpty, rule.percentEncoded,
+      let pieces = rule.path.flatMap({ rules.prepare($0, folded: folded, isPath: true) }),
+      Self.mayCountAnEscape(pieces)
+    {
+      note(
+        .wider,
+        "a ? or * of the path may stand for part of the %7C iOS reads for a |, which WebKit leaves plain; "
+          + "every path of the host with | is blocked too")
+      out.filters.append(prefix + "/[^?#]*[|]")
     }
     if out.filters.count > max(Self.maxFiltersPerRule * 4, pathLimit) {
       (out.filters, out.reblock) = ([], [])
@@ -287,6 +321,42 @@ struct URLFilterTranslator {
   }
 
   /// Choices replaced by `*`: wider than any alternative.
+  /// Whether a path pattern has a `?` that counts characters (`/p/???`), or a `*` followed by what may continue an
+  /// escape (a hex digit, `%`, a variable): a wildcard that may match part of an escape, which WebKit may see as
+  /// one plain character (``leftPlainByWebKit``). `/*/x` and `/order/?*` need no more: they take `a|` as they take
+  /// `a%7C`.
+  static func mayCountAnEscape(_ pieces: [PatternPiece]) -> Bool {
+    var afterStar = false
+    for (index, piece) in pieces.enumerated() {
+      switch piece {
+      case .any:
+        // One `?` before a `*` asks for one character or more, which `|` is to WebKit too.
+        guard index + 1 < pieces.count, pieces[index + 1] == .star, index == 0 || pieces[index - 1] != .any else {
+          return true
+        }
+      case .star: afterStar = true
+      case .choice: if afterStar { return true }
+      case .literal(let text):
+        guard let first = text.unicodeScalars.first else { continue }
+        if afterStar && (first == "%" || first.properties.isASCIIHexDigit) { return true }
+        afterStar = false
+      }
+    }
+    return false
+  }
+
+  /// Whether `pieces` match the empty text: what an absent query item's value is to the matcher.
+  static func takesEmpty(_ pieces: [PatternPiece]) -> Bool {
+    pieces.allSatisfy {
+      switch $0 {
+      case .literal(let text): text.isEmpty
+      case .any: false
+      case .star: true
+      case .choice(let alternatives): alternatives.contains(where: takesEmpty)
+      }
+    }
+  }
+
   func widen(_ pieces: [PatternPiece]) -> [PatternPiece] {
     pieces.map {
       if case .choice = $0 { return .star }
@@ -381,7 +451,16 @@ struct URLFilterTranslator {
       switch token {
       case .star: out += excluded + "*"
       case .any: out += excluded
-      case .set(let members): out += Self.characterClass(members)
+      // A stop character ends the part it would be in (`&` ends a query item), so the part never holds it as
+      // written: as a member of a class it let `?a=&` pass for an item whose value is one character, where the
+      // matcher reads the value as empty. Compared decoded, the URL carries it escaped.
+      case .set(let members):
+        let kept = members.filter { !stop.unicodeScalars.contains($0) }
+        guard !kept.isEmpty else { return nil }
+        out += Self.characterClass(kept)
+      case .literal(let c) where stop.unicodeScalars.contains(c):
+        guard decoded else { return nil }
+        out += UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
       case .literal(let c):
         guard let text = Self.literal(c, decoded: decoded) else { return nil }
         out += text

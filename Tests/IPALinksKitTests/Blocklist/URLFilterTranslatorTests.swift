@@ -37,11 +37,24 @@ import UniversalLinks
   }
 
   @Test func questionMarkMayStandForASlash() {
+    // And, as any `?` may stand for part of the `%7C` iOS reads for a `|` WebKit leaves plain, every path with `|`.
     #expect(
       Self.filters(#"{"/": "/x?y"}"#).filters.sorted()
         == [
-          Self.prefix + "/+x/+y/*" + Self.tail, Self.prefix + "/+x[^/?#]y/*" + Self.tail,
+          Self.prefix + "/+x/+y/*" + Self.tail, Self.prefix + "/+x[^/?#]y/*" + Self.tail, Self.prefix + "/[^?#]*[|]",
         ].sorted())
+  }
+
+  /// Where a wildcard may count part of an escape: a `?`, or a `*` before a hex digit, `%` or a variable; not a
+  /// trailing `*` or one before `/`, which take `|` as they take `%7C`.
+  @Test(arguments: [
+    ("/p/???", true), ("/t/*C", true), ("/t/*7", true), ("/t/*%7C", true), ("/t/*$(lang)", true),
+    ("/x/??*", true), ("/buy/*", false), ("/*/x", false), ("/a/*/*", false), ("/order/?*", false), ("/plain", false),
+  ])
+  func wildcardsThatMayCountAnEscapeBlockPathsWithAPipe(path: String, counts: Bool) {
+    let t = Self.filters(#"{"/": "\#(path)"}"#)
+    #expect(t.filters.contains(Self.prefix + "/[^?#]*[|]") == counts, "\(t.filters)")
+    #expect(t.notes.contains { $0.1.contains("which WebKit leaves plain") } == counts)
   }
 
   @Test func queryItemsInEveryOrderWithANote() {
