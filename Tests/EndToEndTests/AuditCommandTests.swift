@@ -45,6 +45,30 @@ struct AuditCommandTests {
     #expect(!result.stderr.contains("\r") && !result.stderr.contains("\u{1B}"))
   }
 
+  /// `report` of an app whose files could not be checked (offline, nothing cached) and of a path that is not there.
+  /// The page showed "0 of 1" in the colour of a definite "no" beside each unknown file, named the missing path only
+  /// below every table (no "Not read" section), and the terminal's last line said "wrote" alone, exit 1.
+  @Test func aReportSaysWhatIsUnknownAndWhatWasNotRead() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (page, missing) = (
+      folder.appendingPathComponent("page.html").path, folder.appendingPathComponent("gone.ipa").path
+    )
+    let run = try CLI.run([
+      "report", CLI.sample("Store.ipa"), missing, "--offline", "--cache-dir", folder.path, "-o", page,
+    ])
+    #expect(run.status == 1, "\(run.stderr)")
+    #expect(
+      run.stderr.hasSuffix("ipalinks: wrote \(page) (2 inputs: 0 complete, 1 partial, 1 unreadable)\n"), "\(run.stderr)"
+    )
+    let html = try String(contentsOfFile: page, encoding: .utf8)
+    let notRead = try #require(html.components(separatedBy: "<section id=\"not-read\">").dropFirst().first)
+    #expect(notRead.prefix(400).contains("\(missing): no such file or folder"), "\(notRead.prefix(400))")
+    let row = try #require(
+      html.components(separatedBy: "<tr id=").first { $0.contains("><td><code>shop.example.com</code>") })
+    #expect(row.contains("0 of 1, unknown") && !row.contains("<td class=\"no\">"), "\(row)")
+  }
+
   @Test func shardsOfABatchAddUpToTheWholeBatch() throws {
     var seen: [String] = []
     for i in 1...3 {
@@ -627,7 +651,9 @@ struct AuditCommandTests {
     let report = try CLI.run(["report", cut.path, "-o", page.path])
     #expect(report.status == 1 && Array(problems(report).prefix(3)) == said, "\(report.status): \(report.stderr)")
     // The inputs the page counts, the lines lost among them: it said only those read.
-    #expect(problems(report).last == "ipalinks: wrote \(page.path) (\(kept.count + 2) inputs)")
+    #expect(
+      problems(report).last
+        == "ipalinks: wrote \(page.path) (\(kept.count + 2) inputs: \(kept.count) complete, 0 partial, 2 unreadable)")
     // The page says so too: it is read where the terminal that made it is not.
     let html = try String(contentsOf: page, encoding: .utf8)
     let items = said.map { "<li class=\"sev-error\">\($0.dropFirst("ipalinks: ".count))</li>" }.joined()

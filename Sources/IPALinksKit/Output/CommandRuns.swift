@@ -112,17 +112,30 @@ extension HTMLReporter {
   /// standard output; a file written is said on stderr unless `quiet`. Returns the exit code: 0 done; 1 `loaded` is
   /// partial; 2 the file cannot be written.
   public static func deliver(_ loaded: LoadedInventory, title: String, to output: String?, quiet: Bool) -> Int32 {
+    // Inputs that could not be read at all (a missing path, a file that is no app) are named in "Not read" as well
+    // as lines of inventories: they were named only among the apps, below every table.
+    let unread = loaded.reports.filter { $0.status == .unreadable }.map { report in
+      let message = report.diagnostics.first { $0.severity == .error }?.message ?? "not read"
+      return message.hasPrefix(report.input) ? message : "\(report.input): \(message)"
+    }
     let html = render(
-      ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes, notRead: loaded.notRead,
+      ClaimsIndex(reports: loaded.reports), title: title, changes: loaded.changes, notRead: loaded.notRead + unread,
       lost: loaded.lost)
     if let output {
       do throws(OutputFile.Failure) { try OutputFile.write(html, to: output) } catch {
         Terminal.warn(error.description)
         return 2
       }
-      // The inputs the page counts: those lost (a saved inventory that could not be read) among them.
+      // The inputs the page counts: those lost (a saved inventory that could not be read) among them; and, as the
+      // page's header does, how many were not read wholly: the line read "wrote" alone, exit 1.
       if !quiet {
-        Terminal.warn("wrote \(output) (\(TerminalText.count(loaded.reports.count + loaded.lost, "input")))")
+        let total = loaded.reports.count + loaded.lost
+        let partial = loaded.reports.filter { $0.status == .partial }.count
+        let unreadable = loaded.reports.filter { $0.status == .unreadable }.count + loaded.lost
+        let statuses =
+          partial + unreadable == 0
+          ? "" : ": \(total - partial - unreadable) complete, \(partial) partial, \(unreadable) unreadable"
+        Terminal.warn("wrote \(output) (\(TerminalText.count(total, "input"))\(statuses))")
       }
     } else {
       Terminal.write(html)

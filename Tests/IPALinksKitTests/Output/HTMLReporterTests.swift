@@ -362,6 +362,23 @@ struct HTMLReporterTests {
     #expect(nested.listedClaimers == 1 && nested.entries.count == 1)
   }
 
+  /// Store.ipa's `dev.example.com?mode=developer` is inactive in its release build, so `*.example.com` decides the
+  /// host, as `who-claims` says. The row showed the entry's own 404 ("not-found", "0 of 1", no rules): the app
+  /// seemed to open nothing there.
+  @Test func aHostWhoseOwnEntryIsInactiveIsClaimedThroughTheWildcard() async throws {
+    let reports = try await InspectedSamples.reports(["Store.ipa"])
+    let model = ReportModel(ClaimsIndex(reports: reports))
+    let dev = try #require(model.hosts.first { $0.name == "dev.example.com" })
+    #expect(dev.claims.map(\.via) == ["*.example.com"] && dev.claims.map(\.ownInactive) == [true])
+    #expect(dev.claims.map(\.outcome) == [.ok] && dev.aasa == nil && dev.direct.isEmpty)
+    let html = HTMLReporter.render(reports)
+    let row = try #require(
+      html.components(separatedBy: "<tr id=").first { $0.contains("><td><code>dev.example.com</code>") })
+    #expect(row.contains("via <code>*.example.com</code> (its own entry is inactive)"), "\(row)")
+    #expect(row.contains("via wildcard</span>") && row.contains("the wildcard's rules"), "\(row)")
+    #expect(!row.contains("not-found") && !row.contains("class=\"no\""), "\(row)")
+  }
+
   /// Bundles that claim nothing fold into one line; the others are collapsed details.
   @Test func bundlesWithNothingToShowFoldIntoOneLine() async throws {
     let html = HTMLReporter.render(try await InspectedSamples.reports(["Nested.ipa"]))

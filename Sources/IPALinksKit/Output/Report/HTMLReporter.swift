@@ -291,7 +291,9 @@ public enum HTMLReporter {
         if claim.services != [.applinks] {
           notes.append(HTML.text(claim.services.map(\.name).joined(separator: ", ")))
         }
-        if let via = claim.via { notes.append("via \(HTML.code(via))") }
+        if let via = claim.via {
+          notes.append("via \(HTML.code(via))" + (claim.ownInactive ? " (its own entry is inactive)" : ""))
+        }
         if !notes.isEmpty { item += " <small>\(notes.joined(separator: " · "))</small>" }
         // Only where the file was read: a failed file is said once, in the AASA column.
         if claim.via == nil && claim.outcome == .definite && host.aasa?.status == .ok {
@@ -311,13 +313,19 @@ public enum HTMLReporter {
         // A file read that lists none of its claimers says so, in its colour, rather than a bare "ok".
         let read = aasa.status == .ok && host.outcome == .definite ? "lists none" : aasa.status.rawValue
         html += "\(read)</span></td>"
+      } else if host.direct.isEmpty {
+        // Claimed only through wildcards: their files decide, each in its own row; this host's is not used.
+        html += "<td data-sort=\"\(Outcome.notFetched.rawValue)\"><span class=\"badge none\">via wildcard</span></td>"
       } else {
         html += "<td data-sort=\"\(Outcome.notFetched.rawValue)\"><span class=\"badge none\">not fetched</span></td>"
       }
       let direct = host.direct.count
       // The cell starts with the number, which is what the numeric sort reads.
       let listed = "\(host.listedClaimers) of \(direct)"
-      html += host.listedClaimers < direct ? "<td class=\"no\">\(listed)" : "<td>\(listed)"
+      // A file that could not be read lists nobody that is known: not the "no" of a file read that lists none.
+      html +=
+        host.listedClaimers < direct && host.outcome != .unknown
+        ? "<td class=\"no\">\(listed)" : host.outcome == .unknown ? "<td>\(listed), unknown" : "<td>\(listed)"
       // How many apps the file lists beyond the claimers here, per service: the competitors not in this report.
       let counts = host.listed.map { "\($0.apps.count) for \(HTML.text($0.service.name))" }
       if !counts.isEmpty && host.listed.map(\.apps.count).reduce(0, +) != host.listedClaimers {
@@ -334,7 +342,8 @@ public enum HTMLReporter {
     let rules = host.entries.map(\.rules.rules.count).reduce(0, +)
     var summary =
       host.entries.isEmpty
-      ? (host.services.contains(.applinks) ? "no rules for these apps" : "no applinks claim")
+      ? (host.direct.isEmpty
+        ? "the wildcard's rules" : host.services.contains(.applinks) ? "no rules for these apps" : "no applinks claim")
       : "\(TerminalText.count(rules, "rule")) in \(TerminalText.count(host.entries.count, "entry", "entries"))"
     if !host.overlaps.isEmpty { summary += ", \(TerminalText.count(host.overlaps.count, "overlap"))" }
     guard let aasa = host.aasa else { return "<small>\(summary)</small>" }

@@ -91,6 +91,8 @@ struct ReportModel {
     var services: [Service]
     /// The wildcard entry (`*.example.com`) when the app claims a named host through it.
     var via: String?
+    /// True when the app also names the host, in entries that are inactive (so the wildcard decides).
+    var ownInactive = false
     /// The outcome of the claim's AASA result for this app.
     var outcome: Outcome
   }
@@ -180,16 +182,24 @@ struct ReportModel {
       var host = Host(number: 0, name: claimed.pattern.description)
       for claim in claimed.claims {
         let domains = claim.entries.map { index.apps[claim.app].bundle.associatedDomains[$0] }
-        // A direct claim is made by the entries naming the host; one through a wildcard by the wildcard iOS uses.
-        let via = claim.direct ? nil : domains[claim.governing.flatMap(claim.entries.firstIndex) ?? 0].pattern
+        // A direct claim is made by the entries naming the host; one through a wildcard by the wildcard iOS uses,
+        // and so is a claim whose entries naming the host are inactive (a developer-mode entry in a release
+        // build) while a wildcard covers it: shown as its own, its file's 404 said the app opened nothing there,
+        // where `who-claims` (and iOS) open links through the wildcard.
+        let governing = claim.governing.flatMap(claim.entries.firstIndex).map { domains[$0] }
+        let named = claim.direct && (governing.map { $0.pattern == claimed.pattern } ?? true)
+        let via = named ? nil : (governing ?? domains[0]).pattern
         let own = domains.filter { $0.pattern == (via ?? claimed.pattern) }
+        let inactive = !named && claim.direct
         var services: [Service] = []
         for d in own where !services.contains(d.service) { services.append(d.service) }
         // The applinks entry decides the colour when there is one: it is the claim that opens URLs.
         let deciding = own.first { $0.service == .applinks } ?? own[0]
         let number = numbers[claim.app]
         host.claims.append(
-          Claim(app: number, services: services, via: via?.description, outcome: Outcome(deciding.aasa)))
+          Claim(
+            app: number, services: services, via: via?.description, ownInactive: inactive,
+            outcome: Outcome(deciding.aasa)))
         if via == nil { add(own, of: number, to: &host) }
       }
       // Apps naming the host first, then those whose wildcards cover it.
