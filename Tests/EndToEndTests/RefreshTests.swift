@@ -138,6 +138,8 @@ import Testing
       (TestResponse(body: .stall(prefix: Array("{".utf8), declaredLength: 50_000_000)), "too-large"),
       (page, "invalid-json"), (TestResponse.json(""), "invalid-json"),
       (TestResponse.json("{\"applinks\": {\"details\": ["), "invalid-json"),
+      // A gateway's error in JSON: it read as a file that lists no app, "app removed", every link unblocked.
+      (TestResponse.json("{\"error\": \"blocked by policy\"}"), "invalid-json"),
     ] {
       server.respond(host: "shop.example.com", path: path, with: response)
       let hostile = try CLI.run(refresh)

@@ -115,7 +115,7 @@ public struct DomainAASA: Sendable, Equatable, Codable {
     var aasa = DomainAASA(fetch: parsed.result)
     guard parsed.result.status == .ok, parsed.hadBody else { return aasa }
     aasa.diagnostics = parsed.fileDiagnostics
-    guard let file = parsed.file else {
+    guard let file = parsed.file, parsed.answer.status == .ok else {
       aasa.fetch = parsed.answer
       return aasa
     }
@@ -168,7 +168,20 @@ public struct ParsedAASA: Sendable {
   /// The answer as every report gives it: ``result``, or, for a 2xx whose body is no AASA file, `invalid-json`
   /// (`over-limit` when one of our limits refused it) with the reason, which a store records and `refresh` compares.
   public var answer: AASAFetchResult {
-    guard result.status == .ok, hadBody, file == nil else { return result }
+    guard result.status == .ok, hadBody else { return result }
+    if let file {
+      // A JSON object with none of the services' keys is no AASA file either: a gateway's or a firewall's error in
+      // JSON (`{"error": "blocked"}`), served with 200, read as a file that lists no app, and a refresh called the
+      // host's apps removed and unblocked every link of it.
+      guard file.applinks == nil, file.webcredentials == nil, file.appclips == nil, file.activitycontinuation == nil
+      else { return result }
+      var answer = result
+      answer.status = .invalidJSON
+      answer.message =
+        "\(result.host): not a valid AASA file: a JSON object with no applinks, webcredentials, appclips or "
+        + "activitycontinuation key"
+      return answer
+    }
     var answer = result
     answer.status = overLimit ? .overLimit : .invalidJSON
     answer.message =

@@ -50,7 +50,12 @@ struct Normalizer {
       default: report(.unknownKey, pointer, "unknown service \(JSONPointer.quote(member.key)) is ignored")
       }
     }
-    if file.applinks == nil {
+    if file.applinks == nil, file.webcredentials == nil, file.appclips == nil, file.activitycontinuation == nil {
+      report(
+        .noServiceKey, "",
+        "none of \"applinks\", \"webcredentials\", \"appclips\" or \"activitycontinuation\": this is no AASA file "
+          + "(an error page in JSON?)")
+    } else if file.applinks == nil {
       report(.missingApplinks, "", "no \"applinks\" section: no universal link on this domain opens any app")
     }
     // Checked once at the end: the walk itself is linear in the input, which is already capped.

@@ -60,6 +60,8 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
   case duplicateKey = "duplicate-key"
   /// There is no `applinks` section, so no universal link opens any app.
   case missingApplinks = "missing-applinks"
+  /// The object has none of the services' keys: it is no AASA file (a gateway's error in JSON, served with 200).
+  case noServiceKey = "no-service-key"
   /// A structural value has the wrong type (for example `details` is a string); it is ignored.
   case invalidType = "invalid-type"
   /// An app ID is not `TEAMID.bundle.id` (ten upper-case letters or digits, a dot, a bundle ID).
@@ -106,7 +108,8 @@ public enum AASADiagnosticCode: String, Sendable, Codable, CaseIterable {
   public var severity: AASADiagnostic.Severity {
     switch self {
     case .invalidJSON, .notAnObject, .fileTooLarge, .invalidEnvelope, .invalidType, .invalidAppID, .invalidPattern,
-      .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed, .tooManyPatterns, .expansionTooLarge:
+      .invalidFlag, .undefinedVariable, .nestedVariable, .appNotListed, .tooManyPatterns, .expansionTooLarge,
+      .noServiceKey:
       .error
     case .duplicateKey, .missingApplinks, .pathsWithComponents, .detailNeverMatches, .unreachablePattern, .shadowedRule,
       .unencodedPattern, .patternHasHost, .numericTeamID, .legacyAppsNotEmpty, .misplacedSection, .appListedTwice:

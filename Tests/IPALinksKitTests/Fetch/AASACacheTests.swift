@@ -50,15 +50,17 @@ struct AASACacheTests {
   @Test func changedFileReplacesTheCachedOne() async throws {
     try await H.run { h in
       h.server.respond(
-        host: "example.test", path: H.wellKnown, with: .json("{\"old\":1}", headers: [("ETag", "\"v1\"")]))
+        host: "example.test", path: H.wellKnown,
+        with: .json("{\"applinks\":{\"old\":1}}", headers: [("ETag", "\"v1\"")]))
       _ = try await h.fetch("example.test", h.options(cache: true))
       h.server.respond(
-        host: "example.test", path: H.wellKnown, with: .json("{\"new\":2}", headers: [("ETag", "\"v2\"")]))
+        host: "example.test", path: H.wellKnown,
+        with: .json("{\"applinks\":{\"new\":2}}", headers: [("ETag", "\"v2\"")]))
       let second = try await h.fetch("example.test", h.options(cache: true))
       #expect(second.source == .directWellKnown)
-      #expect(second.body == Array("{\"new\":2}".utf8))
+      #expect(second.body == Array("{\"applinks\":{\"new\":2}}".utf8))
       let offline = try await h.fetch("example.test", h.options(cache: true, offline: true))
-      #expect(offline.body == Array("{\"new\":2}".utf8))
+      #expect(offline.body == Array("{\"applinks\":{\"new\":2}}".utf8))
     }
   }
 

@@ -21,6 +21,7 @@ struct AASAValidatorTests {
       code: .duplicateKey, json: ##"{"applinks": {"details": [], "details": []}}"##, pointer: "/applinks/details"),
     CodeCase(
       code: .missingApplinks, json: ##"{"webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}"##, pointer: ""),
+    CodeCase(code: .noServiceKey, json: ##"{"error": "blocked by policy"}"##, pointer: ""),
     CodeCase(code: .invalidType, json: ##"{"applinks": {"details": "all"}}"##, pointer: "/applinks/details"),
     CodeCase(
       code: .invalidAppID,
