@@ -235,11 +235,33 @@ struct ReportEngineTests {
     ]
     let html = HTMLReporter.render(reports)
     let overflow = "document.documentElement.scrollWidth - window.innerWidth"
+    // The long host kept on one line pushed the AASA and Listed columns of every row off the screen.
+    let columns =
+      "Array.from(document.querySelectorAll('table.hosts thead th')).filter((th) => /AASA|Listed/.test(th.textContent))"
+      + ".map((th) => Math.round(th.getBoundingClientRect().right - window.innerWidth))"
+    // A link to an app landed under the sticky filter bar, on a closed summary. (The harness lets the page navigate
+    // nowhere, a fragment included: the fragment is set without navigating, and the page told as a link would.)
+    let anchor = """
+      (async () => {
+        history.replaceState(null, '', '#app-1');
+        window.dispatchEvent(new HashChangeEvent('hashchange'));
+        const target = document.getElementById('app-1');
+        target.scrollIntoView();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return [target.open, target.getBoundingClientRect().top >= document.getElementById('filters').offsetHeight];
+      })()
+      """
     for width in [1280, 390] {
-      let (result, _) = try Self.load(html, name: "long-\(width).png", evals: [Self.openAll, overflow], width: width)
+      let (result, _) = try Self.load(
+        html, name: "long-\(width).png", evals: [anchor, Self.openAll, overflow, columns], width: width)
       #expect(result["harnessError"] == nil)
       let wider = try #require(Self.value(result, overflow) as? Int, "\(result)")
       #expect(wider <= 0, "the page is \(wider) px wider than a \(width) px window")
+      #expect(Self.value(result, anchor) as? [Bool] == [true, true], "\(result)")
+      if width == 1280 {
+        let past = try #require(Self.value(result, columns) as? [Int], "\(result)")
+        #expect(past.count == 2 && past.allSatisfy { $0 <= 0 }, "AASA and Listed end past the window by \(past) px")
+      }
     }
   }
 

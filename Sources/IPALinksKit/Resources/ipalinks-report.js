@@ -149,7 +149,27 @@
     for (const control of [query, status, service, shared]) control.addEventListener('input', apply);
     shared.addEventListener('change', apply);
     bar.hidden = false;
+    // A link lands below the sticky bar, however many lines it wraps to (three on a phone): its height is kept
+    // where the style sheet's scroll margin reads it.
+    const barHeight = () => document.documentElement.style.setProperty('--bar', `${bar.offsetHeight}px`);
+    barHeight();
+    window.addEventListener('resize', barHeight);
   }
+
+  // A link to an app or a host (`#app-3`, from Claimed by, or from another page) opens what it points at and the
+  // details around it: it landed on a closed summary, the app's domains one click further.
+  const openTarget = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    let node = id ? document.getElementById(id) : null;
+    for (; node; node = node.parentElement) {
+      if (node.localName === 'details' && !node.open) {
+        materialize(node);
+        node.open = true;
+      }
+    }
+  };
+  window.addEventListener('hashchange', openTarget);
+  openTarget();
 
   // Printing (or saving as PDF) shows every app's details, not just their summaries.
   window.addEventListener('beforeprint', () => {
