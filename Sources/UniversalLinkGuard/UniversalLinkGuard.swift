@@ -464,7 +464,11 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         case .formResubmitted: .formResubmitted
         default: .other
         }
-      let own = OwnLoads.take(url.absoluteString, in: webView)
+      // Only a load the app started is its own: a tap on a link to the same URL is the user's, and a load replaced
+      // before its decision (stopped, or another started) is dropped at the next decision for the main frame. Kept,
+      // it let a later tap to that URL through as the app's own load, and iOS opened the app.
+      let own = OwnLoads.take(
+        url.absoluteString, in: webView, programmatic: action.navigationType == .other, mainFrame: frame == .main)
       return LinkRuntime.Navigation(
         destination: url.absoluteString, page: webView.backForwardList.currentItem?.url.absoluteString, frame: frame,
         kind: kind, userInitiated: own ? false : nil)
@@ -527,11 +531,16 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         pending.append((Weak(view), url))
       }
 
-      /// Whether `url` in `view` is one of them; it is then no longer pending.
-      static func take(_ url: String, in view: WKWebView) -> Bool {
-        guard let index = pending.firstIndex(where: { $0.view.view === view && $0.url == url }) else { return false }
-        pending.remove(at: index)
-        return true
+      /// Whether a `programmatic` navigation to `url` in `view` is one of them; it is then no longer pending. A load
+      /// is decided before any navigation started after it, so those of `view` still pending when another main-frame
+      /// navigation is decided never will be, and go.
+      static func take(_ url: String, in view: WKWebView, programmatic: Bool, mainFrame: Bool) -> Bool {
+        if programmatic, let index = pending.firstIndex(where: { $0.view.view === view && $0.url == url }) {
+          pending.remove(at: index)
+          return true
+        }
+        if mainFrame { pending.removeAll { $0.view.view === view || $0.view.view == nil } }
+        return false
       }
     }
   }
