@@ -186,6 +186,17 @@ public struct BlocklistOutput: Sendable {
           + "take signed lists only would refuse; give --sign KEY (or remove the file to publish unsigned lists); it "
           + "is left as it was")
     }
+    // A rules document signed with another key (a CI secret replaced by mistake, a key rotated before the apps
+    // know the new one): every app that takes documents signed with the old key refuses the new one, as with an
+    // unsigned list, while the job said it published.
+    if let verify, files.count == 1, files[0].stamp?.signature != nil, let old = try Self.signedRulesDocument(output),
+      !verify(old.signed, old.signature)
+    {
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(output)) holds a rules document signed with another key, which apps that "
+          + "take documents signed with that key would refuse; sign with that key (or remove the file to publish "
+          + "documents signed with this one); it is left as it was")
+    }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
     let stale = staleLists(beside: output)
     if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0, verify: verify) }) {
@@ -220,6 +231,22 @@ public struct BlocklistOutput: Sendable {
       throw OutputFile.Failure(description: "\(cannot): \(error.localizedDescription); it is left as it was")
     }
     return String(decoding: data, as: UTF8.self).range(of: signaturePattern, options: .regularExpression) != nil
+  }
+
+  /// The bytes a signed rules document at `path` (`blocklist --format rules --sign`) was signed over, with its
+  /// signature: the document before its stamp's `sha256`, closed with `}`, as `UniversalLinkGuard.Stamp.signed(of:)`
+  /// reads it. Nil for any other file, a guard's among them.
+  static func signedRulesDocument(_ path: String) throws(OutputFile.Failure) -> (signed: [UInt8], signature: [UInt8])? {
+    guard try holdsSignedList(path), let handle = OutputFile.existingFile(path) else { return nil }
+    defer { try? handle.close() }
+    guard let data = try? handle.readToEnd(), data.first == UInt8(ascii: "{") else { return nil }
+    let text = String(decoding: data, as: UTF8.self)
+    // Inside a JSON string a quote is escaped, so the first such marker is the stamp's.
+    guard let marker = text.range(of: #","sha256":""#),
+      let found = text.range(of: signaturePattern, options: .regularExpression),
+      let value = text[found].split(separator: "\"").last, let signature = Data(base64Encoded: String(value))
+    else { return nil }
+    return (Array((text[..<marker.lowerBound] + "}").utf8), Array(signature))
   }
 
   /// The WebKit lists numbered past these files' (`rules-3.json` when the rules need two), one after another, that
