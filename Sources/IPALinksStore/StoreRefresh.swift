@@ -370,6 +370,14 @@ extension AuditStore {
     guard result.status.settles else {
       host.outcome = .stale
       host.lastGoodAge = held.flatMap { AuditStore.date($0.retrievedAt) }.map { Int(time.timeIntervalSince($0)) }
+      // A watched host's apps are those its kept file lists, which its lists still block: they read as none.
+      if assumed, let held, held.sha256 != nil {
+        var kept = Self.listingNoApp
+        try await failing("cannot read a file of \(request.host)") {
+          try await resilient(committed: { false }) { kept = try await storedFile(held.sha256) }
+        }
+        host.apps = Self.listed(kept)
+      }
       return host
     }
     guard let held else {

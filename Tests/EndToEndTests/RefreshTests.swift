@@ -648,6 +648,9 @@ import Testing
     ])
     #expect(outage.status == 2, "\(outage.stderr)")
     #expect(try Self.hosts(outage).values.allSatisfy { $0["outcome"] as? String == "stale" })
+    // A stale host lists the apps its kept file lists, which its lists still block (it listed none).
+    #expect(try Self.hosts(outage)["shop.example.com"]?["apps"] as? [String] == ["ST0REAPP42.com.example.store"])
+    #expect(try Self.hosts(outage)["unknown.example.org"]?["apps"] as? [String] == [])
     #expect(outage.json?["watched"] as? Int == 3)
     #expect(try Self.verdict("https://shop.example.com/help/", store: store) == "match")
     let open = try CLI.run(["blocklist", "--store", store, "--format", "domains", "--uncovered", "skip"])
