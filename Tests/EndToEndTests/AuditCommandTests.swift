@@ -69,6 +69,26 @@ struct AuditCommandTests {
     #expect(row.contains("0 of 1, unknown") && !row.contains("<td class=\"no\">"), "\(row)")
   }
 
+  /// `report --store` of a change to example.com's file, which Store Sample takes only through `*.example.com`:
+  /// the line gave `https://example.com/promo/spring/`, a URL the app never opened, on a host it claims no links of.
+  @Test func aChangeAnAppTakesThroughAWildcardIsToldOnTheWildcard() throws {
+    let folder = try scratch()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let (aasa, store) = (folder.appendingPathComponent("aasa"), folder.appendingPathComponent("s.db").path)
+    try FileManager.default.copyItem(atPath: Self.aasa, toPath: aasa.path)
+    let inspect = ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", aasa.path, "--store", store, "-q"]
+    #expect(try CLI.run(inspect).status == 0)
+    try FileManager.default.removeItem(at: aasa.appendingPathComponent("example.com.json"))
+    #expect(try CLI.run(inspect).status == 0)
+    let report = try CLI.run(["report", "--store", store, "-q"])
+    #expect(report.status == 0, "\(report.stderr)")
+    let changes = try #require(report.stdout.components(separatedBy: "<ul class=\"changes\">").dropFirst().first)
+      .components(separatedBy: "</ul>")[0]
+    #expect(changes.contains("<code>*.example.com</code></a> (AASA ok → not-found): app removed for "), "\(changes)")
+    #expect(changes.contains("e.g. <code>https://www.example.com/promo/spring/</code>"), "\(changes)")
+    #expect(!changes.contains("https://example.com/"), "\(changes)")
+  }
+
   @Test func shardsOfABatchAddUpToTheWholeBatch() throws {
     var seen: [String] = []
     for i in 1...3 {

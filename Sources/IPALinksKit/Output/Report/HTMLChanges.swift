@@ -1,3 +1,5 @@
+import UniversalLinks
+
 extension HTMLReporter {
   /// "Changed since the previous run" (`report --store`): a line per behavioural change of a host's file and per
   /// app whose claims changed, each linking to the host's row or the app's details, with the example URL and its
@@ -30,6 +32,18 @@ extension HTMLReporter {
       guard let (anchor, shown) = appAnchors[key] else { return HTML.text(name ?? key) }
       return "<a href=\"#\(anchor)\">\(HTML.text(shown))</a>"
     }
+    // The apps that name each host, by app ID: a change to a file its apps take only through a wildcard (the file
+    // of example.com, for `*.example.com`) is told on the wildcard, with URLs below it. It gave
+    // `https://example.com/…` for an app that claims no such URL.
+    let appIDs = Dictionary(model.apps.map { ($0.number, $0.bundle?.appId ?? $0.bundle?.bundleId ?? "") }) { a, _ in a }
+    let naming = Dictionary(
+      model.hosts.map { host in
+        (
+          host.name,
+          Set(host.claims.filter { $0.via == nil && $0.services.contains(.applinks) }.compactMap { appIDs[$0.app] })
+        )
+      }
+    ) { a, _ in a }
     html += "<ul class=\"changes\">\n"
     for changed in changes.hosts {
       let status =
@@ -39,13 +53,24 @@ extension HTMLReporter {
         html += "<li>\(host(changed.host))\(status): a new version that behaves the same</li>\n"
       }
       for change in changed.changes {
-        html += "<li>\(host(changed.host))\(status): \(HTML.text(change.kind.rawValue)) for "
+        let wildcard = "*." + changed.host
+        let throughWildcard =
+          !change.appIds.isEmpty && naming[changed.host]?.isDisjoint(with: change.appIds) != false
+          && naming[wildcard]?.isSuperset(of: change.appIds) == true
+        // `https://example.com/x` as `https://www.example.com/x`: the same path, on a host the wildcard covers.
+        func shown(_ url: String) -> String {
+          guard throughWildcard else { return url }
+          let below = LinkRuntime.HostPattern(wildcard).exampleHost
+          return url.replacingOccurrences(of: "://\(changed.host)/", with: "://\(below)/")
+        }
+        html +=
+          "<li>\(host(throughWildcard ? wildcard : changed.host))\(status): \(HTML.text(change.kind.rawValue)) for "
         html += change.appIds.map { app($0) }.joined(separator: ", ")
         if let example = change.example, let old = change.oldVerdict, let new = change.newVerdict {
-          html += "; e.g. \(HTML.code(example)) \(HTML.text(old.rawValue)) → \(HTML.text(new.rawValue))"
+          html += "; e.g. \(HTML.code(shown(example))) \(HTML.text(old.rawValue)) → \(HTML.text(new.rawValue))"
           for more in change.moreExamples ?? [] {
             html +=
-              " and \(HTML.code(more.url)) \(HTML.text(more.oldVerdict.rawValue)) → "
+              " and \(HTML.code(shown(more.url))) \(HTML.text(more.oldVerdict.rawValue)) → "
               + HTML.text(more.newVerdict.rawValue)
           }
         }
