@@ -320,7 +320,6 @@ struct URLFilterTranslator {
     return out + "]"
   }
 
-  /// Choices replaced by `*`: wider than any alternative.
   /// Whether a path pattern has a `?` that counts characters (`/p/???`), or a `*` followed by what may continue an
   /// escape (a hex digit, `%`, a variable): a wildcard that may match part of an escape, which WebKit may see as
   /// one plain character (``leftPlainByWebKit``). `/*/x` and `/order/?*` need no more: they take `a|` as they take
@@ -357,6 +356,7 @@ struct URLFilterTranslator {
     }
   }
 
+  /// Choices replaced by `*`: wider than any alternative.
   func widen(_ pieces: [PatternPiece]) -> [PatternPiece] {
     pieces.map {
       if case .choice = $0 { return .star }
@@ -460,7 +460,7 @@ struct URLFilterTranslator {
         out += Self.characterClass(kept)
       case .literal(let c) where stop.unicodeScalars.contains(c):
         guard decoded else { return nil }
-        out += UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
+        out += Self.escaped(c)
       case .literal(let c):
         guard let text = Self.literal(c, decoded: decoded) else { return nil }
         out += text
@@ -486,9 +486,14 @@ struct URLFilterTranslator {
     if c.value < 0x21 || c.value >= 0x7F || alwaysEncoded.contains(c) {
       guard decoded else { return nil }
       // Decoded comparison: the URL carries the character as UTF-8 escapes, as WebKit writes them.
-      return UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
+      return escaped(c)
     }
     return escape(String(c))
+  }
+
+  /// `c` as the URL's UTF-8 escapes (`%26`), as WebKit writes them.
+  static func escaped(_ c: Unicode.Scalar) -> String {
+    UTF8.encode(c)!.map { "%" + String($0, radix: 16, uppercase: true).leftPadded(2) }.joined()
   }
 
   static func isHostASCII(_ c: Unicode.Scalar) -> Bool { c.value > 0x20 && c.value < 0x7F }
