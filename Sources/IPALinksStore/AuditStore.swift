@@ -118,10 +118,18 @@ public final class AuditStore: @unchecked Sendable {
           description: "\(location): holds no ipalinks store (no ipalinks_schema table); inspect --store makes one")
       }
       // Nor does a writer make its tables beside another program's, in a SQLite file that is not a store: they
-      // were added to it. (A PostgreSQL database may be shared with other programs on purpose.)
+      // were added to it. (A PostgreSQL database may be shared with other programs on purpose.) The tables are
+      // counted in the same read as the schema table: another writer making the same new store meanwhile makes
+      // that table first, and of four writers at once one saw its one table, read apart, as another program's.
       if !exists, store.dialect == .sqlite,
-        let tables = try await store.sql.raw("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table'").first(
-          decodingColumn: "n", as: Int.self), tables > 0
+        let row = try await store.sql.raw(
+          """
+          SELECT COUNT(*) AS n, COALESCE(SUM(name = 'ipalinks_schema'), 0) AS schema FROM sqlite_master
+          WHERE type = 'table'
+          """
+        ).first(),
+        let tables = try? row.decode(column: "n", as: Int.self), tables > 0,
+        (try? row.decode(column: "schema", as: Int.self)) == 0
       {
         throw Failure(
           description: "\(location): a SQLite database of another program (\(TerminalText.count(tables, "table")), no "
