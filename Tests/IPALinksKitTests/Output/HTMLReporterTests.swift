@@ -379,6 +379,22 @@ struct HTMLReporterTests {
     #expect(!row.contains("not-found") && !row.contains("class=\"no\""), "\(row)")
   }
 
+  /// An entry of another service naming the host stays the app's own claim, though a wildcard opens its links: only
+  /// an inactive applinks entry gives way to the wildcard.
+  @Test func anotherServicesEntryStaysTheAppsOwnClaim() {
+    var diagnostics: [Diagnostic] = []
+    var bundle = BundleReport(path: "Payload/Web.app", kind: .app)
+    (bundle.name, bundle.bundleId, bundle.appId) = ("Web", "com.example.web", "TEAMWEB123.com.example.web")
+    bundle.associatedDomains = ["webcredentials:shared.example.com", "applinks:*.example.com"].map {
+      AssociatedDomain.parse($0, diagnostics: &diagnostics)
+    }
+    let model = ReportModel(
+      ClaimsIndex(reports: [InspectionReport(input: "web.ipa", inputKind: .ipa, bundles: [bundle])]))
+    let shared = model.hosts.first { $0.name == "shared.example.com" }
+    #expect(shared?.claims.map(\.via) == [nil] && shared?.claims.map(\.ownInactive) == [false])
+    #expect(shared?.claims.first?.services == [Service("webcredentials")])
+  }
+
   /// Bundles that claim nothing fold into one line; the others are collapsed details.
   @Test func bundlesWithNothingToShowFoldIntoOneLine() async throws {
     let html = HTMLReporter.render(try await InspectedSamples.reports(["Nested.ipa"]))

@@ -187,7 +187,10 @@ struct ReportModel {
         // build) while a wildcard covers it: shown as its own, its file's 404 said the app opened nothing there,
         // where `who-claims` (and iOS) open links through the wildcard.
         let governing = claim.governing.flatMap(claim.entries.firstIndex).map { domains[$0] }
-        let named = claim.direct && (governing.map { $0.pattern == claimed.pattern } ?? true)
+        // Only an applinks entry that names the host and does not open links gives way: entries of other services
+        // (webcredentials) are the app's own claim on the host, as before.
+        let inactiveLinks = domains.contains { $0.pattern == claimed.pattern && $0.service == .applinks }
+        let named = claim.direct && (governing.map { $0.pattern == claimed.pattern } ?? true || !inactiveLinks)
         let via = named ? nil : (governing ?? domains[0]).pattern
         let own = domains.filter { $0.pattern == (via ?? claimed.pattern) }
         let inactive = !named && claim.direct
