@@ -168,24 +168,16 @@ public struct ParsedAASA: Sendable {
   /// The answer as every report gives it: ``result``, or, for a 2xx whose body is no AASA file, `invalid-json`
   /// (`over-limit` when one of our limits refused it) with the reason, which a store records and `refresh` compares.
   public var answer: AASAFetchResult {
-    guard result.status == .ok, hadBody else { return result }
-    if let file {
-      // A JSON object with none of the services' keys is no AASA file either: a gateway's or a firewall's error in
-      // JSON (`{"error": "blocked"}`), served with 200, read as a file that lists no app, and a refresh called the
-      // host's apps removed and unblocked every link of it.
-      guard file.applinks == nil, file.webcredentials == nil, file.appclips == nil, file.activitycontinuation == nil
-      else { return result }
-      var answer = result
-      answer.status = .invalidJSON
-      answer.message =
-        "\(result.host): not a valid AASA file: a JSON object with no applinks, webcredentials, appclips or "
-        + "activitycontinuation key"
-      return answer
-    }
+    // A JSON object with none of the services' keys (`no-service-key`) is no AASA file either: a gateway's or a
+    // firewall's error in JSON (`{"error": "blocked"}`), served with 200, read as a file that lists no app, and a
+    // refresh called the host's apps removed and unblocked every link of it.
+    let noService = fileDiagnostics.first { $0.code == .noServiceKey }
+    guard result.status == .ok, hadBody, file == nil || noService != nil else { return result }
     var answer = result
     answer.status = overLimit ? .overLimit : .invalidJSON
     answer.message =
-      "\(result.host): \(overLimit ? "AASA file refused" : "not a valid AASA file"): \(parseError ?? "unreadable")"
+      "\(result.host): \(overLimit ? "AASA file refused" : "not a valid AASA file"): "
+      + (noService?.message ?? parseError ?? "unreadable")
     return answer
   }
 

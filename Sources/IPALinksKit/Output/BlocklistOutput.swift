@@ -180,7 +180,8 @@ public struct BlocklistOutput: Sendable {
     }
     // An unsigned list over a signed one (a job whose key went missing): every app that takes signed documents only
     // refuses it and keeps rules that grow older, while the job said it published. Left as it was.
-    if files.allSatisfy({ $0.stamp?.signature == nil }), try Self.holdsSignedList(output) {
+    let signedText = try Self.signedList(output)
+    if files.allSatisfy({ $0.stamp?.signature == nil }), signedText != nil {
       throw OutputFile.Failure(
         description: "\(TerminalText.escape(output)) holds a signed list and this one is not signed, which apps that "
           + "take signed lists only would refuse; give --sign KEY (or remove the file to publish unsigned lists); it "
@@ -189,8 +190,8 @@ public struct BlocklistOutput: Sendable {
     // A rules document signed with another key (a CI secret replaced by mistake, a key rotated before the apps
     // know the new one): every app that takes documents signed with the old key refuses the new one, as with an
     // unsigned list, while the job said it published.
-    if let verify, files.count == 1, files[0].stamp?.signature != nil, let old = try Self.signedRulesDocument(output),
-      !verify(old.signed, old.signature)
+    if let verify, files.count == 1, files[0].stamp?.signature != nil,
+      let old = signedText.flatMap(Self.signedRulesDocument), !verify(old.signed, old.signature)
     {
       throw OutputFile.Failure(
         description: "\(TerminalText.escape(output)) holds a rules document signed with another key, which apps that "
@@ -215,12 +216,13 @@ public struct BlocklistOutput: Sendable {
   /// A signed list's stamp: its `signature` key and base64 value, in the JSON and the guards alike.
   static let signaturePattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
 
-  /// Whether the regular file at `path` is a list `blocklist --sign` wrote: its stamp holds a signature. A file that
-  /// is there and cannot be read is an error, not "unsigned": a list whose permissions had been changed was
-  /// replaced by an unsigned one, which every app that takes signed lists only then refused.
-  static func holdsSignedList(_ path: String) throws(OutputFile.Failure) -> Bool {
+  /// The text of the regular file at `path` when it is a list `blocklist --sign` wrote (its stamp holds a
+  /// signature), else nil. A file that is there and cannot be read is an error, not "unsigned": a list whose
+  /// permissions had been changed was replaced by an unsigned one, which every app that takes signed lists only then
+  /// refused.
+  static func signedList(_ path: String) throws(OutputFile.Failure) -> String? {
     var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
     let cannot = "\(TerminalText.escape(path)): cannot read this file to tell whether it holds a signed list"
     guard let handle = FileHandle(forReadingAtPath: path) else {
       throw OutputFile.Failure(description: "\(cannot): \(String(cString: strerror(errno))); it is left as it was")
@@ -230,19 +232,16 @@ public struct BlocklistOutput: Sendable {
     do { data = try handle.readToEnd() ?? Data() } catch {
       throw OutputFile.Failure(description: "\(cannot): \(error.localizedDescription); it is left as it was")
     }
-    return String(decoding: data, as: UTF8.self).range(of: signaturePattern, options: .regularExpression) != nil
+    let text = String(decoding: data, as: UTF8.self)
+    return text.range(of: signaturePattern, options: .regularExpression) == nil ? nil : text
   }
 
-  /// The bytes a signed rules document at `path` (`blocklist --format rules --sign`) was signed over, with its
-  /// signature: the document before its stamp's `sha256`, closed with `}`, as `UniversalLinkGuard.Stamp.signed(of:)`
-  /// reads it. Nil for any other file, a guard's among them.
-  static func signedRulesDocument(_ path: String) throws(OutputFile.Failure) -> (signed: [UInt8], signature: [UInt8])? {
-    guard try holdsSignedList(path), let handle = OutputFile.existingFile(path) else { return nil }
-    defer { try? handle.close() }
-    guard let data = try? handle.readToEnd(), data.first == UInt8(ascii: "{") else { return nil }
-    let text = String(decoding: data, as: UTF8.self)
+  /// The bytes a signed rules document (`blocklist --format rules --sign`) was signed over, with its signature: the
+  /// document before its stamp's `sha256`, closed with `}`, as `UniversalLinkGuard.Stamp.signed(of:)` reads it. Nil
+  /// for any other text, a guard's among them.
+  static func signedRulesDocument(_ text: String) -> (signed: [UInt8], signature: [UInt8])? {
     // Inside a JSON string a quote is escaped, so the first such marker is the stamp's.
-    guard let marker = text.range(of: #","sha256":""#),
+    guard text.hasPrefix("{"), let marker = text.range(of: #","sha256":""#),
       let found = text.range(of: signaturePattern, options: .regularExpression),
       let value = text[found].split(separator: "\"").last, let signature = Data(base64Encoded: String(value))
     else { return nil }
