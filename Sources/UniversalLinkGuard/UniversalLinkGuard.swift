@@ -71,6 +71,10 @@ public struct UniversalLinkGuard: Sendable {
     public var generatedAt: String?
     /// The SHA-256 of its rules, in lower-case hex.
     public var sha256: String?
+    /// The list's name (`blocklist --list-name`), signed with its time: an updating guard takes documents of its own
+    /// list only, so that one key signing several lists cannot swap one list's rules for another's. Nil when the
+    /// list has none.
+    public var list: String? = nil
     /// The Ed25519 signature (`blocklist --sign`) of its rules and when and by what they were made (the bytes
     /// ``signed(of:)`` gives), in base64; nil when it is not signed.
     public var signature: String? = nil
@@ -183,7 +187,10 @@ public struct UniversalLinkGuard: Sendable {
     let generatedAt: String?
     let sha256: String?
     let signature: String?
-    var stamp: Stamp { Stamp(generator: generator, generatedAt: generatedAt, sha256: sha256, signature: signature) }
+    let list: String?
+    var stamp: Stamp {
+      Stamp(generator: generator, generatedAt: generatedAt, sha256: sha256, list: list, signature: signature)
+    }
   }
 
   /// A decoding error in words, with the path of keys where it happened.
@@ -240,6 +247,8 @@ public struct UniversalLinkGuard: Sendable {
 /// throws a ``UniversalLinkGuard/LoadError`` saying why, for a document that:
 ///
 /// - cannot be loaded (cut short, not JSON, no `apps`);
+/// - is of another list (`blocklist --list-name`) than the rules in use, or of a named list when they have no name,
+///   or the other way round;
 /// - has no `sha256`, or one that is not the digest of its rules (edited, or damaged on the way);
 /// - for a guard that takes signed documents only: is not signed, or not with its key, or has its time changed;
 /// - was made before the rules in use (to go back, ``rollBack(to:allowingNoRules:now:)`` says so in so many words),
@@ -344,7 +353,7 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         asSigned,
         stamp: UniversalLinkGuard.Stamp(
           generator: asSigned.stamp.generator, generatedAt: asSigned.stamp.generatedAt, sha256: sha256,
-          signature: signature))
+          list: asSigned.stamp.list, signature: signature))
     }
     guard let made = next.stamp.generatedAt, let madeAt = UniversalLinkGuard.Stamp.date(made) else {
       throw refuse("says no time it was made (generatedAt)")
@@ -357,6 +366,13 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     let inUse = guarded.stamp
+    // Another list's document, however new and however signed, would put its rules in place of this list's.
+    if next.stamp.list != inUse.list {
+      func named(_ list: String?) -> String { list.map { "the list \"\($0)\"" } ?? "a list with no name" }
+      throw refuse(
+        "is of \(named(next.stamp.list)), and the rules in use are of \(named(inUse.list)); an updating guard takes "
+          + "documents of its own list only")
+    }
     let inUseMade = inUse.generatedAt.flatMap(UniversalLinkGuard.Stamp.date)
     if sha256 == inUse.sha256 {
       // The same rules made later decide the same, but what is older is now older than them: a replayed download

@@ -68,6 +68,50 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: output)) == before)
   }
 
+  /// `--list-name` names the list in the rules document's stamp, and a document of another list (or of none) is not
+  /// written over it: apps that update that list would refuse it while the job said it published. With the same
+  /// name it is, and `--if-changed` holds it.
+  @Test func aRulesDocumentOfAnotherListIsNotWrittenOverOne() throws {
+    let folder = try Engines.folder()
+    let output = folder.appendingPathComponent("rules.json").path
+    let list = [
+      "blocklist", "--host", "shop.example.com", "--aasa-dir", CLI.sample("aasa"), "-f", "rules", "-o", output,
+    ]
+    let time = ["SOURCE_DATE_EPOCH": "1900000000"]
+    let named = try CLI.run(list + ["--list-name", "browser/prod"], environment: time)
+    #expect(named.status == 0, "\(named.stderr)")
+    let written = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(written.contains(#""generator":"ipalinks "#) && written.contains(#","list":"browser/prod","sha256":""#))
+    for (other, says) in [
+      (
+        ["--list-name", "mail"],
+        #"holds the rules document of the list "browser/prod", and this one is of the list "mail""#
+      ),
+      ([], #"holds the rules document of the list "browser/prod", and this one is of a list with no name"#),
+    ] {
+      let refused = try CLI.run(list + other, environment: time)
+      #expect(refused.status == 2, "\(other): \(refused.stderr)")
+      #expect(refused.stderr.contains(says), "\(refused.stderr)")
+      #expect(refused.stderr.contains("give --list-name browser/prod"), "\(refused.stderr)")
+      #expect(try String(contentsOfFile: output, encoding: .utf8) == written)
+    }
+    let held = try CLI.run(list + ["--list-name", "browser/prod", "--if-changed"])
+    #expect(held.status == 3, "\(held.stderr)")
+    // A document of no named list is not replaced by a named one either: its apps would refuse that.
+    try FileManager.default.removeItem(atPath: output)
+    #expect(try CLI.run(list).status == 0)
+    let toNamed = try CLI.run(list + ["--list-name", "browser/prod"])
+    #expect(toNamed.status == 2, "\(toNamed.stderr)")
+    #expect(toNamed.stderr.contains("a list with no name, and this one is of the list"), "\(toNamed.stderr)")
+    #expect(toNamed.stderr.contains("leave out --list-name"), "\(toNamed.stderr)")
+    for bad in ["", "a b", "x\u{1B}[31m", String(repeating: "n", count: 101)] {
+      let usage = try CLI.run(list + ["--list-name", bad])
+      #expect(usage.status == 64, "\(usage.stderr)")
+      #expect(usage.stderr.contains("1 to 100 letters, digits and . _ - : / only"), "\(usage.stderr)")
+      #expect(!usage.stderr.contains("\u{1B}"))
+    }
+  }
+
   @Test func contentRulesAreWebKitJSONAndApproximationsAreReported() throws {
     let folder = try Engines.folder()
     let report = folder.appendingPathComponent("report.json")

@@ -314,4 +314,60 @@ struct UpdatingGuardTests {
     #expect(fresh.current.verdict(for: sell) != .staysInWebView)
     #expect(fresh.current.ruleCount == 2)
   }
+
+  /// One key may sign several lists (a browser's and a mail client's): a guard takes documents of its own list only
+  /// (`blocklist --list-name`), so another list's newer document cannot put its rules in place of this one's. The
+  /// name is signed with the time, so it cannot be changed after signing either.
+  @Test func aGuardTakesDocumentsOfItsOwnListOnly() throws {
+    let key = Curve25519.Signing.PrivateKey()
+    func document(_ paths: [String], at time: TimeInterval, list: String?) throws -> String {
+      let components = paths.map { #"{"/": "\#($0)"}"# }.joined(separator: ",")
+      let json = #"{"applinks": {"details": [{"appIDs": ["\#(Self.app)"], "components": [\#(components)]}]}}"#
+      let blocklist = try RulesDocumentTests.blocklist([(Self.app, "alpha.example", false, json)])
+      let output = BlocklistOutput(
+        blocklist, format: .rules, maxRules: 100, generator: "ipalinks test", at: Date(timeIntervalSince1970: time),
+        sign: BlocklistSigningKey(key), list: list)
+      return try #require(output.files.first).text
+    }
+    let sell = "https://alpha.example/sell/1"
+    let browser = try document(["/buy/*", "/sell/*"], at: 1_790_000_000, list: "browser")
+    #expect(browser.contains(#""generator":"ipalinks test","list":"browser","sha256":"#))
+    #expect(try UniversalLinkGuard(rulesJSON: browser).stamp.list == "browser")
+    let linkGuard = try UpdatingLinkGuard(
+      try UniversalLinkGuard(rulesJSON: browser), publicKey: key.publicKey.rawRepresentation)
+    // Newer, signed with the same key, and of another list, or of none.
+    for (candidate, reason) in [
+      (
+        try document(["/buy/*"], at: 1_790_604_800, list: "mail"),
+        #"is of the list "mail", and the rules in use are of the list "browser""#
+      ),
+      (
+        try document(["/buy/*"], at: 1_790_604_800, list: nil),
+        #"is of a list with no name, and the rules in use are of the list "browser""#
+      ),
+      // The name changed after signing: its signature no longer verifies.
+      (
+        try document(["/buy/*"], at: 1_790_604_800, list: "mail").replacingOccurrences(
+          of: #""list":"mail""#, with: #""list":"browser""#), "does not verify"
+      ),
+    ] {
+      #expect {
+        try linkGuard.update(rulesJSON: candidate, now: Self.later)
+      } throws: { error in
+        "\(error)".contains(reason) && "\(error)".contains("kept the rules in use")
+      }
+      #expect(linkGuard.current.verdict(for: sell) != .staysInWebView)
+    }
+    #expect(
+      try linkGuard.update(rulesJSON: try document(["/buy/*"], at: 1_790_604_800, list: "browser"), now: Self.later))
+    #expect(linkGuard.current.verdict(for: sell) == .staysInWebView)
+    // A guard whose rules name no list takes no named one.
+    let unnamed = UpdatingLinkGuard(
+      try UniversalLinkGuard(rulesJSON: try document(["/buy/*"], at: 1_790_000_000, list: nil)))
+    #expect {
+      try unnamed.update(rulesJSON: try document(["/sell/*"], at: 1_790_604_800, list: "mail"), now: Self.later)
+    } throws: { error in
+      "\(error)".contains(#"is of the list "mail", and the rules in use are of a list with no name"#)
+    }
+  }
 }

@@ -312,7 +312,7 @@ public struct BlocklistRenderer: Sendable {
   /// With `sign`, the document carries `signature`: `sign` of the rules and the stamp's time and generator (the
   /// document's bytes before `sha256`, closed with `}`: `UniversalLinkGuard.Stamp.signed(of:)`), in base64.
   func stampedGuardDocument(
-    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil, list: String? = nil
   ) -> (text: String, stamp: ListStamp) {
     var choices: [Any] = []
     var choiceIndex: [[[PatternPiece]]: Int] = [:]
@@ -355,11 +355,14 @@ public struct BlocklistRenderer: Sendable {
         decoding: (try? JSONSerialization.data(
           withJSONObject: content, options: [.sortedKeys, .withoutEscapingSlashes]))
           ?? Data("{}".utf8), as: UTF8.self))
-    let stamp = ListStamp(generator: generator, at: time, content: Array(rules.utf8))
+    var stamp = ListStamp(generator: generator, at: time, content: Array(rules.utf8))
+    stamp.list = list
     // Sorted keys put `apps` and `choices` first: the stamp goes after them, and `generator` stays where it was.
     var document = String(rules.dropLast())
-    let quoted = (try? JSONEncoder().encode(generator)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
+    let quoted = Self.quoted(generator)
     document += #","generatedAt":"\#(stamp.generatedAt)","generator":"# + JSONReporter.terminalSafe(quoted)
+    // Signed with the time, before `sha256`: an updating guard takes its own list's documents only.
+    if let list { document += #","list":"# + JSONReporter.terminalSafe(Self.quoted(list)) }
     // The signature covers the time too: signed alone, the rules of an old document could be given a new time and
     // replayed over newer ones.
     let signed = document + "}"
@@ -373,14 +376,21 @@ public struct BlocklistRenderer: Sendable {
     return (document + "}", signedStamp)
   }
 
+  /// `text` as a JSON string.
+  private static func quoted(_ text: String) -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .withoutEscapingSlashes
+    return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? #""""#
+  }
+
   /// One self-contained Swift file: `UniversalLinkGuard`, the matcher's runtime core and the rules.
   public func swiftGuard(generator: String) -> String { stampedSwiftGuard(generator: generator).text }
 
   /// The same, and the stamp of the rules it embeds.
   func stampedSwiftGuard(
-    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil, list: String? = nil
   ) -> (text: String, stamp: ListStamp) {
-    let document = stampedGuardDocument(generator: generator, at: time, sign: sign)
+    let document = stampedGuardDocument(generator: generator, at: time, sign: sign, list: list)
     return (SwiftGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 
@@ -390,9 +400,9 @@ public struct BlocklistRenderer: Sendable {
 
   /// The same, and the stamp of the rules it embeds.
   func stampedJavaScriptGuard(
-    generator: String, at time: Date = Clock.now, sign: Signer? = nil
+    generator: String, at time: Date = Clock.now, sign: Signer? = nil, list: String? = nil
   ) -> (text: String, stamp: ListStamp) {
-    let document = stampedGuardDocument(generator: generator, at: time, sign: sign)
+    let document = stampedGuardDocument(generator: generator, at: time, sign: sign, list: list)
     return (JSGuardWriter.render(rulesJSON: document.text, header: header(generator: generator)), document.stamp)
   }
 
@@ -423,6 +433,8 @@ public struct ListStamp: Sendable, Equatable {
   public var generatedAt: String
   /// The rules' SHA-256, in lower-case hex.
   public var sha256: String
+  /// The list's name (`--list-name`), signed with the time; nil when it has none.
+  public var list: String? = nil
   /// The signature (`--sign`), in base64; nil for a list not signed.
   public var signature: String? = nil
   /// The text the signature is of: the rules, `generatedAt` and `generator`.
@@ -436,5 +448,9 @@ public struct ListStamp: Sendable, Equatable {
   }
 
   /// As a JSON object.
-  var json: [String: Any] { ["generator": generator, "generatedAt": generatedAt, "sha256": sha256] }
+  var json: [String: Any] {
+    var json: [String: Any] = ["generator": generator, "generatedAt": generatedAt, "sha256": sha256]
+    json["list"] = list
+    return json
+  }
 }

@@ -108,6 +108,9 @@ public struct BlocklistOutput: Sendable {
   public let maxRules: Int
   /// Checks the signature of a signed list written earlier, for `--if-changed`.
   let verify: BlocklistRenderer.Verifier?
+  /// For the rules document alone (`--format rules`, what apps download), its list's name (`--list-name`), or nil
+  /// for one with no name: a document of another list is not written over it. Nil for the other formats.
+  let rulesDocumentList: String??
   /// Whether the files are numbered WebKit lists (`rules.json`, `rules-2.json`, …), which a run may need fewer of
   /// than the last.
   let numbered: Bool
@@ -115,16 +118,18 @@ public struct BlocklistOutput: Sendable {
   /// Renders `blocklist` in `format`; WebKit lists and regexes hold at most `maxRules` rules each.
   ///
   /// The WebKit lists and the guards' rules carry a ``ListStamp`` made at `time`; with `sign`, the guards' rules
-  /// document carries its signature too, made with that key.
+  /// document carries its signature too, made with that key. `list` names the list in every stamp; an
+  /// ``UpdatingLinkGuard`` takes documents of its own list only.
   public init(
     _ blocklist: Blocklist, format: BlocklistFormat, maxRules: Int, generator: String, at time: Date = Clock.now,
-    sign key: BlocklistSigningKey? = nil
+    sign key: BlocklistSigningKey? = nil, list: String? = nil
   ) {
     let renderer = BlocklistRenderer(blocklist)
     let sign = key?.signer
     verify = key?.verifier
     self.maxRules = maxRules
     numbered = format == .wkcontentrules
+    rulesDocumentList = format == .rules ? .some(list) : .none
     notes = blocklist.notes
     let aasaRules = blocklist.apps.reduce(0) { $0 + $1.scopes.reduce(0) { $0 + $1.rules.rules.count } }
     size = TerminalText.count(aasaRules, "rule")
@@ -132,10 +137,11 @@ public struct BlocklistOutput: Sendable {
     case .wkcontentrules:
       let (lists, listNotes) = renderer.contentRules(maxRules: maxRules)
       notes = listNotes
-      files = lists.enumerated().map { (index, list) in
-        let stamp = ListStamp(generator: generator, at: time, content: Array(BlocklistRenderer.json(list).utf8))
+      files = lists.enumerated().map { (index, rules) in
+        var stamp = ListStamp(generator: generator, at: time, content: Array(BlocklistRenderer.json(rules).utf8))
+        stamp.list = list
         return File(
-          suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(list, stamp: stamp), stamp: stamp)
+          suffix: index == 0 ? "" : "-\(index + 1)", text: BlocklistRenderer.json(rules, stamp: stamp), stamp: stamp)
       }
       size = TerminalText.count(lists.reduce(0) { $0 + $1.count }, "rule")
     case .regex:
@@ -144,13 +150,13 @@ public struct BlocklistOutput: Sendable {
       files = [File(suffix: "", text: text)]
       size = TerminalText.count(text.split(separator: "\n").filter { !$0.hasPrefix("#") }.count, "rule")
     case .swift:
-      let (text, stamp) = renderer.stampedSwiftGuard(generator: generator, at: time, sign: sign)
+      let (text, stamp) = renderer.stampedSwiftGuard(generator: generator, at: time, sign: sign, list: list)
       files = [File(suffix: "", text: text, stamp: stamp)]
     case .js:
-      let (text, stamp) = renderer.stampedJavaScriptGuard(generator: generator, at: time, sign: sign)
+      let (text, stamp) = renderer.stampedJavaScriptGuard(generator: generator, at: time, sign: sign, list: list)
       files = [File(suffix: "", text: text, stamp: stamp)]
     case .rules:
-      let (text, stamp) = renderer.stampedGuardDocument(generator: generator, at: time, sign: sign)
+      let (text, stamp) = renderer.stampedGuardDocument(generator: generator, at: time, sign: sign, list: list)
       files = [File(suffix: "", text: text + "\n", stamp: stamp)]
     case .domains:
       let hosts = renderer.domains()
@@ -198,6 +204,20 @@ public struct BlocklistOutput: Sendable {
           + "take documents signed with that key would refuse; sign with that key (or remove the file to publish "
           + "documents signed with this one); it is left as it was")
     }
+    // A document of another list: apps that update this one would refuse it (UpdatingLinkGuard takes its own
+    // list's documents only), while the job said it published; most likely, the wrong -o.
+    if case .some(let list) = rulesDocumentList, case .some(let held) = try Self.rulesDocumentList(output),
+      held != list
+    {
+      func named(_ list: String?) -> String {
+        list.map { "the list \"\(TerminalText.escape($0))\"" } ?? "a list with no name"
+      }
+      let fix = held.map { "give --list-name \(TerminalText.escape($0))" } ?? "leave out --list-name"
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(output)) holds the rules document of \(named(held)), and this one is of "
+          + "\(named(list)), which apps that update that list would refuse; \(fix) (or remove the file to publish "
+          + "another list there); it is left as it was")
+    }
     let targets = files.map { (Self.path(output, suffix: $0.suffix), $0.text) }
     let stale = staleLists(beside: output)
     if ifChanged && stale.isEmpty && zip(files, targets).allSatisfy({ $0.isHeld(at: $1.0, verify: verify) }) {
@@ -234,6 +254,33 @@ public struct BlocklistOutput: Sendable {
     }
     let text = String(decoding: data, as: UTF8.self)
     return text.range(of: signaturePattern, options: .regularExpression) == nil ? nil : text
+  }
+
+  /// When the regular file at `path` holds a rules document (`blocklist --format rules`), its list's name
+  /// (`"list"` in its stamp), or `.some(nil)` for a document of no named list; nil for any other file, or none. A
+  /// file there that cannot be read is an error.
+  static func rulesDocumentList(_ path: String) throws(OutputFile.Failure) -> String?? {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw OutputFile.Failure(
+        description: "\(TerminalText.escape(path)): cannot read this file to tell which list it holds: "
+          + "\(String(cString: strerror(errno))); it is left as it was")
+    }
+    defer { try? handle.close() }
+    guard let data = try? handle.readToEnd(), data.first == UInt8(ascii: "{") else { return nil }
+    // Inside a JSON string a quote is escaped, so the first such markers are the stamp's.
+    func find(_ marker: String, from start: Int) -> Int? {
+      data.range(of: Data(marker.utf8), in: start..<data.count)?.upperBound
+    }
+    guard let stamp = find(#","generatedAt":""#, from: 0) else { return nil }
+    guard let value = find(#","list":"#, from: stamp) else { return .some(nil) }
+    // The JSON string that starts there: up to its first quote not escaped.
+    let bytes = Array(data[value...])
+    var end = 1
+    while end < bytes.count && bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+    guard end < bytes.count else { return .some(nil) }
+    return .some(try? JSONDecoder().decode(String.self, from: Data(bytes[...end])))
   }
 
   /// The bytes a signed rules document (`blocklist --format rules --sign`) was signed over, with its signature: the

@@ -78,6 +78,13 @@ struct BlocklistCommand: StatusCommand {
         + "-algorithm ed25519), for an app's UpdatingLinkGuard(…, publicKey:).", valueName: "key"))
   var sign: String?
 
+  @Option(
+    name: .customLong("list-name"),
+    help: ArgumentHelp(
+      "Name the list in its stamp (letters, digits and . _ - : /), signed with it: an app's UpdatingLinkGuard takes "
+        + "documents of its own list only.", valueName: "name"))
+  var listName: String?
+
   @Option(name: .customLong("max-rules"), help: "Most rules per WebKit list; more are split into several lists.")
   var maxRules = 150_000
 
@@ -110,6 +117,17 @@ struct BlocklistCommand: StatusCommand {
     if sign != nil, ![.rules, .swift, .js].contains(format) {
       throw ValidationError("--sign signs the guards' rules document: give --format rules, swift or js")
     }
+    if let listName {
+      // Plain characters only, so the name reads the same in JSON, Swift, a terminal and a file name.
+      let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/")
+      guard (1...100).contains(listName.count), listName.allSatisfy(allowed.contains) else {
+        throw ValidationError(
+          "--list-name \(TerminalText.escape(listName)): 1 to 100 letters, digits and . _ - : / only")
+      }
+      guard [.rules, .swift, .js, .wkcontentrules].contains(format) else {
+        throw ValidationError("--list-name names a list in its stamp: give --format rules, swift, js or wkcontentrules")
+      }
+    }
   }
 
   /// The format asked for, or the one -o's name says (``BlocklistFormat/chosen(_:output:)``).
@@ -129,7 +147,8 @@ struct BlocklistCommand: StatusCommand {
     guard BlocklistOutput.canMake(from: loaded, uncovered: uncovered, output: output) else { return 2 }
     let blocklist = Blocklist(reports: loaded.reports, uncovered: uncovered)
     let out = BlocklistOutput(
-      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key)
+      blocklist, format: try chosenFormat(), maxRules: maxRules, generator: ToolVersion.generator, sign: key,
+      list: listName)
     if let key, !audit.quiet { Terminal.warn(key.note) }
     return out.deliver(
       to: output, report: report, ifChanged: ifChanged, apps: blocklist.apps.count, loaded: loaded,
