@@ -283,6 +283,17 @@ import Testing
         "no rule is known and the AASA files of 2 domains are unknown, so no list was made; \(list) is left as it was"),
       "\(outage.stderr)")
     #expect(try String(contentsOfFile: list, encoding: .utf8) == written)
+    // A partial list made again, unchanged: exit 3 says it was left alone, and one line, even with -q, that it is
+    // still partial (exit 3 alone hid it from a job that made lists while a site was down).
+    let partial = folder.appendingPathComponent("partial.json").path
+    let first = try CLI.run(["blocklist", "-o", partial, "-f", "rules", "-q"] + offline)
+    #expect(first.status == 1 && !first.stderr.contains("partial"), "\(first.stderr)")
+    let again = try CLI.run(["blocklist", "-o", partial, "-f", "rules", "-q", "--if-changed"] + offline)
+    #expect(again.status == 3, "\(again.stderr)")
+    #expect(
+      again.stderr.hasSuffix(
+        "\nipalinks: \(partial) is still partial: the AASA files of 2 domains are unknown (blocked whole)\n"),
+      "\(again.stderr)")
   }
 
   /// An answer that is no AASA file (a captive portal's login page, a firewall's challenge) is no proof that nothing

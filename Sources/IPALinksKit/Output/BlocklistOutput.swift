@@ -384,6 +384,16 @@ public struct BlocklistOutput: Sendable {
         Terminal.warn(
           removed.map { self.wrote(apps: apps, to: output, removed: $0) } ?? unchanged(apps: apps, at: output))
       }
+      // Exit 3 says the files were left alone, and would hide that the list they hold is still partial (1 when
+      // written): said even with -q, as the job that keeps it current may not look further.
+      if removed == nil && partial != 0 {
+        let why =
+          uncovered > 0
+          ? "the AASA files of \(TerminalText.count(uncovered, "domain")) are unknown"
+            + (policy == .block ? " (blocked whole)" : " (left out)")
+          : appLeftOut ? "an app's rules do not fit in --max-rules" : "not every input could be read wholly"
+        Terminal.warn("\(TerminalText.escape(output)) is still partial: \(why)")
+      }
       return removed == nil ? 3 : partial
     } catch {
       Terminal.warn(error.description)
