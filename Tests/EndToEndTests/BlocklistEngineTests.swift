@@ -323,7 +323,11 @@ struct BlocklistEngineTests {
   /// makes the same navigation without the tap's user gesture (WebKit's `is_user_gesture` in `decide-policy`), from
   /// its iframe; it leaves alone taps on the page's own host, excluded and unclaimed links, and the page's own script.
   /// A form whose method HTML does not know submits as GET, and a link to another origin navigates whatever its
-  /// `download` says: both are guarded.
+  /// `download` says: both are guarded. So are an SVG link (`xlink:href`), a link in a closed shadow root, a server
+  /// map's position (`<img ismap>`: only the URL with it opens the app) and a GET form in windows-1252 (only its
+  /// query in that encoding opens the app), each of which got through with the gesture; a link whose target names an
+  /// iframe of the page loads there, as without the guard (it loaded in the whole page). A page that works against
+  /// the guard, its listener before the guard's or `MessageChannel` replaced, gets no tap through either.
   @Test func javascriptGuardRenavigatesWithoutTheUsersGesture() throws {
     let page = """
       <!doctype html><meta charset=utf-8><title>links</title>
@@ -343,8 +347,24 @@ struct BlocklistEngineTests {
       <a id=download download href="https://alpha.example/buy/file" data-click>another origin's download</a>
       <form action="https://alpha.example/buy/gift/card"><input name=q value=x>
         <button id=excluded data-click>excluded</button></form>
+      <svg width=240 height=30><a id=svg data-click xlink:href="https://alpha.example/buy/svg">
+        <rect width=240 height=30 fill="#39f"></rect></a></svg>
+      <x-closed id=closed data-click style="display:block;width:240px;height:30px"></x-closed>
+      <a href="https://extra.example/m/1"><img id=ismap ismap data-click width=120 height=40 alt=map
+        src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///ywAAAAAAQABAAACAUwAOw=="></a>
+      <form action="https://extra.example/s/" accept-charset=windows-1252><input name=q value="café">
+        <button id=charset data-click>café</button></form>
+      <iframe name=f width=240 height=40></iframe>
+      <a id=named target=f href="https://alpha.example/buy/framed" data-click>in the iframe named f</a>
       <div id=later></div>
       <script>
+      customElements.define('x-closed', class extends HTMLElement {
+        constructor() {
+          super();
+          this.attachShadow({mode: 'closed'}).innerHTML =
+            '<a href="https://alpha.example/buy/closed" style="display:block;height:30px">closed</a>';
+        }
+      });
       addEventListener('load', () => {
         const a = document.createElement('a'); a.id = 'added'; a.href = 'https://alpha.example/buy/later';
         a.textContent = 'added later'; a.setAttribute('data-click', ''); document.getElementById('later').append(a);
@@ -364,6 +384,22 @@ struct BlocklistEngineTests {
             host: "page.example", wildcard: false,
             rules: AppLinkRules(file: try AASAFile(json: claimedOwnHost), appID: "PPPPPPPPPP.com.example.page"))
         ]))
+    // extra.example opens its app for /m/ with a query only, and for /s/ unless `q` is "café" in UTF-8.
+    let extra = """
+      {"applinks": {"details": [{"appIDs": ["EEEEEEEEEE.com.example.extra"], "components": [
+        {"/": "/m/*", "?": "?*"}, {"/": "/s/*", "?": {"q": "café"}, "percentEncoded": false, "exclude": true},
+        {"/": "/s/*"}]}]}}
+      """
+    blocklist.apps.append(
+      LinkingApp(
+        appID: "EEEEEEEEEE.com.example.extra", name: "Extra", input: "extra.ipa",
+        scopes: [
+          RuleScope(
+            host: "extra.example", wildcard: false,
+            rules: AppLinkRules(file: try AASAFile(json: extra), appID: "EEEEEEEEEE.com.example.extra"))
+        ]))
+    #expect(blocklist.verdict(for: "https://extra.example/m/1").verdict == .noMatch)
+    #expect(blocklist.verdict(for: "https://extra.example/s/?q=caf%C3%A9").verdict == .exclude)
     let guardScript = BlocklistRenderer(blocklist).javaScriptGuard(generator: "test")
     let file = try Engines.write(page, ext: "html")
     let guarded = try Engines.harness(["click", Engines.write(guardScript), file])
@@ -383,7 +419,10 @@ struct BlocklistEngineTests {
     let without = navigations(bare)
     let gesture = { (nav: [String: Any]) in nav["userGesture"] as? Bool == true }
     let leaving = { (nav: [String: Any]) in (nav["uri"] as? String ?? "").hasPrefix("https://") }
-    for id in ["app", "inner", "blank", "modified", "added", "submit", "get", "put", "download"] {
+    for id in [
+      "app", "inner", "blank", "modified", "added", "submit", "get", "put", "download", "svg", "closed", "ismap",
+      "charset",
+    ] {
       // Without the guard the user's tap starts the navigation, with its gesture: iOS would open the app.
       #expect(without[id]?.contains { leaving($0) && gesture($0) } == true, "\(id) baseline: \(without[id] ?? [])")
       // With it the same URL loads, carrying no gesture, after the guard's iframe (about:blank) appears.
@@ -397,11 +436,34 @@ struct BlocklistEngineTests {
     #expect(with["submit"]?.first(where: leaving)?["navigationType"] as? String == "form-submitted")
     #expect(with["get"]?.first(where: leaving)?["uri"] as? String == "https://beta.example/search?q=x")
     #expect(with["put"]?.first(where: leaving)?["uri"] as? String == "https://alpha.example/buy/put?q=x")
+    #expect(with["ismap"]?.first(where: leaving)?["uri"] as? String == "https://extra.example/m/1?60,20")
+    #expect(with["charset"]?.first(where: leaving)?["uri"] as? String == "https://extra.example/s/?q=caf%E9")
     // Left alone: each navigates as without the guard, with the user's gesture.
-    for id in ["web", "other", "own", "script", "excluded"] {
+    for id in ["web", "other", "own", "script", "excluded", "named"] {
       let nav = with[id] ?? []
       #expect(nav.count == 1 && gesture(nav[0]), "\(id) left alone: \(nav)")
       #expect(nav.first?["uri"] as? String == without[id]?.first?["uri"] as? String, "\(id)")
     }
+    // A page against the guard: a capture listener on the window (after the guard's) stopping every click, the
+    // guard's mark claimed for every element, and a MessageChannel that calls back at once, inside the tap.
+    let hostile = """
+      <!doctype html><meta charset=utf-8><title>hostile</title>
+      <script>
+      addEventListener('click', e => e.stopPropagation(), true);
+      const has = Element.prototype.hasAttribute;
+      Element.prototype.hasAttribute = function (n) { return n === 'data-ipalinks-guard' || has.call(this, n); };
+      window.MessageChannel = function () {
+        const port = {close() {}};
+        this.port1 = port;
+        this.port2 = {postMessage() { port.onmessage({}); }};
+      };
+      </script>
+      <a id=hostile href="https://alpha.example/buy/hostile" data-click>hostile</a>
+      """
+    let hostileFile = try Engines.write(hostile, ext: "html")
+    let attacked = navigations(try Engines.harness(["click", Engines.write(guardScript), hostileFile]))
+    let away = (attacked["hostile"] ?? []).filter(leaving)
+    #expect(away.count == 1 && !gesture(away[0]), "\(attacked)")
+    #expect(away.first?["uri"] as? String == "https://alpha.example/buy/hostile")
   }
 }

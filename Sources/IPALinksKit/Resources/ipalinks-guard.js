@@ -16,9 +16,15 @@
 // "Open in New Tab") navigate without a click too. In your own app, the Swift guard's decidePolicy helper is the
 // protection; use this for pages you serve, next to it.
 //
-// Links and forms that ask for a new window (target=_blank, a named target, or meta/ctrl/shift/alt held) are
-// intercepted too and open in the current view: a window opened by script would be blocked as a popup, and
-// letting the user's own new-window navigation through would open the app.
+// Links and forms that ask for a new window (target=_blank, a name no frame of the page has, or meta/ctrl/shift/alt
+// held) are intercepted too and open in the current view: a window opened by script would be blocked as a popup,
+// and letting the user's own new-window navigation through would open the app. A target that names one of the
+// page's frames loads there, which opens no app: left alone.
+//
+// It sees links in SVG (xlink:href too), in open shadow roots and in closed ones made after it loads
+// (attachShadow), the position an <img ismap> adds to its link, and a GET form's fields in a legacy encoding (it
+// then takes over any tap it cannot judge exactly, as its own navigation loads the same URL). A page's script that
+// works against it (replacing what it calls, stopping events before it) gets past it, as its own navigations do.
 //
 // API: window.ipalinksGuard = { verdict, navigation, version: 2 }
 //   ipalinksGuard.verdict("https://example.com/buy/42")
@@ -395,40 +401,133 @@
 
   if (typeof document === "undefined" || typeof window === "undefined" || !document.addEventListener) return;
 
-  var LINK = "a[href], area[href]";
-  // Marks the link or form the guard itself makes in its iframe, so a copy of the guard there leaves it alone.
+  // SVG links hold their URL in href or, still often, xlink:href (`*|` matches an attribute in any namespace).
+  var LINK = "a[href], area[href], a[*|href]";
+  var XLINK = "http://www.w3.org/1999/xlink";
+  // Marks the link or form the guard itself makes in its iframe, so a copy of the guard there leaves it alone: only
+  // on the events of a script's click, which is how it activates them, so that a page cannot mark its links to
+  // have the user's taps on them left alone.
   var OWN = "data-ipalinks-guard";
+  // Taken now, before the page's script runs: its own navigation must come after a port's message whatever the
+  // page replaces later, or it would carry the tap's gesture.
+  var Channel = window.MessageChannel;
 
-  // The link the click is on, looking through open shadow roots (composedPath) and from text nodes.
+  // Closed shadow roots, by their host: a tap inside one reaches the listener on its host, with the link hidden.
+  // Only roots made after the guard loads (by attachShadow; not declarative ones the parser makes) are known.
+  var closedRoots = typeof WeakMap === "function" ? new WeakMap() : null;
+  if (closedRoots && typeof Element === "function" && typeof Element.prototype.attachShadow === "function") {
+    var attachShadow = Element.prototype.attachShadow;
+    Element.prototype.attachShadow = function (init) {
+      var root = attachShadow.apply(this, arguments);
+      if (init && init.mode === "closed") closedRoots.set(this, root);
+      return root;
+    };
+  }
+
+  // The link the click is on, looking through open shadow roots (composedPath), closed ones the guard knows, and
+  // from text nodes.
   function linkOf(event) {
     var path = typeof event.composedPath === "function" ? event.composedPath() : [];
-    for (var i = 0; i < path.length; i++) {
+    var i;
+    for (i = 0; i < path.length; i++) {
       var node = path[i];
       if (node && node.nodeType === 1 && typeof node.matches === "function" && node.matches(LINK)) return node;
+    }
+    for (i = 0; i < path.length; i++) {
+      var inside = closedRoots && path[i] && closedRoots.get(path[i]) ? linkInside(path[i], event) : null;
+      if (inside) return inside;
     }
     var target = event.target;
     if (target && target.nodeType !== 1) target = target.parentElement || target.parentNode;
     return target && typeof target.closest === "function" ? target.closest(LINK) : null;
   }
 
-  // The absolute URL of a link (SVG <a> elements hold an SVGAnimatedString, not a string).
+  // The link inside `host`'s closed shadow root (and closed roots within it) that the event is on: under the
+  // pointer, or focused for a key's click (which has no position).
+  function linkInside(host, event) {
+    var pointer = event.detail > 0 || event.clientX || event.clientY;
+    for (var depth = 0, root = closedRoots.get(host); root && depth < 32; depth++) {
+      var element = pointer ? root.elementFromPoint(event.clientX, event.clientY) : root.activeElement;
+      if (!element || element === host) return null;
+      var link = element.closest(LINK);
+      if (link) return link;
+      host = element;
+      root = closedRoots.get(element);
+    }
+    return null;
+  }
+
+  // The absolute URL of a link (SVG <a> elements hold an SVGAnimatedString, not a string, and their URL in href
+  // or xlink:href).
   function hrefOf(link) {
     if (typeof link.href === "string") return link.href;
+    var value = link.getAttribute("href");
+    if (value === null) value = link.getAttributeNS(XLINK, "href");
     try {
-      return new URL(link.getAttribute("href"), document.baseURI).href;
+      return new URL(value, link.baseURI || document.baseURI).href;
     } catch (e) {
       return "";
     }
   }
 
-  // Which window a navigation with this target loads in: "self", "top", "parent" or "new".
+  // What WebKit adds to a link's URL for a click on a server-side image map inside it (<img ismap>, no usemap):
+  // `?x,y`, the click's position in the image, rounded (HTMLAnchorElement's appendServerMapMousePosition). Empty
+  // for any other click.
+  function serverMapPosition(event, link) {
+    var image = event.target;
+    if (!image || image.tagName !== "IMG" || !image.hasAttribute("ismap") || image.getAttribute("usemap")) return "";
+    if (event.detail === 0 || image.closest(LINK) !== link) return "";
+    var box = image.getBoundingClientRect();
+    return "?" + Math.round(event.clientX - box.left) + "," + Math.round(event.clientY - box.top);
+  }
+
+  // Which window a navigation with this target loads in: "self", "top", "parent", "frame" (another frame of the
+  // page, which the target names) or "new".
   function windowOf(target, event) {
     if (event && (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)) return "new";
     var base = document.querySelector("base[target]");
-    target = (target || (base && base.getAttribute("target")) || "").toLowerCase();
-    if (target === "" || target === "_self") return "self";
-    if (target === "_top") return window.top === window ? "self" : "top";
-    if (target === "_parent") return window.parent === window ? "self" : "parent";
+    target = target || (base && base.getAttribute("target")) || "";
+    var keyword = target.toLowerCase();
+    if (keyword === "" || keyword === "_self") return "self";
+    if (keyword === "_top") return window.top === window ? "self" : "top";
+    if (keyword === "_parent") return window.parent === window ? "self" : "parent";
+    if (keyword === "_blank") return "new";
+    return namedFrame(target);
+  }
+
+  // The frame a target name (case-sensitive) names: this window, an ancestor, or a frame anywhere in the page,
+  // searched from the top; "new" when none has it (a window of that name opens), or when the name cannot be read
+  // (another origin's), which takes over more rather than less.
+  function namedFrame(name) {
+    function named(w) {
+      try {
+        return w.name === name;
+      } catch (e) {
+        return false;
+      }
+    }
+    if (named(window)) return "self";
+    for (var w = window, depth = 0; w.parent !== w && depth < 64; depth++) {
+      w = w.parent;
+      if (named(w)) return w === window.top ? "top" : "frame";
+    }
+    var queue = [window.top];
+    for (var seen = 0; queue.length && seen < 512; seen++) {
+      var each = queue.shift();
+      var count = 0;
+      try {
+        count = each.frames.length;
+      } catch (e) {}
+      for (var i = 0; i < count; i++) {
+        var child = null;
+        try {
+          child = each.frames[i];
+        } catch (e) {}
+        if (!child) continue;
+        if (named(child)) return "frame";
+        queue.push(child);
+      }
+    }
     return "new";
   }
 
@@ -447,6 +546,7 @@
     var inFrame = window.top !== window;
     var frame = "main";
     if (where === "new") frame = "new-window";
+    else if (where === "frame") frame = "subframe";
     else if (where === "self" && inFrame) frame = "subframe";
     else if (where === "parent" && window.parent !== window.top) frame = "subframe";
     return { destination: url, page: topPage(), frame: frame, kind: kind, userInitiated: true };
@@ -457,7 +557,7 @@
   // DocumentLoader::shouldOpenExternalURLsPolicyToPropagate gives its own, which nothing granted), and the
   // MessageChannel message carries no user gesture, so WebKit does not try an app for it.
   function navigateFromFrame(build) {
-    var channel = new MessageChannel();
+    var channel = new Channel();
     channel.port1.onmessage = function () {
       channel.port1.close();
       var frame = document.createElement("iframe");
@@ -485,13 +585,14 @@
     return where === "new" && window.top !== window ? "_parent" : "_top";
   }
 
-  document.addEventListener(
+  // On the window, in the capture phase, from document start: before any listener of the page's.
+  window.addEventListener(
     "click",
     function (event) {
       if (event.defaultPrevented || event.button !== 0) return;
       var link = linkOf(event);
-      if (!link || link.hasAttribute(OWN)) return;
-      var href = hrefOf(link);
+      if (!link || (link.hasAttribute(OWN) && !event.isTrusted)) return;
+      var href = hrefOf(link) + serverMapPosition(event, link);
       // A download stays a download on the page's own origin only: WebKit ignores `download` on a link to another
       // origin and navigates, which may open an app.
       var target = link.hasAttribute("download") && webURL(href);
@@ -511,12 +612,30 @@
     true
   );
 
+  // Whether a GET form's query is encoded as UTF-8, as the guard encodes it: its accept-charset's first label, else
+  // the page's encoding (HTML's "picking an encoding for the form"; UTF-16 is sent as UTF-8).
+  function sendsUTF8(form) {
+    var labels = String(form.getAttribute("accept-charset") || "").trim().split(/[\s]+/);
+    var label = (labels[0] || document.characterSet || "utf-8").toLowerCase();
+    return ["utf-8", "utf8", "unicode-1-1-utf-8", "utf-16", "utf-16le", "utf-16be"].indexOf(label) >= 0;
+  }
+
+  // Whether a form's fields hold a character beyond ASCII, which another encoding writes otherwise.
+  function beyondASCII(data) {
+    var found = false;
+    data.forEach(function (value, name) {
+      if (/[^\x00-\x7f]/.test(name) || (typeof value === "string" && /[^\x00-\x7f]/.test(value))) found = true;
+    });
+    return found;
+  }
+
   // Form submissions the user makes (a submit button, Enter); `form.submit()` from script fires no event.
-  document.addEventListener(
+  window.addEventListener(
     "submit",
     function (event) {
       var form = event.target;
-      if (event.defaultPrevented || !form || form.tagName !== "FORM" || form.hasAttribute(OWN)) return;
+      if (event.defaultPrevented || !form || form.tagName !== "FORM") return;
+      if (form.hasAttribute(OWN) && !event.isTrusted) return;
       var submitter = event.submitter || null;
       var attribute = function (name, fallback) {
         var own = submitter && submitter.getAttribute("form" + name);
@@ -542,7 +661,11 @@
         destination = url.href;
       }
       var where = windowOf(attribute("target", form.getAttribute("target")), null);
-      if (!navigation(tapNavigation(destination, where, "form-submitted")).opensApp) return;
+      var decision = navigation(tapNavigation(destination, where, "form-submitted"));
+      // A query in a legacy encoding is not the one judged: a tap that may open an app is taken over, and the form's
+      // copy sends the same query without the gesture.
+      var unsure = method === "get" && decision.reason === "unclaimed" && !sendsUTF8(form) && beyondASCII(data);
+      if (!decision.opensApp && !unsure) return;
       event.preventDefault();
       event.stopImmediatePropagation();
       navigateFromFrame(function (doc) {
@@ -552,7 +675,8 @@
         copy.target = frameTarget(where);
         var enctype = attribute("enctype", form.getAttribute("enctype"));
         if (enctype) copy.enctype = enctype;
-        if (form.acceptCharset) copy.acceptCharset = form.acceptCharset;
+        // The same encoding as the form's: its own, or the page's (the iframe's blank page has another).
+        copy.acceptCharset = form.acceptCharset || document.characterSet || "";
         data.forEach(function (value, name) {
           var input = doc.createElement("input");
           input.name = name;
