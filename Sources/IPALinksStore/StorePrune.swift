@@ -211,30 +211,49 @@ extension AuditStore {
     [
       // An app's sightings in the middle of a stretch of one observation from one input path go (superseded ones,
       // which no reader reads, all go); the first and last of each stretch stay. The path too, as readers show it:
-      // an IPA renamed between runs was shown under its old name at the times between.
+      // an IPA renamed between runs was shown under its old name at the times between. Only an input's sightings
+      // all together: the state groups an input's bundles by the input they point to, so one changed bundle of an
+      // IPA kept under the newer input and the others under the older one read as two inputs at the times between.
+      // Nor an imported app's sighting with a retrieval since the one before: it keeps the AASA results it was saved
+      // with until a retrieval after it (`StoredFiles.join`), so its time decides which it reads.
       """
-      DELETE FROM apps WHERE id IN (
-        SELECT s.id FROM (
-          SELECT a.id, a.run_id, a.superseded, a.observation, f.path,
+      WITH middle AS (
+        SELECT s.id, s.input_id, s.superseded FROM (
+          SELECT a.id, a.run_id, a.input_id, a.superseded, a.observation, f.path, i.observed_at, u.command,
             LAG(a.observation) OVER w AS prev, LEAD(a.observation) OVER w AS next,
-            LAG(f.path) OVER w AS prev_path, LEAD(f.path) OVER w AS next_path
+            LAG(f.path) OVER w AS prev_path, LEAD(f.path) OVER w AS next_path,
+            LAG(i.observed_at) OVER w AS prev_at
           FROM apps a JOIN inputs i ON i.id = a.input_id JOIN input_files f ON f.id = i.file
+            JOIN runs u ON u.id = a.run_id
           WINDOW w AS (PARTITION BY a.app_key, a.superseded ORDER BY i.observed_at, a.id)) s
         WHERE s.run_id IN (\(pruned))
           AND (s.superseded = 1
-            OR (s.prev = s.observation AND s.next = s.observation AND s.prev_path = s.path AND s.next_path = s.path))
+            OR (s.prev = s.observation AND s.next = s.observation AND s.prev_path = s.path AND s.next_path = s.path
+              AND (s.command <> 'store import' OR NOT EXISTS (
+                SELECT 1 FROM retrievals r WHERE r.retrieved_at > s.prev_at AND r.retrieved_at <= s.observed_at))))
           AND s.id NOT IN (SELECT app FROM latest_apps))
+      DELETE FROM apps WHERE id IN (
+        SELECT m.id FROM middle m
+        WHERE m.superseded = 1 OR NOT EXISTS (
+          SELECT 1 FROM apps o WHERE o.input_id = m.input_id AND o.superseded = 0
+            AND o.id NOT IN (SELECT id FROM middle)))
       """,
-      // A host's retrievals likewise, each mode apart.
+      // A host's retrievals likewise, each mode apart; but not one after which an imported app was observed before
+      // the one that follows: that app reads the AASA results it was saved with until a retrieval after it
+      // (`StoredFiles.join`), and without this one, the one before would be the latest at the times between.
       """
       DELETE FROM retrievals WHERE id IN (
         SELECT s.id FROM (
-          SELECT r.id, r.run_id, r.observation,
-            LAG(r.observation) OVER (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at, r.id) AS prev,
-            LEAD(r.observation) OVER (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at, r.id) AS next
-          FROM retrievals r) s
+          SELECT r.id, r.run_id, r.observation, r.retrieved_at,
+            LAG(r.observation) OVER w AS prev, LEAD(r.observation) OVER w AS next,
+            LAG(r.retrieved_at) OVER w AS prev_at
+          FROM retrievals r
+          WINDOW w AS (PARTITION BY r.host, r.developer_mode ORDER BY r.retrieved_at, r.id)) s
         WHERE s.run_id IN (\(pruned)) AND s.prev = s.observation AND s.next = s.observation
-          AND s.id NOT IN (SELECT retrieval FROM latest_retrievals))
+          AND s.id NOT IN (SELECT retrieval FROM latest_retrievals)
+          AND NOT EXISTS (
+            SELECT 1 FROM inputs i JOIN runs u ON u.id = i.run_id
+            WHERE u.command = 'store import' AND i.observed_at >= s.prev_at AND i.observed_at < s.retrieved_at))
       """,
       // Inputs no app kept points to, in the middle of a stretch of one result for their path: the first and last of
       // each stretch stay, as an app's sightings do, since an unreadable one is in the state until the path's next

@@ -183,6 +183,105 @@ import Testing
     #expect(before["2026-11-22T12:00:00Z"]?.contains("ipas/New.ipa") == true, "\(before)")
   }
 
+  /// One changed bundle of an IPA does not split it at the times before: the unchanged bundles' sightings in the
+  /// middle went, and the state between pointed them at the older input and the changed one at the newer, so
+  /// `report --store --at` counted the IPA twice.
+  @Test(arguments: Backend.usable) func aPruneKeepsAnInputsBundlesTogether(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let folder = stores.folder.appendingPathComponent("ipas")
+    let lessAASA = stores.folder.appendingPathComponent("aasa")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: URL(fileURLWithPath: CLI.sample("Nested.ipa")), to: folder.appendingPathComponent("Nested.ipa"))
+    // From the second day, the App Clip's host has no file: its bundle's observation changes, the others' do not.
+    try FileManager.default.copyItem(at: URL(fileURLWithPath: CLI.sample("aasa")), to: lessAASA)
+    try FileManager.default.removeItem(at: lessAASA.appendingPathComponent("clip.nested.example.com.json"))
+    let now = stores.folder.appendingPathComponent("now")
+    try Self.dailyRuns(4, of: folder, into: location, ["--aasa-dir", now.path]) { day in
+      try? FileManager.default.removeItem(at: now)
+      try FileManager.default.createSymbolicLink(
+        at: now, withDestinationURL: day == 0 ? URL(fileURLWithPath: CLI.sample("aasa")) : lessAASA)
+      return 0
+    }
+    let page = stores.folder.appendingPathComponent("page.html").path
+    func readers() throws -> [String: String] {
+      var out: [String: String] = [:]
+      // The report names the run before the one it shows, which must still be there: w1's, not w2's (pruned whole).
+      let run = try CLI.run(
+        ["report", "--store", location, "--at", "2026-11-20T12:00:00Z", "--title", "t", "-o", page],
+        environment: ["SOURCE_DATE_EPOCH": "1795600000"])
+      out["report"] = "\(run.status)\n\(run.stderr)" + (try String(contentsOfFile: page, encoding: .utf8))
+      for at in ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z"] {
+        let claims = try CLI.run(["who-claims", "nested.example.com", "--at", at, "--store", location])
+        out[at] = "\(claims.status)\n\(claims.stdout)\(claims.stderr)"
+      }
+      return out
+    }
+    let before = try Self.expectPruneChangesNothing(location, before: "w3", readers)
+    #expect(before["report"]?.contains("(1 input)") == true, "\(before)")
+  }
+
+  /// An app imported from an inventory reads the AASA results it was saved with until the store retrieves the host
+  /// after it (`StoredFiles.join`): a retrieval in the middle of a stretch of one file, after such an app, is what
+  /// the times after it read. It went, and `who-claims --at` a day later gave the inventory's answer instead.
+  @Test(arguments: Backend.usable) func aPruneKeepsARetrievalAnImportedAppReadsAfter(_ backend: Backend) async throws {
+    let stores = try AuditStoreTests.Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    let (ours, theirs) = (stores.folder.appendingPathComponent("ours"), stores.folder.appendingPathComponent("theirs"))
+    for folder in [ours, theirs] {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      try FileManager.default.copyItem(
+        at: URL(fileURLWithPath: CLI.sample("Store.ipa")), to: folder.appendingPathComponent("Store.ipa"))
+    }
+    func inspect(_ label: String, _ epoch: Int) throws {
+      let run = try CLI.run(
+        ["inspect", ours.path, "--aasa-dir", CLI.sample("aasa"), "--store", location, "--run-label", label, "-q"],
+        environment: ["SOURCE_DATE_EPOCH": String(epoch)])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    try inspect("w1", 1_795_078_800)
+    // Saved on 22 November with the newer shop.example.com file, in which gift cards open the app.
+    let inventory = stores.folder.appendingPathComponent("saved.jsonl")
+    let saved = try CLI.run(
+      [
+        "inspect", theirs.path, "--format", "jsonl", "--aasa-dir",
+        CLI.repo.appendingPathComponent("samples/aasa/next").path,
+        "--aasa-dir", CLI.sample("aasa"),
+      ])
+    #expect(saved.status == 0, "\(saved.stderr)")
+    // Another app, which that file lists: the store's files do not, and its latest sighting stays the imported one.
+    let other = saved.stdout.replacingOccurrences(
+      of: "ST0REAPP42.com.example.store", with: "OTHERAPP42.com.example.other"
+    )
+    .replacingOccurrences(of: "com.example.store", with: "com.example.other")
+    try Data(other.utf8).write(to: inventory)
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSince1970: 1_795_338_000)], ofItemAtPath: inventory.path)
+    let imported = try CLI.run(["store", "import", inventory.path, "--store", location, "-q"])
+    #expect(imported.status == 0, "\(imported.stderr)")
+    try inspect("w2", 1_795_683_600)
+    try inspect("w3", 1_796_288_400)
+    func readers() throws -> [String: String] {
+      var out: [String: String] = [:]
+      for at in ["2026-11-23T12:00:00Z", "2026-11-27T12:00:00Z"] {
+        let run = try CLI.run(
+          ["who-claims", "https://shop.example.com/buy/gift/card", "--at", at, "--store", location],
+          environment: ["SOURCE_DATE_EPOCH": "1796300000"])
+        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
+      }
+      return out
+    }
+    let before = try Self.expectPruneChangesNothing(location, before: "w3", readers)
+    // On the 23rd the imported app reads its saved file, which opens it; from w2 on, the store's retrieval, which
+    // does not list it.
+    #expect(before["2026-11-23T12:00:00Z"]?.hasPrefix("0\n") == true, "\(before)")
+    #expect(before["2026-11-23T12:00:00Z"]?.contains("OTHERAPP42.com.example.other") == true, "\(before)")
+    #expect(before["2026-11-27T12:00:00Z"]?.hasPrefix("1\n") == true, "\(before)")
+  }
+
   /// `inspect FOLDER --store` once a day from 19 November 2026, labelled `w0`, `w1`, …, each after `prepare(day)`
   /// has set the folder's files and said the exit code the run must give.
   static func dailyRuns(
