@@ -96,7 +96,7 @@ public actor RunRecorder {
       let latest = try? row.decode(column: "started_at", as: String.self),
       let latestTime = AuditStore.date(latest)
     else { return nil }
-    let shown = { (timestamp: String) in StoreText.minute(timestamp, seconds: true) + " UTC" }
+    let shown = { (timestamp: String) in StoreText.time(timestamp) + " UTC" }
     if latest == started {
       return "warning: run \(id) started at the same instant (\(shown(started))): --at, diff --since and history "
         + "cannot tell the two apart; is SOURCE_DATE_EPOCH set to the same time for each run?"

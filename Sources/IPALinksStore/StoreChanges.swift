@@ -53,7 +53,7 @@ extension AuditStore {
       let name =
         latest.label.map {
           all.count > 1 ? "\($0) (\(all.count) runs)" : shared($0) ? "\($0) (run \(latest.id))" : $0
-        } ?? StoreText.minute(latest.started) + " UTC"
+        } ?? StoreText.time(latest.started) + " UTC"
       // The next group starts with the first run before this one's start that is not in it.
       let rest = runs.indices.first { $0 > index && !all.contains($0) && runs[$0].started <= start } ?? runs.count
       return (start, name, rest)

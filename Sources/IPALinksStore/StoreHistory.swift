@@ -77,13 +77,29 @@ public struct HostHistory: Sendable, Encodable {
   public var unstable = false
   /// How many distinct files of one behaviour make a host unstable.
   public static let unstableFiles = 3
+  /// Whether these are the retrievals for associated domains in developer mode (`?mode=developer`), from the site
+  /// itself; in JSON only when true.
+  public var developerMode = false
+  /// How many retrievals of the other mode's timeline there are, which this history leaves out.
+  public var otherModeRetrievals = 0
   /// Each version's file, parsed (an empty file for a definite failure), for the text's rules.
   var files: [AASAFile] = []
   /// Each version against the one before (from the second on), as the text shows them.
   var comparisons: [AASAComparison] = []
 
   private enum CodingKeys: String, CodingKey {
-    case host, versions, changes, unanswered, unstable
+    case host, developerMode, versions, changes, unanswered, unstable
+  }
+
+  /// The fields, `developerMode` only when true: the normal timeline's document is as it was.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(host, forKey: .host)
+    if developerMode { try c.encode(true, forKey: .developerMode) }
+    try c.encode(versions, forKey: .versions)
+    try c.encode(changes, forKey: .changes)
+    try c.encode(unanswered, forKey: .unanswered)
+    try c.encode(unstable, forKey: .unstable)
   }
 }
 
@@ -159,9 +175,14 @@ public struct AppHistory: Sendable, Codable {
 }
 
 extension AuditStore {
-  /// The history of `host`'s AASA file up to `time` (the whole of it when nil).
-  public func hostHistory(_ host: String, at time: Date? = nil) async throws(Failure) -> HostHistory {
+  /// The history of `host`'s AASA file up to `time` (the whole of it when nil), as retrieved for associated domains
+  /// in developer mode (`?mode=developer`, from the site itself) or not (through Apple's CDN, unless `--source`
+  /// said otherwise): two files that may differ for as long as the CDN keeps its copy, so two timelines.
+  public func hostHistory(
+    _ host: String, at time: Date? = nil, developerMode: Bool = false
+  ) async throws(Failure) -> HostHistory {
     let at = AuditStore.timestamp(time ?? .distantFuture)
+    let mode = developerMode ? 1 : 0
     let rows = try await failing("cannot read the history of \(host)") {
       try await sql.raw(
         """
@@ -169,11 +190,21 @@ extension AuditStore {
         FROM retrievals r
         JOIN runs u ON u.id = r.run_id JOIN retrieval_observations o ON o.id = r.observation
         LEFT JOIN aasa_files f ON f.sha256 = o.file_sha256
-        WHERE r.host = \(bind: host) AND r.retrieved_at <= \(bind: at) ORDER BY r.retrieved_at, r.id
+        WHERE r.host = \(bind: host) AND r.developer_mode = \(bind: mode) AND r.retrieved_at <= \(bind: at)
+        ORDER BY r.retrieved_at, r.id
         """
       ).all()
     }
+    let otherMode = try await failing("cannot read the history of \(host)") {
+      try await sql.raw(
+        """
+        SELECT COUNT(*) AS n FROM retrievals
+        WHERE host = \(bind: host) AND developer_mode = \(bind: 1 - mode) AND retrieved_at <= \(bind: at)
+        """
+      ).first(decodingColumn: "n", as: Int.self) ?? 0
+    }
     var history = HostHistory(host: host, versions: [], changes: [], unanswered: 0)
+    (history.developerMode, history.otherModeRetrievals) = (developerMode, otherMode)
     do {
       for row in rows {
         let status = try row.decode(column: "status", as: String.self)

@@ -217,19 +217,22 @@ extension AuditStore {
 
   /// The latest run started by `time` (at all, when nil) when it did not finish: killed, or still running. Its
   /// number, label and how many inputs it stored.
-  func unfinishedLatestRun(at time: Date?) async throws -> (run: Int, label: String?, inputs: Int)? {
+  func unfinishedLatestRun(at time: Date?) async throws -> (run: Int, label: String?, inputs: Int, hosts: Int?)? {
     let at = AuditStore.timestamp(time ?? .distantFuture)
     guard
       let row = try await sql.raw(
         """
-        SELECT r.id, r.label, r.finished_at, (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs
+        SELECT r.id, r.label, r.finished_at, r.command, (SELECT COUNT(*) FROM inputs i WHERE i.run_id = r.id) AS inputs,
+          (SELECT COUNT(DISTINCT x.host) FROM retrievals x WHERE x.run_id = r.id) AS hosts
         FROM runs r WHERE r.started_at <= \(bind: at) ORDER BY r.started_at DESC, r.id DESC LIMIT 1
         """
       ).first(), try row.decodeNil(column: "finished_at")
     else { return nil }
+    // A refresh records hosts' retrievals, never inputs.
+    let refresh = try row.decode(column: "command", as: String.self) == "refresh"
     return (
       try row.decode(column: "id", as: Int.self), try row.decode(column: "label", as: String?.self),
-      try row.decode(column: "inputs", as: Int.self)
+      try row.decode(column: "inputs", as: Int.self), refresh ? try row.decode(column: "hosts", as: Int.self) : nil
     )
   }
 

@@ -472,7 +472,7 @@ extension StoreText {
         let ago = host.lastGoodAge.map { " (\(age($0)))" } ?? ""
         out += fit(
           "\(name): stale: \(e(host.message ?? host.status.rawValue)); "
-            + (host.lastGood.map { "keeps the answer retrieved \(minute($0)) UTC\(ago)" }
+            + (host.lastGood.map { "keeps the answer retrieved \(time($0)) UTC\(ago)" }
               ?? "the store has no answer from it"),
           "")
       case .notRecorded:

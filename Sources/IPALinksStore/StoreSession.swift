@@ -71,7 +71,7 @@ extension AuditStore {
         let future = saved.timeIntervalSince(AuditStore.now) > 60
         if future {
           warn(
-            "warning: \(TerminalText.escape(file)) was modified at \(StoreText.minute(AuditStore.timestamp(saved))) UTC, "
+            "warning: \(TerminalText.escape(file)) was modified at \(StoreText.time(AuditStore.timestamp(saved))) UTC, "
               + "after this clock: imported as of now, so that it does not hide the runs until then")
         }
         let time = future ? AuditStore.now : saved
@@ -555,7 +555,7 @@ extension AuditStore {
     if let last = try await lastRecorded(), start > last {
       throw Failure(
         description: "\(location): nothing was recorded after \(since): the store's last run ended at "
-          + AuditStore.timestamp(last))
+          + StoreText.time(AuditStore.timestamp(last)) + " UTC")
     }
     let end = try await instant(at, day: .end)
     if let end, let at, end < start {
@@ -585,27 +585,32 @@ extension AuditStore {
   /// Says that the latest run a reader answers from (`then`: the latest at the time asked about) did not finish,
   /// when it did not: the state is as far as it got, so an answer from it is not taken for a whole audit's.
   static func unfinished(
-    _ run: (run: Int, label: String?, inputs: Int)?, location: StoreLocation, then: Bool, warn: (String) -> Void
+    _ run: (run: Int, label: String?, inputs: Int, hosts: Int?)?, location: StoreLocation, then: Bool,
+    warn: (String) -> Void
   ) {
-    guard let (run, label, inputs) = run else { return }
+    guard let (run, label, inputs, hosts) = run else { return }
     warn(
       "\(location): run \(run)" + (label.map { " (\(TerminalText.escape($0)))" } ?? "")
-        + ", the latest\(then ? " then" : ""), did not finish (killed, or still running): it stored "
-        + "\(TerminalText.count(inputs, "input")), and the state holds the rest as earlier runs saw it")
+        + ", the latest\(then ? " then" : ""), did not finish (killed, or still running): "
+        + (hosts.map {
+          "a refresh, it recorded the files of \(TerminalText.count($0, "host")), and the other hosts keep "
+            + "their last answer"
+        }
+          ?? "it stored \(TerminalText.count(inputs, "input")), and the state holds the rest as earlier runs saw it"))
   }
 
   /// `: the first app it holds was inspected at 2026-11-30 03:46 UTC`, said after a time that found no app when the
   /// store holds some from a later time: it was asked about a time before its history starts.
   static func before(_ first: String?) -> String {
-    first.map { ": the first app it holds was inspected at \(StoreText.minute($0)) UTC" } ?? ""
+    first.map { ": the first app it holds was inspected at \(StoreText.time($0)) UTC" } ?? ""
   }
 }
 
 extension StoreText {
   /// What `history` is about.
   public enum HistorySubject: Sendable {
-    /// `--host`: a host's AASA file.
-    case host(String)
+    /// `--host`: a host's AASA file, as retrieved in developer mode (`--developer-mode`) or not.
+    case host(String, developerMode: Bool = false)
     /// `--app`: a bundle ID or app ID.
     case app(String)
   }
@@ -635,15 +640,17 @@ extension StoreText {
     func later(_ first: String?) -> String {
       guard format == .text, let first, let time else { return "" }
       let line =
-        "nothing by \(StoreText.minute(AuditStore.timestamp(time))) UTC: first seen \(StoreText.minute(first)) UTC; "
+        "nothing by \(StoreText.time(AuditStore.timestamp(time))) UTC: first seen \(StoreText.time(first)) UTC; "
         + "without --at, history shows it"
       return StoreText.fitted(line, style).map { $0 + "\n" }.joined()
     }
     switch subject {
-    case .host(let host):
-      let history = try await store.hostHistory(host, at: time)
+    case .host(let host, let developerMode):
+      let history = try await store.hostHistory(host, at: time, developerMode: developerMode)
       let found = !history.versions.isEmpty
-      let first = found || time == nil ? nil : try await store.hostHistory(host).versions.first?.firstSeen
+      let first =
+        found || time == nil
+        ? nil : try await store.hostHistory(host, developerMode: developerMode).versions.first?.firstSeen
       return (self.history(history, format: format, style: style) + later(first), found)
     case .app(let id):
       let history = try await store.appHistory(id, at: time)

@@ -20,7 +20,7 @@ public enum StoreText {
     guard !runs.isEmpty else { return "no runs\n" }
     let rows = runs.map { run in
       [
-        String(run.id), minute(run.startedAt, seconds: true), took(run), run.command, String(run.inputs),
+        String(run.id), time(run.startedAt), took(run), run.command, String(run.inputs),
         String(run.apps), String(run.hosts),
         (run.label ?? "") + (run.shard.map { " (shard \($0))" } ?? "") + (run.prunedAt == nil ? "" : " (pruned)"),
         run.machine,
@@ -38,7 +38,7 @@ public enum StoreText {
     let untouched = report.runs - report.runsRemoved - report.runsThinned
     let removed = report.dryRun ? "would be removed" : "removed"
     var out =
-      "\(count(report.runs, "run")) started before \(minute(report.before, seconds: true)) UTC, "
+      "\(count(report.runs, "run")) started before \(time(report.before)) UTC, "
       + "\(report.dryRun ? "to prune" : "pruned"):\n"
       + "  runs: \(report.runsRemoved) \(removed), \(report.runsThinned) "
       + (report.dryRun ? "would be thinned" : "thinned (marked pruned)")
@@ -85,16 +85,27 @@ public enum StoreText {
       return history.versions.map { version in
         JSONReporter.render(
           VersionLine(
-            host: history.host, version: version, changes: history.changes.filter { $0.to == version.version }),
+            host: history.host, developerMode: history.developerMode, version: version,
+            changes: history.changes.filter { $0.to == version.version }),
           pretty: false) + "\n"
       }.joined()
     case .text: break
     }
-    let host = TerminalText.escape(history.host)
+    let host = TerminalText.escape(history.host) + (history.developerMode ? " in developer mode" : "")
+    // The other mode's timeline, which this one leaves out: another file for as long as Apple's CDN keeps its copy.
+    let other =
+      history.otherModeRetrievals == 0
+      ? []
+      : fitted(
+        "and " + TerminalText.count(history.otherModeRetrievals, "retrieval")
+          + (history.developerMode
+            ? " not in developer mode: ipalinks history --host "
+            : " in developer mode (?mode=developer): ipalinks history --host ")
+          + TerminalText.escape(history.host) + (history.developerMode ? "" : " --developer-mode"), style)
     guard !history.versions.isEmpty else {
       return "\(host): the store has no answer from its AASA file"
         + (history.unanswered > 0 ? " (\(TerminalText.count(history.unanswered, "retrieval")) without one)" : "")
-        + "\n"
+        + "\n" + other.map { $0 + "\n" }.joined()
     }
     let seen = history.versions.map(\.retrievals).reduce(0, +)
     let head =
@@ -103,7 +114,8 @@ public enum StoreText {
       + (history.unanswered > 0 ? " (and \(history.unanswered) without an answer)" : "")
     let unstable = "unstable: it rewrites its file without changing what opens; files that behave alike are one version"
     var out =
-      ([head] + (history.unstable ? [unstable] : [])).flatMap { fitted($0, style) }.map { $0 + "\n" }.joined() + "\n"
+      (([head] + (history.unstable ? [unstable] : [])).flatMap { fitted($0, style) } + other).map { $0 + "\n" }
+      .joined() + "\n"
     out += table(
       ["VERSION", "FIRST SEEN (UTC)", "LAST SEEN (UTC)", "SEEN", "SOURCE", "FILE"],
       history.versions.map { v in
@@ -118,7 +130,7 @@ public enum StoreText {
     for (i, version) in history.versions.enumerated().dropFirst() {
       let (old, new) = ("version \(i)", "version \(i + 1)")
       out +=
-        "\n" + style.bold("\(old) → \(new)") + ", first seen \(minute(version.firstSeen))"
+        "\n" + style.bold("\(old) → \(new)") + ", first seen \(time(version.firstSeen))"
         + (runName(version.firstRun, version.firstRunNumber, shared: shared).map { " (\($0))" } ?? "") + ":\n"
       out += AASADiffReporter.text(
         history.comparisons[i - 1], old: old, new: new, files: (history.files[i - 1], history.files[i]), style: style)
@@ -181,7 +193,7 @@ public enum StoreText {
       for change in app.changes {
         out +=
           [
-            minute(change.at), runName(change.run, change.runNumber, shared: shared),
+            time(change.at), runName(change.run, change.runNumber, shared: shared),
             change.version.map { e($0) + (change.build.map { " (\(e($0)))" } ?? "") },
           ]
           .compactMap { $0 }.joined(separator: "  ") + "\n"
@@ -199,8 +211,20 @@ public enum StoreText {
   /// A JSON Lines object of `history --host`: one version and the changes that led to it.
   struct VersionLine: Encodable {
     var host: String
+    var developerMode: Bool
     var version: HostHistory.Version
     var changes: [HostHistory.Change]
+
+    private enum CodingKeys: String, CodingKey { case host, developerMode, version, changes }
+
+    /// `developerMode` only when true, as in the document.
+    func encode(to encoder: any Encoder) throws {
+      var c = encoder.container(keyedBy: CodingKeys.self)
+      try c.encode(host, forKey: .host)
+      if developerMode { try c.encode(true, forKey: .developerMode) }
+      try c.encode(version, forKey: .version)
+      try c.encode(changes, forKey: .changes)
+    }
   }
 
   /// Columns, escaped, `right` ones aligned right, the `shrinking` ones cut (in that order) when the line is wider
@@ -237,9 +261,16 @@ public enum StoreText {
     return line(headings) + rows.map(line).joined()
   }
 
-  /// A stored timestamp as `2026-11-26 21:45`, or with `seconds`.
-  static func minute(_ timestamp: String, seconds: Bool = false) -> String {
-    String(timestamp.prefix(seconds ? 19 : 16)).replacingOccurrences(of: "T", with: " ")
+  /// A stored timestamp as `2026-11-26 21:45:07`, as lines say it: to the second, as `--at` reads it back (to the
+  /// minute, a version first seen at 09:01:45 read as 09:01, and `--at 09:01:00` showed the version before).
+  static func time(_ timestamp: String) -> String {
+    String(timestamp.prefix(19)).replacingOccurrences(of: "T", with: " ")
+  }
+
+  /// The same to the minute, `2026-11-26 21:45`, as the history tables give it in 80 columns: `--at` reads such a
+  /// time to the end of that minute, so one copied from a table shows what was seen in it.
+  static func minute(_ timestamp: String) -> String {
+    String(timestamp.prefix(16)).replacingOccurrences(of: "T", with: " ")
   }
 
   /// `1.2 s`, `3 min`, or `not finished`.

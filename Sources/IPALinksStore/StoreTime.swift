@@ -3,10 +3,14 @@ import IPALinksKit
 import SQLKit
 
 /// A point in the store's history as a user names it: `--at` and `--since` take a date (`2026-03-01`), an RFC 3339
-/// time (`2026-03-01T09:30:00Z`), a run label (`week-47`), and `--since` also an age (`7d`, `12h`, `2w`).
+/// time (`2026-03-01T09:30:00Z`), a time as ipalinks prints it (`2026-03-01 09:30:00`, `2026-03-01 09:30`, UTC, with
+/// ` UTC` or without), a run label (`week-47`), and `--since` also an age (`7d`, `12h`, `2w`).
 public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   /// A day, UTC: `--at` reads the state at its end, `--since` from its start.
   case day(Date)
+  /// A minute, UTC (`2026-03-01 09:30`, as the history tables print times): read as a day is, at its end or from
+  /// its start.
+  case minute(Date)
   /// An instant.
   case instant(Date)
   /// An age before now, and how the user wrote it (`2w` stays `2w` in what is said).
@@ -20,6 +24,8 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     let digits = text.utf8.enumerated().allSatisfy { i, c in i == 4 || i == 7 ? c == UInt8(ascii: "-") : c &- 48 < 10 }
     if text.utf8.count == 10, digits, let day = Self.dayFormatter.date(from: text) {
       self = .day(day)
+    } else if let (printed, whole) = Self.printed(text) {
+      self = whole ? .minute(printed) : .instant(printed)
     } else if let instant = Self.instant(text) {
       self = .instant(instant)
     } else if allowingAge, let age = Self.age(text) {
@@ -33,6 +39,7 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .day(let day): Self.dayFormatter.string(from: day)
+    case .minute(let minute): StoreText.minute(AuditStore.timestamp(minute))
     case .instant(let instant): AuditStore.timestamp(instant)
     case .ago(_, let written): written
     case .label(let label): label
@@ -53,6 +60,21 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     formatter.timeZone = TimeZone(identifier: "UTC")
     formatter.dateFormat = "yyyy-MM-dd"
     return formatter
+  }
+
+  /// A time as ipalinks prints it: `2026-03-01 09:30:07` or `2026-03-01 09:30` (`whole`: a minute), UTC, with
+  /// ` UTC` after it or not.
+  private static func printed(_ text: String) -> (Date, whole: Bool)? {
+    let text = text.hasSuffix(" UTC") ? String(text.dropLast(4)) : text
+    let bytes = Array(text.utf8)
+    guard bytes.count == 16 || bytes.count == 19, bytes[10] == UInt8(ascii: " ") else { return nil }
+    let shape = bytes.count == 16 ? "dddd-dd-dd dd:dd" : "dddd-dd-dd dd:dd:dd"
+    for (c, s) in zip(bytes, shape.utf8) where s == UInt8(ascii: "d") ? c &- 48 >= 10 : c != s { return nil }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = bytes.count == 16 ? "yyyy-MM-dd HH:mm" : "yyyy-MM-dd HH:mm:ss"
+    return formatter.date(from: text).map { ($0, bytes.count == 16) }
   }
 
   private static func instant(_ text: String) -> Date? {
@@ -98,6 +120,7 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
       + {
         switch ageLike {
         case .day: "a date"
+        case .minute: "a time"
         case .instant: "a time"
         case .ago: "an age"
         case .label: "a run's number"
@@ -122,6 +145,7 @@ extension AuditStore {
     let named: Date? =
       switch time {
       case .day(let day): day
+      case .minute(let minute): minute
       case .instant(let instant): instant
       case .ago, .label: nil
       }
@@ -129,12 +153,14 @@ extension AuditStore {
       let last = try await lastRecorded()
       if last.map({ named > $0 }) ?? true {
         throw Failure(
-          description: "\(location): \(time) is in the future (it is \(Self.timestamp(now)) now"
-            + (last.map { ", and the store's last run ended at \(Self.timestamp($0))" } ?? "") + ")")
+          description: "\(location): \(time) is in the future (it is \(StoreText.time(Self.timestamp(now))) UTC now"
+            + (last.map { ", and the store's last run ended at \(StoreText.time(Self.timestamp($0))) UTC" } ?? "")
+            + ")")
       }
     }
     switch time {
     case .day(let day): return edge == .start ? day : day + 86_400 - 0.001
+    case .minute(let minute): return edge == .start ? minute : minute + 60 - 0.001
     case .instant(let instant): return instant
     case .ago(let seconds, _): return now - seconds
     case .label(let label):
@@ -197,7 +223,7 @@ extension AuditStore {
     throw Failure(
       description: "\(location): the state after \(label) cannot be shown: run \(id)"
         + (otherLabel.map { " (\($0))" } ?? "") + " recorded at the instant \(label) ended, "
-        + "\(StoreText.minute(ended, seconds: true)) UTC, and the store orders its state by time (a clock or "
+        + "\(StoreText.time(ended)) UTC, and the store orders its state by time (a clock or "
         + "SOURCE_DATE_EPOCH held still stamped both)")
   }
 

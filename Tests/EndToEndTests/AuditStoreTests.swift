@@ -839,6 +839,56 @@ import Testing
     return try await started.value
   }
 
+  /// Times as `history` prints them read back as what was seen then: a table's minute (`2026-11-19 09:01`) to the
+  /// end of that minute, a line's second as that instant. Printed to the minute everywhere, a version first seen at
+  /// 09:01:45 read as 09:01, `--at 09:01:00` showed the version before, and a refusal said the first app was
+  /// inspected at 09:00 of a time (09:00:30) it refused. And a host's file as read for developer mode (from the site)
+  /// is a timeline of its own: mixed with the CDN's, two files that never changed read as a new version each time.
+  @Test func timesAsHistoryPrintsThemAndDeveloperModeApart() throws {
+    let stores = try Stores(.sqlite)
+    defer { stores.close() }
+    let location = try stores.make()
+    for (epoch, folders) in [("1795078845", ["samples/aasa"]), ("1795078905", ["samples/aasa/next", "samples/aasa"])] {
+      let run = try CLI.run(
+        ["inspect", CLI.sample("Store.ipa"), "--store", location, "-q"]
+          + folders.flatMap { ["--aasa-dir", CLI.repo.appendingPathComponent($0).path] },
+        environment: ["SOURCE_DATE_EPOCH": epoch])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let history = try CLI.run(["history", "--host", "shop.example.com", "--store", location])
+    #expect(history.stdout.contains("\n      2  2026-11-19 09:01  2026-11-19 09:01  "), "\(history.stdout)")
+    #expect(history.stdout.contains("version 1 → version 2, first seen 2026-11-19 09:01:45 (run 2):"))
+    let url = "https://shop.example.com/buy/gift/card"  // excluded by the first file, opened by the second
+    for (at, status) in [
+      ("2026-11-19 09:01", 0), ("2026-11-19 09:01:00", 1), ("2026-11-19 09:01:45 UTC", 0), ("2026-11-19 09:00", 1),
+    ] {
+      let run = try CLI.run(["who-claims", url, "--store", location, "--at", at, "-q"])
+      #expect(run.status == status, "--at \(at): \(run.stdout)\(run.stderr)")
+    }
+    let early = try CLI.run(["who-claims", url, "--store", location, "--at", "2026-11-19 09:00:30", "-q"])
+    #expect(early.status == 2 && early.stderr.contains("inspected at 2026-11-19 09:00:45 UTC\n"), "\(early.stderr)")
+    // dev.example.com is read for its developer-mode entry only (`dev.example.com?mode=developer`).
+    let normal = try CLI.run(["history", "--host", "dev.example.com", "--store", location])
+    #expect(normal.status == 1, "\(normal.stderr)")
+    #expect(
+      normal.stdout == "dev.example.com: the store has no answer from its AASA file\n"
+        + "and 2 retrievals in developer mode (?mode=developer): ipalinks history --host\n"
+        + "  dev.example.com --developer-mode\n", "\(normal.stdout)")
+    let developer = try CLI.run(["history", "--host", "dev.example.com", "--developer-mode", "--store", location])
+    #expect(developer.status == 0, "\(developer.stderr)")
+    #expect(
+      developer.stdout.hasPrefix("dev.example.com in developer mode: 1 version of its AASA file, from 2 retrievals\n"),
+      "\(developer.stdout)")
+    let json = try CLI.run([
+      "history", "--host", "dev.example.com", "--developer-mode", "--store", location, "-f", "json",
+    ])
+    #expect(json.json?["developerMode"] as? Bool == true && (json.json?["versions"] as? [Any])?.count == 1)
+    let plain = try CLI.run(["history", "--host", "shop.example.com", "--store", location, "-f", "json"])
+    #expect(plain.json?["developerMode"] == nil && (plain.json?["versions"] as? [Any])?.count == 2)
+    let misplaced = try CLI.run(["history", "--app", "com.example.store", "--developer-mode", "--store", location])
+    #expect(misplaced.status == 64 && misplaced.stderr.contains("--developer-mode is a mode of --host's file"))
+  }
+
   @Test(arguments: Backend.usable) func theStoreKeepsRunsAndAnswersWithTheLatestState(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }
@@ -998,7 +1048,7 @@ import Testing
       ["history", "--host", "shop.example.com", "--store", location], environment: ["COLUMNS": "80"])
     #expect(
       text.stdout.hasPrefix("shop.example.com: 2 versions of its AASA file, from 3 retrievals\n"), "\(text.stdout)")
-    #expect(text.stdout.contains("version 1 → version 2, first seen 2027-01-29 08:00 (week-3):\n"))
+    #expect(text.stdout.contains("version 1 → version 2, first seen 2027-01-29 08:00:00 (week-3):\n"))
     #expect(text.stdout.contains("e.g. https://shop.example.com/buy/gift/  exclude → match"))
     #expect(text.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(text.stdout)")
     // Before week 3 there was one version; a host never retrieved has no history.
@@ -1033,7 +1083,7 @@ import Testing
     let empty = try CLI.run(["diff", "--store", location, "--since", "2000-01-01"])
     #expect(empty.status == 2 && empty.stderr.contains("no app in the store at 2000-01-01"), "\(empty.stderr)")
     // A time before the store's history says where it starts, rather than reading as if nothing was ever seen.
-    let starts = ": the first app it holds was inspected at 2027-01-15 08:00 UTC\n"
+    let starts = ": the first app it holds was inspected at 2027-01-15 08:00:00 UTC\n"
     #expect(empty.stderr.contains("no app in the store at 2000-01-01" + starts), "\(empty.stderr)")
     let early = try CLI.run(["who-claims", url, "--store", location, "--at", "2000-01-01"])
     #expect(early.status == 2 && early.stderr.contains("at 2000-01-01" + starts), "\(early.stderr)")
@@ -1046,7 +1096,7 @@ import Testing
       #expect(
         history.status == 1
           && history.stdout == first
-            + "nothing by 2000-01-01 23:59 UTC: first seen 2027-01-15 08:00 UTC; without --at,\n  history shows it\n",
+            + "nothing by 2000-01-01 23:59:59 UTC: first seen 2027-01-15 08:00:00 UTC; without\n  --at, history shows it\n",
         "\(history.stdout)")
     }
     let never = try CLI.run(["history", "--app", "com.example.never", "--store", location, "--at", "2000-01-01"])
@@ -1205,7 +1255,7 @@ import Testing
       ["history", "--app", "com.example.shop", "--store", location], environment: ["COLUMNS": "80"])
     #expect(
       text.stdout.contains(
-        "2027-01-29 08:00  run 3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
+        "2027-01-29 08:00:00  run 3  2.0 (2.0.0)\n  + applinks:pay.example.com\n  - applinks:old.example.com\n  + URL scheme shoppay\n"
       ), "\(text.stdout)")
     // The line that names the app fits the 80 columns, the rest of it indented below (it ran to 84).
     #expect(

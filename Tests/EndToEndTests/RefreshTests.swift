@@ -523,6 +523,12 @@ import Testing
       try await reopened.sqlRows(
         "SELECT r.host FROM retrievals r JOIN runs u ON u.id = r.run_id WHERE u.command = 'refresh'"))
     #expect(!refreshed.isEmpty && refreshed.count < hosts.count, "\(refreshed.count) of \(hosts.count) recorded")
+    // Readers say what the unfinished refresh recorded: its hosts (it was said to have stored 0 inputs).
+    let reader = try CLI.run(["who-claims", "k0.bench.test", "--store", location])
+    #expect(
+      reader.stderr.contains(
+        "did not finish (killed, or still running): a refresh, it recorded the files of \(refreshed.count) host"),
+      "\(reader.stderr)")
     // Each host's latest state: the new file where the refresh recorded it, the old one elsewhere.
     let newSHA = try await reopened.sqlRows(
       """

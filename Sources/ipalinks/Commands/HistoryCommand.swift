@@ -20,6 +20,12 @@ struct HistoryCommand: StatusCommand {
   @Option(help: ArgumentHelp("A host: the versions of its AASA file.", valueName: "host")) var host: String?
   @Option(help: ArgumentHelp("A bundle ID or app ID: the app's versions, domains and schemes.", valueName: "id"))
   var app: String?
+  @Flag(
+    name: .customLong("developer-mode"),
+    help: ArgumentHelp(
+      "With --host: the file as retrieved for associated domains in developer mode (?mode=developer), from the "
+        + "site itself; without it, as retrieved for the others."))
+  var developerMode = false
   @Option(
     name: .shortAndLong,
     help: "Output format: text, json (one document), or jsonl (one object per version; with --app, per app).")
@@ -30,11 +36,15 @@ struct HistoryCommand: StatusCommand {
     if (host == nil) == (app == nil) { throw ValidationError("give --host HOST or --app ID") }
     if let host, let problem = HostArgument.problem(host) { throw ValidationError("--host: " + problem) }
     if app == "" { throw ValidationError("--app: an empty ID") }
+    if developerMode && host == nil {
+      throw ValidationError("--developer-mode is a mode of --host's file: give --host")
+    }
     _ = try store.store.required()
   }
 
   func execute() async throws -> Int32 {
-    let subject: StoreText.HistorySubject = host.map { .host(HostArgument.normalized($0)) } ?? .app(app ?? "")
+    let subject: StoreText.HistorySubject =
+      host.map { .host(HostArgument.normalized($0), developerMode: developerMode) } ?? .app(app ?? "")
     let answer = await StoreText.history(
       of: subject, in: try store.store.required(), at: store.at, format: format, style: Terminal.style,
       warn: Terminal.warn)

@@ -53,7 +53,8 @@ struct StoreReadOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help: ArgumentHelp(
-      "With --store: the state as it was then: a date (2026-03-01, read at its end), an RFC 3339 time, an age "
+      "With --store: the state as it was then: a date (2026-03-01, read at its end), an RFC 3339 time or one as "
+        + "ipalinks prints it (2026-03-01 09:30:07 UTC; to the minute, read at its end), an age "
         + "(7d, 12h, 2w, 30min), or a run's label or number (the end of that run).", valueName: "time"))
   var at: StoreTime?
 
