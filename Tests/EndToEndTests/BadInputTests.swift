@@ -58,6 +58,48 @@ struct BadInputTests {
   /// A device has no size: `/dev/zero` was "empty file (0 bytes)".
   /// A team's signature without entitlements grants the app none on a device: the `.xcent` still stands in (a list
   /// then blocks more, never less), and a warning says so; it stood in without a word.
+  /// A folder the walk cannot read (mode 000: an rsync that left the wrong owner) is an unreadable input, exit 1:
+  /// it was passed over without a word, exit 0, the apps in it missing. A file behind it is said to be out of reach,
+  /// not missing. Root reads any folder, so there the command runs as `nobody` (setpriv).
+  @Test func aFolderTheWalkCannotReadIsAnUnreadableInput() throws {
+    let root = getuid() == 0
+    if root { try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"), "util-linux's setpriv") }
+    let folder = URL(fileURLWithPath: "/tmp").appendingPathComponent("ipalinks-locked-\(UUID().uuidString)")
+    let (ok, locked) = (folder.appendingPathComponent("corpus/ok"), folder.appendingPathComponent("corpus/locked"))
+    for made in [ok, locked] { try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true) }
+    defer {
+      chmod(locked.path, 0o755)
+      try? FileManager.default.removeItem(at: folder)
+    }
+    for open in [folder, folder.appendingPathComponent("corpus"), ok] { #expect(chmod(open.path, 0o777) == 0) }
+    let binary = folder.appendingPathComponent("ipalinks")
+    try FileManager.default.copyItem(at: CLI.binary, to: binary)
+    for into in [ok, locked] {
+      try FileManager.default.copyItem(
+        at: URL(fileURLWithPath: CLI.sample("Store.ipa")), to: into.appendingPathComponent("Store.ipa"))
+    }
+    #expect(chmod(locked.path, 0) == 0)
+    func run(_ arguments: [String]) throws -> CLI.Result {
+      let arguments = ["inspect"] + arguments + ["--no-fetch", "--format", "jsonl", "--no-progress"]
+      return root
+        ? try CLI.run(
+          ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path] + arguments,
+          executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+        : try CLI.run(arguments, executable: binary)
+    }
+    let walked = try run([folder.appendingPathComponent("corpus").path])
+    #expect(walked.status == 1, "\(walked.stdout)\(walked.stderr)")
+    #expect(walked.stdout.split(separator: "\n").count == 2, "\(walked.stdout)")
+    #expect(
+      walked.stderr.contains(
+        "corpus/locked: cannot read this folder: Permission denied; what it holds is not inspected"),
+      "\(walked.stderr)")
+    let behind = try run([locked.appendingPathComponent("Store.ipa").path])
+    #expect(behind.status == 2, "\(behind.stderr)")
+    #expect(behind.stdout.contains(#""code":"input.unreadable""#), "\(behind.stdout)")
+    #expect(behind.stdout.contains("cannot be reached: a folder on its path cannot be searched"), "\(behind.stdout)")
+  }
+
   @Test func aTeamSignatureWithoutEntitlementsIsSaid() throws {
     let result = try CLI.run(
       ["inspect", "--no-fetch", CLI.fixture("bad/signed-without-entitlements.ipa"), "--format", "json"])

@@ -17,7 +17,8 @@ public enum BatchInputs {
   /// is partial); one that is an app folder (an unzipped IPA) is read as one app; a FIFO, a device or a socket,
   /// which could block the reader forever, is skipped and counted in `notes`.
   /// Files a walk passes over that `inspect` reads when they are named (Mach-O executables, entitlements plists,
-  /// profiles) are counted, and said in `notes`, one line per folder.
+  /// profiles) are counted, and said in `notes`, one line per folder. A folder it cannot read (its permissions) is an
+  /// input of its own, whose error record says so: the batch is partial, rather than complete without what it holds.
   public static func collect(_ arguments: [String]) -> (inputs: [String], problems: [String], notes: [String]) {
     var inputs = Set<String>()
     var problems: [String] = []
@@ -30,12 +31,15 @@ public enum BatchInputs {
         inputs.insert(argument)
         continue
       }
-      if !isDirectory.boolValue || isAppFolder(argument) {
+      if !isDirectory.boolValue || isAppFolder(argument) || access(argument, R_OK | X_OK) != 0 {
         inputs.insert(argument)
         continue
       }
       let (found, skipped) = walk(argument)
-      if found.isEmpty { problems.append("\(argument): no .\(walkedExtension) files found in this folder") }
+      if found.isEmpty && skipped.unreadableFolders.isEmpty {
+        problems.append("\(argument): no .\(walkedExtension) files found in this folder")
+      }
+      inputs.formUnion(skipped.unreadableFolders)
       notes += skippedNotes(argument, skipped)
       inputs.formUnion(found)
     }
@@ -51,6 +55,8 @@ public enum BatchInputs {
     var notFiles = 0
     /// Links to folders, which a walk does not follow.
     var linkedFolders = 0
+    /// Folders it could not list or enter (their permissions), by path: inputs, so each has its error record.
+    var unreadableFolders: [String] = []
     /// The first few of each, by path, for the notes to name.
     var notFileNames: [String] = []
     var linkedFolderNames: [String] = []
@@ -140,6 +146,11 @@ public enum BatchInputs {
         if skipped.linkedFolderNames.count < 3 { skipped.linkedFolderNames.append(named(url)) }
         continue
       }
+      if isUnreadableFolder(url) {
+        skipped.unreadableFolders.append(named(url))
+        enumerator.skipDescendants()
+        continue
+      }
       guard suffix == walkedExtension else {
         switch suffix {
         case "xcent", "entitlements": if isRegularFile(url.path) { skipped.entitlements += 1 }
@@ -162,6 +173,14 @@ public enum BatchInputs {
       found.append(named(url))
     }
     return (found, skipped)
+  }
+
+  /// Whether `url` is a folder (not a link to one) this user cannot list or enter, which the walk would pass over
+  /// without a word.
+  private static func isUnreadableFolder(_ url: URL) -> Bool {
+    var info = stat()
+    guard lstat(url.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return false }
+    return access(url.path, R_OK | X_OK) != 0
   }
 
   /// Whether the file at `path` starts as a Mach-O or a universal binary does.

@@ -22,6 +22,15 @@ enum InputLocator {
   /// its diagnostics. Nil when nothing more can be read.
   static func locate(_ path: String, into report: inout InspectionReport) throws -> Located? {
     var isDirectory: ObjCBool = false
+    var info = stat()
+    if stat(path, &info) != 0 && errno == EACCES {
+      // There, but behind a folder this user cannot search: not "no such file".
+      report.diagnostics.append(
+        Diagnostic(
+          .error, .inputUnreadable,
+          "\(path): cannot be reached: a folder on its path cannot be searched (permission denied)"))
+      return nil
+    }
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       // A link whose file is gone (a symlink farm of IPAs, one deleted) says where it points.
       let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path)
@@ -40,6 +49,14 @@ enum InputLocator {
       return nil
     }
     if isDirectory.boolValue {
+      // A folder a walk found and could not list (BatchInputs.walk), or one named that cannot be read.
+      if access(path, R_OK | X_OK) != 0 {
+        report.diagnostics.append(
+          Diagnostic(
+            .error, .inputUnreadable,
+            "\(path): cannot read this folder: \(String(cString: strerror(errno))); what it holds is not inspected"))
+        return nil
+      }
       report.inputKind = .appFolder
       return bundles(in: try folderContainer(path), into: &report)
     }
