@@ -100,6 +100,37 @@ struct BadInputTests {
     #expect(behind.stdout.contains("cannot be reached: a folder on its path cannot be searched"), "\(behind.stdout)")
   }
 
+  /// An entry name with a control byte and no UTF-8 flag is read as its bytes: libzip's guess read it as CP437, so
+  /// the executable `Store\u{1b}` that Info.plist names was "not found" (`Store←` in the archive), its signature was
+  /// never read, and the app claimed no domain.
+  @Test func anEntryNameWithAControlByteIsReadAsItsBytes() throws {
+    let folder = try ArgumentEdgeTests.folder()
+    let ipa = folder.appendingPathComponent("Escaped.ipa")
+    let script = #"""
+      import plistlib, sys, zipfile
+      with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zout:
+          for item in zin.infolist():
+              data = zin.read(item.filename)
+              if item.filename == "Payload/Store.app/Info.plist":
+                  info = plistlib.loads(data)
+                  info["CFBundleExecutable"] = "Store\x1b"
+                  data = plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+              elif item.filename == "Payload/Store.app/Store":
+                  item.filename = "Payload/Store.app/Store\x1b"
+              zout.writestr(item, data)
+      with zipfile.ZipFile(sys.argv[2]) as z:
+          assert any(i.filename.endswith("\x1b") and not i.flag_bits & 0x800 for i in z.infolist())
+      """#
+    let built = try CLI.run(
+      ["python3", "-c", script, CLI.sample("Store.ipa"), ipa.path], executable: URL(fileURLWithPath: "/usr/bin/env"))
+    #expect(built.status == 0, "\(built.stderr)")
+    let result = try CLI.run(["inspect", ipa.path, "--no-fetch"])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.stdout.contains("Executable      Store\\u{1b}\n"), "\(result.stdout)")
+    #expect(result.stdout.contains("applinks:shop.example.com"), "\(result.stdout)")
+    #expect(!result.stdout.contains("executable.missing") && !result.stdout.contains("←"), "\(result.stdout)")
+  }
+
   @Test func aTeamSignatureWithoutEntitlementsIsSaid() throws {
     let result = try CLI.run(
       ["inspect", "--no-fetch", CLI.fixture("bad/signed-without-entitlements.ipa"), "--format", "json"])

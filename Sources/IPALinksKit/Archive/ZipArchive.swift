@@ -114,9 +114,15 @@ public final class ZipArchive: FileContainer {
       throw .tooManyEntries(file: name, count: Int(count), limit: limit)
     }
     for index in 0..<UInt64(count) {
-      // ZIP_FL_ENC_GUESS decodes UTF-8 names (flag bit 11) and CP437 ones alike into UTF-8.
-      guard let name = zip_get_name(handle, index, ZIP_FL_ENC_GUESS) else { continue }
-      let raw = String(cString: name)
+      // A name is its bytes when they are UTF-8, as Info.plist names the executable and as iOS reads them, whatever
+      // the name's flag (bit 11) says: libzip's guess (ZIP_FL_ENC_GUESS) read a name with a control byte as CP437,
+      // and `Evil\u{1b}` became `Evil←`, an executable "not found" whose entitlements were never read. Other bytes
+      // are an old archiver's CP437, which the guess decodes.
+      guard let bytes = zip_get_name(handle, index, ZIP_FL_ENC_RAW) else { continue }
+      let utf8 = String(validatingCString: bytes)
+      guard let raw = utf8 ?? zip_get_name(handle, index, ZIP_FL_ENC_GUESS).map({ String(cString: $0) }) else {
+        continue
+      }
       if EntryNames.isUnsafe(raw) {
         unsafePaths.append(raw)
         continue
