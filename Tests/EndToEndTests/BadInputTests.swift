@@ -131,6 +131,39 @@ struct BadInputTests {
     #expect(!result.stdout.contains("executable.missing") && !result.stdout.contains("←"), "\(result.stdout)")
   }
 
+  /// An entry iOS ignores (a port, no dot) is a warning about an app read whole, not a part that could not be read:
+  /// it made the app partial, so `inspect` exited 1 and `diff` warned that differences "may come from what could
+  /// not be read".
+  @Test func anEntryIOSIgnoresLeavesTheAppComplete() throws {
+    let folder = try ArgumentEdgeTests.folder()
+    let ipa = folder.appendingPathComponent("Sloppy.ipa")
+    let script = #"""
+      import plistlib, sys, zipfile
+      with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zout:
+          for item in zin.infolist():
+              data = zin.read(item.filename)
+              if item.filename.endswith("archived-expanded-entitlements.xcent"):
+                  entitlements = plistlib.loads(data)
+                  entitlements["com.apple.developer.associated-domains"] += [
+                      "applinks:xcent.example.com:8443", "applinks:localhost"]
+                  data = plistlib.dumps(entitlements)
+              zout.writestr(item, data)
+      """#
+    let built = try CLI.run(
+      ["python3", "-c", script, CLI.sample("XcentOnly.ipa"), ipa.path], executable: URL(fileURLWithPath: "/usr/bin/env")
+    )
+    #expect(built.status == 0, "\(built.stderr)")
+    let result = try CLI.run(["inspect", ipa.path, "--no-fetch", "--format", "json"])
+    #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    #expect(result.json?["status"] as? String == "complete", "\(result.stdout)")
+    let text = try CLI.run(["inspect", ipa.path, "--no-fetch"])
+    #expect(text.stdout.contains("warning[domain.port]") && text.stdout.contains("warning[domain.no-dot]"))
+    let inventory = folder.appendingPathComponent("sloppy.jsonl")
+    try Data(result.stdout.utf8).write(to: inventory)
+    let diff = try CLI.run(["diff", inventory.path, inventory.path])
+    #expect(diff.status == 0 && !diff.stderr.contains("partial"), "\(diff.stdout)\(diff.stderr)")
+  }
+
   @Test func aTeamSignatureWithoutEntitlementsIsSaid() throws {
     let result = try CLI.run(
       ["inspect", "--no-fetch", CLI.fixture("bad/signed-without-entitlements.ipa"), "--format", "json"])

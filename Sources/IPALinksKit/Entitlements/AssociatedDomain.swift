@@ -160,8 +160,10 @@ public struct AssociatedDomain: Sendable, Equatable, Codable {
   /// Parses `raw`; problems go to `diagnostics`, and an entry iOS would reject comes back inactive.
   public static func parse(_ raw: String, diagnostics: inout [Diagnostic]) -> AssociatedDomain {
     var d = AssociatedDomain(raw: raw, service: .other(""), host: "", wildcard: false)
+    // A warning: the entry was read whole, and iOS ignores it, as the report does (inactive). As an error it made an
+    // app read whole "partial" (exit 1, a `*` row, "may miss what could not be read") for a sloppy entry.
     func reject(_ reason: InactiveReason, _ code: DiagnosticCode) {
-      diagnostics.append(Diagnostic(.error, code, "associated domain \"\(raw)\": \(reason.message)"))
+      diagnostics.append(Diagnostic(.warning, code, "associated domain \"\(raw)\": \(reason.message)"))
       if d.inactiveReason == nil { d.inactiveReason = reason }
     }
     guard let colon = raw.firstIndex(of: ":") else {
