@@ -14,6 +14,18 @@ struct InputKindsTests {
     return folder
   }
 
+  /// One folder named three ways (`samples`, `samples/.`, `samples/../samples`) is walked for one set of inputs:
+  /// each IPA was inspected three times, and every count tripled.
+  @Test func aFolderNamedSeveralWaysIsInspectedOnce() throws {
+    let path = CLI.samples.path
+    let once = try CLI.run(["inspect", path, "--no-fetch", "--format", "jsonl", "--no-progress"])
+    let thrice = try CLI.run(
+      ["inspect", path, path + "/.", path + "/../samples", "--no-fetch", "--format", "jsonl", "--no-progress"])
+    #expect(once.status == thrice.status, "\(thrice.stderr)")
+    #expect(thrice.stdout.split(separator: "\n").count == once.stdout.split(separator: "\n").count)
+    #expect(thrice.stderr.contains("inputs named again another way, inspected once: "), "\(thrice.stderr)")
+  }
+
   @Test func unzippedAppFolderAndPayloadFolderMatchTheIPA() throws {
     let folder = try unzip("Nested.ipa")
     defer { try? FileManager.default.removeItem(at: folder) }

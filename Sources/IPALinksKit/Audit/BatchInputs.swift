@@ -43,7 +43,26 @@ public enum BatchInputs {
       notes += skippedNotes(argument, skipped)
       inputs.formUnion(found)
     }
-    return (inputs.sorted(), problems, notes)
+    // One file named two ways (`ipas`, `./ipas` and `$PWD/ipas` given together) is one input: the first name.
+    var seen = Set<String>()
+    var unique: [String] = []
+    var twice: [(String, String)] = []
+    var first: [String: String] = [:]
+    for input in inputs.sorted() {
+      let key = URL(fileURLWithPath: input).standardizedFileURL.path
+      if seen.insert(key).inserted {
+        unique.append(input)
+        first[key] = input
+      } else {
+        twice.append((input, first[key] ?? input))
+      }
+    }
+    if let (again, name) = twice.first {
+      notes.append(
+        "\(TerminalText.count(twice.count, "input")) named again another way, inspected once: "
+          + "\(TerminalText.escape(again)) is \(TerminalText.escape(name))" + (twice.count > 1 ? ", …" : ""))
+    }
+    return (unique, problems, notes)
   }
 
   /// What a walk passed over that `inspect` would read if named, by kind.
