@@ -18,6 +18,21 @@ struct AuditCommandTests {
     }
   }
 
+  /// `diff` reads two batches: each names its side in its lines, as the same host failing on both sides was told
+  /// twice, alike, under "once per host".
+  @Test func diffNamesTheSideOfEachLine() throws {
+    let empty = try ArgumentEdgeTests.folder()
+    let result = try CLI.run(
+      ["diff", CLI.sample("Store.ipa"), CLI.sample("Enterprise.ipa"), "--aasa-dir", empty.path, "--no-progress"])
+    #expect(result.status == 1, "\(result.stderr)")
+    #expect(
+      result.stderr.contains("AASA lookups that failed for OLD \(CLI.sample("Store.ipa")), once per host:\n"),
+      "\(result.stderr)")
+    #expect(
+      result.stderr.contains("AASA lookups that failed for NEW \(CLI.sample("Enterprise.ipa")), once per host:\n"),
+      "\(result.stderr)")
+  }
+
   @Test func batchWritesOneLinePerInputWithAnErrorRecordForTheBadOne() throws {
     let folder = try scratch()
     defer { try? FileManager.default.removeItem(at: folder) }
@@ -696,7 +711,8 @@ struct AuditCommandTests {
     #expect(compared.status == 2 && compared.stdout == "No differences.\n", "\(compared.stdout)")
     #expect(
       problems(compared)
-        == said + ["ipalinks: warning: the new side is partial; differences may come from what could not be read"])
+        == said.map { "ipalinks: NEW \(cut.path): " + $0.dropFirst("ipalinks: ".count) }
+        + ["ipalinks: warning: the new side is partial; differences may come from what could not be read"])
     let whole = folder.appendingPathComponent("whole.jsonl")
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: whole)
     let lost = try CLI.run(["diff", whole.path, cut.path, "--format", "json"])

@@ -23,6 +23,8 @@ public final class BatchConsole: @unchecked Sendable {
   private var done = 0
   /// What the batch counts, for the line Ctrl-C leaves: `input`, or `host` for a refresh.
   private let unit: String
+  /// Which of a command's batches this is (`diff`'s `OLD old/`), said in its lines; nil for a command of one.
+  private let side: String?
   /// Redraws the bar while nothing happens, so a quiet spell (a host that stalls) shows the last completions, a
   /// rate that falls and how long the slow input has run, not the screen of its start.
   private var ticker: Ticker?
@@ -31,9 +33,11 @@ public final class BatchConsole: @unchecked Sendable {
 
   /// A console for one batch: a bar when `progress` and standard error is a terminal, nothing but errors when
   /// `quiet`, every failing host when `verbose`; it counts `unit`s.
-  public init(progress: Bool, quiet: Bool, verbose: Bool = false, unit: String = "input") {
+  /// `side` names the batch in its lines, for a command that runs two (`diff OLD NEW`).
+  public init(progress: Bool, quiet: Bool, verbose: Bool = false, unit: String = "input", side: String? = nil) {
     self.verbose = verbose
     self.unit = unit
+    self.side = side
     showProgress = progress && !quiet && isatty(STDERR_FILENO) == 1
     self.quiet = quiet
     failures = HostFailures(errorsOnly: quiet)
@@ -85,7 +89,7 @@ public final class BatchConsole: @unchecked Sendable {
         Terminal.warn(
           "interrupted: "
             + (total.map { "\(done) of \(TerminalText.count($0, unit))" } ?? TerminalText.count(done, unit))
-            + " finished")
+            + (side.map { " of \($0)" } ?? "") + " finished")
         InterruptWatch.notes.forEach(Terminal.warn)
       }
     }
@@ -187,7 +191,7 @@ public final class BatchConsole: @unchecked Sendable {
   }
 
   /// A problem line on stderr (always, even with `--quiet`).
-  public func problem(_ line: String) { locked { warnLocked(line) } }
+  public func problem(_ line: String) { locked { warnLocked((side.map { "\($0): " } ?? "") + line) } }
 
   /// A line that is not an error (a summary, a note); `--quiet` drops it.
   public func say(_ line: String) {
@@ -202,7 +206,7 @@ public final class BatchConsole: @unchecked Sendable {
       interrupt = nil
       removeBar()
       if !failures.isEmpty {
-        Terminal.warn("AASA lookups that failed, once per host:")
+        Terminal.warn("AASA lookups that failed" + (side.map { " for \($0)" } ?? "") + ", once per host:")
         failures.lines(perStatus: verbose ? .max : 5).forEach { Terminal.warn("  " + $0) }
       }
     }

@@ -56,7 +56,11 @@ struct DiffCommand: StatusCommand {
   /// OLD and NEW as given, or the store's two states; nil when the store cannot be read.
   func sides() async throws -> (LoadedInventory?, LoadedInventory?) {
     guard let since, let location = try store.store.location() else {
-      return (try await audit.load([old ?? ""], fetch: fetch), try await audit.load([new ?? ""], fetch: fetch))
+      // Two batches, each named in its lines: the same host failing on both sides was told twice, alike.
+      return (
+        try await audit.load([old ?? ""], fetch: fetch, side: "OLD " + TerminalText.escape(old ?? "")),
+        try await audit.load([new ?? ""], fetch: fetch, side: "NEW " + TerminalText.escape(new ?? ""))
+      )
     }
     let states = await AuditStore.states(location, since: since, at: store.at, warn: Terminal.warn)
     return (states.map { LoadedInventory(reports: $0.then) }, states.map { LoadedInventory(reports: $0.now) })

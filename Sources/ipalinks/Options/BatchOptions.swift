@@ -43,12 +43,12 @@ struct BatchOptions: ParsableArguments {
     _ paths: [String], inventories: [String] = [], hosts: (named: [String], files: [String]) = ([], []),
     store: StoreReadOptions? = nil, about: String? = nil, changes: Bool = false, since: StoreTime? = nil,
     order: LoadedInventory.Order = .byInput, filesOlderThan: TimeInterval? = nil,
-    fetch: FetchOptions
+    fetch: FetchOptions, side: String? = nil
   ) async throws -> LoadedInventory {
     let readers = [("an input", paths), ("--inventory", inventories), ("--hosts", hosts.files)]
     if let problem = StandardInput.problem(readers) { throw ValidationError(problem) }
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
-    let console = console
+    let console = BatchConsole(progress: !noProgress, quiet: quiet, verbose: verbose, side: side)
     let listed = try usageError { try HostInputs.hosts(hosts.named, files: hosts.files) }
     var loaded = await LoadedInventory.load(
       paths, inventories: inventories, hosts: listed, order: order, fetcher: fetcher, jobs: jobs,
