@@ -100,30 +100,41 @@ struct BadInputTests {
     #expect(behind.stdout.contains("cannot be reached: a folder on its path cannot be searched"), "\(behind.stdout)")
   }
 
-  /// An entry name with a control byte and no UTF-8 flag is read as its bytes: libzip's guess read it as CP437, so
-  /// the executable `Store\u{1b}` that Info.plist names was "not found" (`Store←` in the archive), its signature was
-  /// never read, and the app claimed no domain.
-  @Test func anEntryNameWithAControlByteIsReadAsItsBytes() throws {
-    let folder = try ArgumentEdgeTests.folder()
-    let ipa = folder.appendingPathComponent("Escaped.ipa")
-    let script = #"""
+  /// `sample` rewritten by `body`, Python run for each entry with `item` (its `ZipInfo`) and `data` (its bytes),
+  /// into a new IPA in a scratch folder.
+  static func rewritten(_ sample: String, _ body: String, check: String = "") throws -> URL {
+    let ipa = try ArgumentEdgeTests.folder().appendingPathComponent(sample)
+    let script = """
       import plistlib, sys, zipfile
       with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zout:
           for item in zin.infolist():
               data = zin.read(item.filename)
-              if item.filename == "Payload/Store.app/Info.plist":
-                  info = plistlib.loads(data)
-                  info["CFBundleExecutable"] = "Store\x1b"
-                  data = plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
-              elif item.filename == "Payload/Store.app/Store":
-                  item.filename = "Payload/Store.app/Store\x1b"
+      \(body.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n"))
               zout.writestr(item, data)
       with zipfile.ZipFile(sys.argv[2]) as z:
-          assert any(i.filename.endswith("\x1b") and not i.flag_bits & 0x800 for i in z.infolist())
-      """#
+          assert all(True for i in z.infolist())\(check)
+      """
     let built = try CLI.run(
-      ["python3", "-c", script, CLI.sample("Store.ipa"), ipa.path], executable: URL(fileURLWithPath: "/usr/bin/env"))
+      ["python3", "-c", script, CLI.sample(sample), ipa.path], executable: URL(fileURLWithPath: "/usr/bin/env"))
     #expect(built.status == 0, "\(built.stderr)")
+    return ipa
+  }
+
+  /// An entry name with a control byte and no UTF-8 flag is read as its bytes: libzip's guess read it as CP437, so
+  /// the executable `Store\u{1b}` that Info.plist names was "not found" (`Store←` in the archive), its signature was
+  /// never read, and the app claimed no domain.
+  @Test func anEntryNameWithAControlByteIsReadAsItsBytes() throws {
+    let ipa = try Self.rewritten(
+      "Store.ipa",
+      #"""
+      if item.filename == "Payload/Store.app/Info.plist":
+          info = plistlib.loads(data)
+          info["CFBundleExecutable"] = "Store\x1b"
+          data = plistlib.dumps(info, fmt=plistlib.FMT_BINARY)
+      elif item.filename == "Payload/Store.app/Store":
+          item.filename = "Payload/Store.app/Store\x1b"
+      """#,
+      check: #" and any(i.filename.endswith("\x1b") and not i.flag_bits & 0x800 for i in z.infolist())"#)
     let result = try CLI.run(["inspect", ipa.path, "--no-fetch"])
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     #expect(result.stdout.contains("Executable      Store\\u{1b}\n"), "\(result.stdout)")
@@ -135,24 +146,16 @@ struct BadInputTests {
   /// it made the app partial, so `inspect` exited 1 and `diff` warned that differences "may come from what could
   /// not be read".
   @Test func anEntryIOSIgnoresLeavesTheAppComplete() throws {
-    let folder = try ArgumentEdgeTests.folder()
-    let ipa = folder.appendingPathComponent("Sloppy.ipa")
-    let script = #"""
-      import plistlib, sys, zipfile
-      with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zout:
-          for item in zin.infolist():
-              data = zin.read(item.filename)
-              if item.filename.endswith("archived-expanded-entitlements.xcent"):
-                  entitlements = plistlib.loads(data)
-                  entitlements["com.apple.developer.associated-domains"] += [
-                      "applinks:xcent.example.com:8443", "applinks:localhost"]
-                  data = plistlib.dumps(entitlements)
-              zout.writestr(item, data)
-      """#
-    let built = try CLI.run(
-      ["python3", "-c", script, CLI.sample("XcentOnly.ipa"), ipa.path], executable: URL(fileURLWithPath: "/usr/bin/env")
-    )
-    #expect(built.status == 0, "\(built.stderr)")
+    let ipa = try Self.rewritten(
+      "XcentOnly.ipa",
+      #"""
+      if item.filename.endswith("archived-expanded-entitlements.xcent"):
+          entitlements = plistlib.loads(data)
+          entitlements["com.apple.developer.associated-domains"] += [
+              "applinks:xcent.example.com:8443", "applinks:localhost"]
+          data = plistlib.dumps(entitlements)
+      """#)
+    let folder = ipa.deletingLastPathComponent()
     let result = try CLI.run(["inspect", ipa.path, "--no-fetch", "--format", "json"])
     #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
     #expect(result.json?["status"] as? String == "complete", "\(result.stdout)")

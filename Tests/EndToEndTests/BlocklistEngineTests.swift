@@ -376,28 +376,21 @@ struct BlocklistEngineTests {
       {"applinks": {"details": [{"appIDs": ["PPPPPPPPPP.com.example.page"], "components": [{"/": "/buy/*"}]}]}}
       """
     var blocklist = Self.blocklist
-    blocklist.apps.append(
-      LinkingApp(
-        appID: "PPPPPPPPPP.com.example.page", name: "Page", input: "page.ipa",
-        scopes: [
-          RuleScope(
-            host: "page.example", wildcard: false,
-            rules: AppLinkRules(file: try AASAFile(json: claimedOwnHost), appID: "PPPPPPPPPP.com.example.page"))
-        ]))
+    func add(_ appID: String, on host: String, _ json: String) throws {
+      let rules = AppLinkRules(file: try AASAFile(json: json), appID: appID)
+      blocklist.apps.append(
+        LinkingApp(
+          appID: appID, name: host, input: host + ".ipa",
+          scopes: [RuleScope(host: host, wildcard: false, rules: rules)]))
+    }
+    try add("PPPPPPPPPP.com.example.page", on: "page.example", claimedOwnHost)
     // extra.example opens its app for /m/ with a query only, and for /s/ unless `q` is "café" in UTF-8.
     let extra = """
       {"applinks": {"details": [{"appIDs": ["EEEEEEEEEE.com.example.extra"], "components": [
         {"/": "/m/*", "?": "?*"}, {"/": "/s/*", "?": {"q": "café"}, "percentEncoded": false, "exclude": true},
         {"/": "/s/*"}]}]}}
       """
-    blocklist.apps.append(
-      LinkingApp(
-        appID: "EEEEEEEEEE.com.example.extra", name: "Extra", input: "extra.ipa",
-        scopes: [
-          RuleScope(
-            host: "extra.example", wildcard: false,
-            rules: AppLinkRules(file: try AASAFile(json: extra), appID: "EEEEEEEEEE.com.example.extra"))
-        ]))
+    try add("EEEEEEEEEE.com.example.extra", on: "extra.example", extra)
     #expect(blocklist.verdict(for: "https://extra.example/m/1").verdict == .noMatch)
     #expect(blocklist.verdict(for: "https://extra.example/s/?q=caf%C3%A9").verdict == .exclude)
     let guardScript = BlocklistRenderer(blocklist).javaScriptGuard(generator: "test")
