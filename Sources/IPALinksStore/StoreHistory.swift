@@ -77,9 +77,9 @@ public struct HostHistory: Sendable, Encodable {
   public var unstable = false
   /// How many distinct files of one behaviour make a host unstable.
   public static let unstableFiles = 3
-  /// Whether these are the retrievals for associated domains in developer mode (`?mode=developer`), from the site
-  /// itself; in JSON only when true.
-  public var developerMode = false
+  /// True for the retrievals for associated domains in developer mode (`?mode=developer`), from the site itself;
+  /// nil for the others, so that their document is as it was.
+  public var developerMode: Bool? = nil
   /// How many retrievals of the other mode's timeline there are, which this history leaves out.
   public var otherModeRetrievals = 0
   /// Each version's file, parsed (an empty file for a definite failure), for the text's rules.
@@ -89,17 +89,6 @@ public struct HostHistory: Sendable, Encodable {
 
   private enum CodingKeys: String, CodingKey {
     case host, developerMode, versions, changes, unanswered, unstable
-  }
-
-  /// The fields, `developerMode` only when true: the normal timeline's document is as it was.
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(host, forKey: .host)
-    if developerMode { try c.encode(true, forKey: .developerMode) }
-    try c.encode(versions, forKey: .versions)
-    try c.encode(changes, forKey: .changes)
-    try c.encode(unanswered, forKey: .unanswered)
-    try c.encode(unstable, forKey: .unstable)
   }
 }
 
@@ -204,7 +193,7 @@ extension AuditStore {
       ).first(decodingColumn: "n", as: Int.self) ?? 0
     }
     var history = HostHistory(host: host, versions: [], changes: [], unanswered: 0)
-    (history.developerMode, history.otherModeRetrievals) = (developerMode, otherMode)
+    (history.developerMode, history.otherModeRetrievals) = (developerMode ? true : nil, otherMode)
     do {
       for row in rows {
         let status = try row.decode(column: "status", as: String.self)

@@ -91,17 +91,17 @@ public enum StoreText {
       }.joined()
     case .text: break
     }
-    let host = TerminalText.escape(history.host) + (history.developerMode ? " in developer mode" : "")
+    let host = TerminalText.escape(history.host) + (history.developerMode == true ? " in developer mode" : "")
     // The other mode's timeline, which this one leaves out: another file for as long as Apple's CDN keeps its copy.
     let other =
       history.otherModeRetrievals == 0
       ? []
       : fitted(
         "and " + TerminalText.count(history.otherModeRetrievals, "retrieval")
-          + (history.developerMode
+          + (history.developerMode == true
             ? " not in developer mode: ipalinks history --host "
             : " in developer mode (?mode=developer): ipalinks history --host ")
-          + TerminalText.escape(history.host) + (history.developerMode ? "" : " --developer-mode"), style)
+          + TerminalText.escape(history.host) + (history.developerMode == true ? "" : " --developer-mode"), style)
     guard !history.versions.isEmpty else {
       return "\(host): the store has no answer from its AASA file"
         + (history.unanswered > 0 ? " (\(TerminalText.count(history.unanswered, "retrieval")) without one)" : "")
@@ -211,20 +211,9 @@ public enum StoreText {
   /// A JSON Lines object of `history --host`: one version and the changes that led to it.
   struct VersionLine: Encodable {
     var host: String
-    var developerMode: Bool
+    var developerMode: Bool?
     var version: HostHistory.Version
     var changes: [HostHistory.Change]
-
-    private enum CodingKeys: String, CodingKey { case host, developerMode, version, changes }
-
-    /// `developerMode` only when true, as in the document.
-    func encode(to encoder: any Encoder) throws {
-      var c = encoder.container(keyedBy: CodingKeys.self)
-      try c.encode(host, forKey: .host)
-      if developerMode { try c.encode(true, forKey: .developerMode) }
-      try c.encode(version, forKey: .version)
-      try c.encode(changes, forKey: .changes)
-    }
   }
 
   /// Columns, escaped, `right` ones aligned right, the `shrinking` ones cut (in that order) when the line is wider

@@ -54,11 +54,14 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     case start
   }
 
-  private static var dayFormatter: DateFormatter {
+  private static var dayFormatter: DateFormatter { formatter("yyyy-MM-dd") }
+
+  /// A formatter of `format` in UTC, whatever the machine's locale.
+  private static func formatter(_ format: String) -> DateFormatter {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd"
+    formatter.dateFormat = format
     return formatter
   }
 
@@ -70,11 +73,8 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     guard bytes.count == 16 || bytes.count == 19, bytes[10] == UInt8(ascii: " ") else { return nil }
     let shape = bytes.count == 16 ? "dddd-dd-dd dd:dd" : "dddd-dd-dd dd:dd:dd"
     for (c, s) in zip(bytes, shape.utf8) where s == UInt8(ascii: "d") ? c &- 48 >= 10 : c != s { return nil }
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = bytes.count == 16 ? "yyyy-MM-dd HH:mm" : "yyyy-MM-dd HH:mm:ss"
-    return formatter.date(from: text).map { ($0, bytes.count == 16) }
+    return formatter(bytes.count == 16 ? "yyyy-MM-dd HH:mm" : "yyyy-MM-dd HH:mm:ss").date(from: text)
+      .map { ($0, bytes.count == 16) }
   }
 
   private static func instant(_ text: String) -> Date? {
@@ -120,8 +120,7 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
       + {
         switch ageLike {
         case .day: "a date"
-        case .minute: "a time"
-        case .instant: "a time"
+        case .minute, .instant: "a time"
         case .ago: "an age"
         case .label: "a run's number"
         }

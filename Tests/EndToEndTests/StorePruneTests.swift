@@ -141,13 +141,9 @@ import Testing
       return weeks[week] == good ? 0 : 2
     }
     func readers() throws -> [String: String] {
-      var out: [String: String] = [:]
-      for at in ["w1", "w2", "2026-11-21T12:00:00Z", "w3"] {
-        let arguments = ["who-claims", "https://shop.example.com/buy/1", "--at", at, "--store", location]
-        let run = try CLI.run(arguments, environment: ["SOURCE_DATE_EPOCH": "1795600000"])
-        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
-      }
-      return out
+      try Self.whoClaims(
+        "https://shop.example.com/buy/1", at: ["w1", "w2", "2026-11-21T12:00:00Z", "w3"], in: location,
+        clock: "1795600000")
     }
     let before = try Self.expectPruneChangesNothing(location, before: "w4", readers)
     #expect(before["w2"]?.hasPrefix("2\n") == true && before["w2"]?.contains("unreadable: ") == true, "\(before)")
@@ -171,13 +167,10 @@ import Testing
       return 0
     }
     func readers() throws -> [String: String] {
-      var out: [String: String] = [:]
       // Times, not labels: a run pruned whole can no longer be named.
-      for at in ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z", "2026-11-22T12:00:00Z"] {
-        let run = try CLI.run(["who-claims", "shop.example.com", "--at", at, "--store", location, "--no-fetch"])
-        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
-      }
-      return out
+      try Self.whoClaims(
+        "shop.example.com", at: ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z", "2026-11-22T12:00:00Z"],
+        in: location, ["--no-fetch"])
     }
     let before = try Self.expectPruneChangesNothing(location, before: "w4", readers)
     #expect(before["2026-11-22T12:00:00Z"]?.contains("ipas/New.ipa") == true, "\(before)")
@@ -213,11 +206,9 @@ import Testing
         ["report", "--store", location, "--at", "2026-11-20T12:00:00Z", "--title", "t", "-o", page],
         environment: ["SOURCE_DATE_EPOCH": "1795600000"])
       out["report"] = "\(run.status)\n\(run.stderr)" + (try String(contentsOfFile: page, encoding: .utf8))
-      for at in ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z"] {
-        let claims = try CLI.run(["who-claims", "nested.example.com", "--at", at, "--store", location])
-        out[at] = "\(claims.status)\n\(claims.stdout)\(claims.stderr)"
-      }
-      return out
+      return out.merging(
+        try Self.whoClaims("nested.example.com", at: ["2026-11-20T12:00:00Z", "2026-11-21T12:00:00Z"], in: location)
+      ) { $1 }
     }
     let before = try Self.expectPruneChangesNothing(location, before: "w3", readers)
     #expect(before["report"]?.contains("(1 input)") == true, "\(before)")
@@ -265,14 +256,9 @@ import Testing
     try inspect("w2", 1_795_683_600)
     try inspect("w3", 1_796_288_400)
     func readers() throws -> [String: String] {
-      var out: [String: String] = [:]
-      for at in ["2026-11-23T12:00:00Z", "2026-11-27T12:00:00Z"] {
-        let run = try CLI.run(
-          ["who-claims", "https://shop.example.com/buy/gift/card", "--at", at, "--store", location],
-          environment: ["SOURCE_DATE_EPOCH": "1796300000"])
-        out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
-      }
-      return out
+      try Self.whoClaims(
+        "https://shop.example.com/buy/gift/card", at: ["2026-11-23T12:00:00Z", "2026-11-27T12:00:00Z"], in: location,
+        clock: "1796300000")
     }
     let before = try Self.expectPruneChangesNothing(location, before: "w3", readers)
     // On the 23rd the imported app reads its saved file, which opens it; from w2 on, the store's retrieval, which
@@ -294,6 +280,21 @@ import Testing
         environment: ["SOURCE_DATE_EPOCH": String(1_795_078_800 + day * 86_400)])
       #expect(run.status == status, "\(run.stderr)")
     }
+  }
+
+  /// What `who-claims QUERY --at TIME` prints (its exit code, then its output) at each of `times`, by time; `clock`
+  /// is `SOURCE_DATE_EPOCH`, for a store whose runs are ahead of this machine's clock.
+  static func whoClaims(
+    _ query: String, at times: [String], in location: String, _ arguments: [String] = [], clock: String? = nil
+  ) throws -> [String: String] {
+    var out: [String: String] = [:]
+    for at in times {
+      let run = try CLI.run(
+        ["who-claims", query, "--at", at, "--store", location] + arguments,
+        environment: clock.map { ["SOURCE_DATE_EPOCH": $0] } ?? [:])
+      out[at] = "\(run.status)\n\(run.stdout)\(run.stderr)"
+    }
+    return out
   }
 
   /// What `readers` print, which `store prune --before LABEL` must leave as it was.

@@ -44,17 +44,16 @@ public enum BatchInputs {
       inputs.formUnion(found)
     }
     // One file named two ways (`ipas`, `./ipas` and `$PWD/ipas` given together) is one input: the first name.
-    var seen = Set<String>()
     var unique: [String] = []
     var twice: [(String, String)] = []
     var first: [String: String] = [:]
     for input in inputs.sorted() {
       let key = URL(fileURLWithPath: input).standardizedFileURL.path
-      if seen.insert(key).inserted {
+      if let name = first[key] {
+        twice.append((input, name))
+      } else {
         unique.append(input)
         first[key] = input
-      } else {
-        twice.append((input, first[key] ?? input))
       }
     }
     if let (again, name) = twice.first {

@@ -184,9 +184,13 @@ public struct BlocklistOutput: Sendable {
         description: "\(TerminalText.escape(output)) is not a file, and the rules need \(files.count) lists of at "
           + "most \(maxRules) rules; give -o FILE to write them all")
     }
+    // The file there, read once for the three checks below.
+    let existing = try Self.existingText(output)
+    let signedText = existing.flatMap {
+      $0.range(of: Self.signaturePattern, options: .regularExpression) == nil ? nil : $0
+    }
     // An unsigned list over a signed one (a job whose key went missing): every app that takes signed documents only
     // refuses it and keeps rules that grow older, while the job said it published. Left as it was.
-    let signedText = try Self.signedList(output)
     if files.allSatisfy({ $0.stamp?.signature == nil }), signedText != nil {
       throw OutputFile.Failure(
         description: "\(TerminalText.escape(output)) holds a signed list and this one is not signed, which apps that "
@@ -206,7 +210,7 @@ public struct BlocklistOutput: Sendable {
     }
     // A document of another list: apps that update this one would refuse it (UpdatingLinkGuard takes its own
     // list's documents only), while the job said it published; most likely, the wrong -o.
-    if case .some(let list) = rulesDocumentList, case .some(let held) = try Self.rulesDocumentList(output),
+    if case .some(let list) = rulesDocumentList, case .some(let held) = existing.flatMap(Self.rulesDocumentList),
       held != list
     {
       func named(_ list: String?) -> String {
@@ -236,11 +240,10 @@ public struct BlocklistOutput: Sendable {
   /// A signed list's stamp: its `signature` key and base64 value, in the JSON and the guards alike.
   static let signaturePattern = #""signature" ?: ?"[A-Za-z0-9+/=]+""#
 
-  /// The text of the regular file at `path` when it is a list `blocklist --sign` wrote (its stamp holds a
-  /// signature), else nil. A file that is there and cannot be read is an error, not "unsigned": a list whose
-  /// permissions had been changed was replaced by an unsigned one, which every app that takes signed lists only then
-  /// refused.
-  static func signedList(_ path: String) throws(OutputFile.Failure) -> String? {
+  /// The text of the regular file at `path`, else nil. A file that is there and cannot be read is an error, not
+  /// "unsigned": a list whose permissions had been changed was replaced by an unsigned one, which every app that
+  /// takes signed lists only then refused.
+  static func existingText(_ path: String) throws(OutputFile.Failure) -> String? {
     var info = stat()
     guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
     let cannot = "\(TerminalText.escape(path)): cannot read this file to tell whether it holds a signed list"
@@ -252,35 +255,17 @@ public struct BlocklistOutput: Sendable {
     do { data = try handle.readToEnd() ?? Data() } catch {
       throw OutputFile.Failure(description: "\(cannot): \(error.localizedDescription); it is left as it was")
     }
-    let text = String(decoding: data, as: UTF8.self)
-    return text.range(of: signaturePattern, options: .regularExpression) == nil ? nil : text
+    return String(decoding: data, as: UTF8.self)
   }
 
-  /// When the regular file at `path` holds a rules document (`blocklist --format rules`), its list's name
-  /// (`"list"` in its stamp), or `.some(nil)` for a document of no named list; nil for any other file, or none. A
-  /// file there that cannot be read is an error.
-  static func rulesDocumentList(_ path: String) throws(OutputFile.Failure) -> String?? {
-    var info = stat()
-    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw OutputFile.Failure(
-        description: "\(TerminalText.escape(path)): cannot read this file to tell which list it holds: "
-          + "\(String(cString: strerror(errno))); it is left as it was")
+  /// When `text` is a rules document (`blocklist --format rules`: an object with a stamp), its list's name
+  /// (`--list-name`), or `.some(nil)` for a document of no named list; nil for any other text.
+  static func rulesDocumentList(_ text: String) -> String?? {
+    struct Stamp: Decodable {
+      let generatedAt: String
+      let list: String?
     }
-    defer { try? handle.close() }
-    guard let data = try? handle.readToEnd(), data.first == UInt8(ascii: "{") else { return nil }
-    // Inside a JSON string a quote is escaped, so the first such markers are the stamp's.
-    func find(_ marker: String, from start: Int) -> Int? {
-      data.range(of: Data(marker.utf8), in: start..<data.count)?.upperBound
-    }
-    guard let stamp = find(#","generatedAt":""#, from: 0) else { return nil }
-    guard let value = find(#","list":"#, from: stamp) else { return .some(nil) }
-    // The JSON string that starts there: up to its first quote not escaped.
-    let bytes = Array(data[value...])
-    var end = 1
-    while end < bytes.count && bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
-    guard end < bytes.count else { return .some(nil) }
-    return .some(try? JSONDecoder().decode(String.self, from: Data(bytes[...end])))
+    return (try? JSONDecoder().decode(Stamp.self, from: Data(text.utf8))).map(\.list)
   }
 
   /// The bytes a signed rules document (`blocklist --format rules --sign`) was signed over, with its signature: the

@@ -25,7 +25,12 @@ struct BatchOptions: ParsableArguments {
   var verbose = false
 
   /// The console of a batch with these options.
-  var console: BatchConsole { BatchConsole(progress: !noProgress, quiet: quiet, verbose: verbose) }
+  var console: BatchConsole { console(side: nil) }
+
+  /// The console of one batch; `side` names it in its lines, for a command that reads two (`diff`).
+  func console(side: String?) -> BatchConsole {
+    BatchConsole(progress: !noProgress, quiet: quiet, verbose: verbose, side: side)
+  }
 
   func validate() throws {
     if !(1...256).contains(jobs) { throw ValidationError("--jobs must be from 1 to 256") }
@@ -48,7 +53,7 @@ struct BatchOptions: ParsableArguments {
     let readers = [("an input", paths), ("--inventory", inventories), ("--hosts", hosts.files)]
     if let problem = StandardInput.problem(readers) { throw ValidationError(problem) }
     let fetcher = noFetch ? nil : try fetch.makeFetcher()
-    let console = BatchConsole(progress: !noProgress, quiet: quiet, verbose: verbose, side: side)
+    let console = console(side: side)
     let listed = try usageError { try HostInputs.hosts(hosts.named, files: hosts.files) }
     var loaded = await LoadedInventory.load(
       paths, inventories: inventories, hosts: listed, order: order, fetcher: fetcher, jobs: jobs,
