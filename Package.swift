@@ -66,6 +66,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
         .product(name: "Atomics", package: "swift-atomics"),
         // `blocklist --sign`: Ed25519 signatures of rules documents.
         .product(name: "Crypto", package: "swift-crypto"),

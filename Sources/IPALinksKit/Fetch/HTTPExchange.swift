@@ -1,6 +1,7 @@
 internal import AsyncHTTPClient
 import Atomics
 import Foundation
+internal import NIOConcurrencyHelpers
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOPosix
@@ -47,6 +48,9 @@ final class CappedBodyDelegate: HTTPClientResponseDelegate {
   /// Whether a response head arrived; read off the loop, after the request failed, to tell a request lost with its
   /// connection from an answer cut short.
   let answered = ManagedAtomic(false)
+  /// A non-2xx answer's head, read off the loop after the request failed: its status stands even when its body, never
+  /// wanted, was cut short or stalled.
+  let unwantedAnswer = NIOLockedValueBox<HTTPExchange?>(nil)
   private let cap: Int
   private let onRequestSent: (@Sendable () -> Void)?
 
@@ -71,6 +75,7 @@ final class CappedBodyDelegate: HTTPClientResponseDelegate {
   func didReceiveHead(task: HTTPClient.Task<HTTPExchange>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
     state.value.head = head
     answered.store(true, ordering: .relaxed)
+    if !isSuccess { unwantedAnswer.withLockedValue { $0 = exchange() } }
     if isSuccess, let announced = head.headers.first(name: "content-length").flatMap({ Int($0) }), announced > cap {
       return task.eventLoop.makeFailedFuture(BodyTooLarge(exchange: exchange(), bytes: announced, announced: true))
     }
@@ -160,6 +165,11 @@ enum HTTPClients {
           task.cancel()
         }
       } catch {
+        // An HTTP/1.0 503 read to the connection's close, which a server ended without TLS's close_notify, was
+        // "the connection was cut mid-response"; the server had answered 503.
+        if !(error is UnwantedBodyTooLarge), let answer = delegate.unwantedAnswer.withLockedValue({ $0 }) {
+          return answer
+        }
         guard !retried, !delegate.answered.load(ordering: .relaxed), TransportFailure.isLostRequest(error),
           !Task.isCancelled, NIODeadline.now() < deadline
         else { throw error }

@@ -132,6 +132,30 @@ struct AASAFetcherTests {
     }
   }
 
+  /// A non-2xx answer stands by its status when its body, never wanted, is cut short or stalls: an HTTP/1.0 503 read
+  /// to a close without TLS's close_notify was "the connection was cut mid-response", and a 404 so cut was no 404,
+  /// so the root path was not asked.
+  @Test func anErrorAnswerWhoseBodyIsCutStandsByItsStatus() async throws {
+    try await H.run { h in
+      let cut = TestResponse(status: 503, body: .reset(prefix: Array("Service down".utf8), declaredLength: 400))
+      h.server.respond(host: "down.test", path: H.wellKnown, with: cut)
+      let down = try await h.fetch("down.test", h.options())
+      #expect(down.status == .httpError && down.httpStatus == 503, "\(down.message)")
+      #expect(down.message.contains("HTTP 503") && !down.message.contains("cut"), "\(down.message)")
+      // A stalled body: the status, at the deadline.
+      let stall = TestResponse(status: 503, body: .stall(prefix: Array("Serv".utf8), declaredLength: 400))
+      h.server.respond(host: "stall.test", path: H.wellKnown, with: stall)
+      let stalled = try await h.fetch("stall.test", h.options(timeout: TestTiming.seconds(1)))
+      #expect(stalled.status == .httpError && stalled.httpStatus == 503, "\(stalled.message)")
+      // A 404 so cut is a 404: the file is looked for at the root, as after any 404.
+      let gone = TestResponse(status: 404, body: .reset(prefix: Array("<html>".utf8), declaredLength: 400))
+      h.server.respond(host: "moved.test", path: H.wellKnown, with: gone)
+      h.server.respond(host: "moved.test", path: H.root, with: .json(H.sampleJSON))
+      let moved = try await h.fetch("moved.test", h.options())
+      #expect(moved.status == .ok && moved.source == .directRoot, "\(moved.message)")
+    }
+  }
+
   @Test func announced200KBBodyIsTooLargeWithoutReadingIt() async throws {
     try await H.run { h in
       let big = [UInt8](repeating: UInt8(ascii: " "), count: 200 * 1024)
