@@ -35,12 +35,15 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  /// As the user wrote it.
+  /// As the user wrote it, or an instant as ipalinks prints times.
   public var description: String {
     switch self {
     case .day(let day): Self.dayFormatter.string(from: day)
     case .minute(let minute): StoreText.minute(AuditStore.timestamp(minute))
-    case .instant(let instant): AuditStore.timestamp(instant)
+    // As lines print times (`2026-11-19 09:00:30 UTC`), to the millisecond only when there is one to say.
+    case .instant(let instant):
+      instant.timeIntervalSince1970.rounded(.down) == instant.timeIntervalSince1970
+        ? StoreText.time(AuditStore.timestamp(instant)) + " UTC" : AuditStore.timestamp(instant)
     case .ago(_, let written): written
     case .label(let label): label
     }

@@ -867,6 +867,11 @@ import Testing
     }
     let early = try CLI.run(["who-claims", url, "--store", location, "--at", "2026-11-19 09:00:30", "-q"])
     #expect(early.status == 2 && early.stderr.contains("inspected at 2026-11-19 09:00:45 UTC\n"), "\(early.stderr)")
+    // The time asked for is said as lines say times, however it was written (it was `2026-11-19T09:00:30.000Z`).
+    for written in ["2026-11-19 09:00:30", "2026-11-19T09:00:30Z"] {
+      let said = try CLI.run(["who-claims", url, "--store", location, "--at", written, "-q"])
+      #expect(said.stderr.contains("no app in the store at 2026-11-19 09:00:30 UTC"), "\(said.stderr)")
+    }
     // dev.example.com is read for its developer-mode entry only (`dev.example.com?mode=developer`).
     let normal = try CLI.run(["history", "--host", "dev.example.com", "--store", location])
     #expect(normal.status == 1, "\(normal.stderr)")
