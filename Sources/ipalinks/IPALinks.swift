@@ -22,12 +22,68 @@ struct IPALinks: AsyncParsableCommand {
   )
 
   /// The entry point: says first (unless `-q`) when the arguments are so many that reading them will take seconds
-  /// (``Terminal/manyArguments(_:)``), then parses and runs the command as `main(nil)` does.
+  /// (``Terminal/manyArguments(_:)``), then parses and runs the command as `main(nil)` does, but for how it ends
+  /// (``exit(for:)``).
   static func main() async {
     let arguments = CommandLine.arguments.dropFirst()
     let quiet = arguments.contains { $0 == "-q" || $0 == "--quiet" }
     if let note = Terminal.manyArguments(arguments.count), !quiet { Terminal.warn(note) }
-    await main(nil)
+    if let first = arguments.first, let problem = unknownCommand(first, among: configuration.subcommands) {
+      exit(for: ValidationError(problem))
+    }
+    do {
+      var command = try parseAsRoot(nil)
+      if var command = command as? any AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
+    } catch {
+      exit(for: error)
+    }
+  }
+
+  /// Why `word`, the first argument, names no command of `commands` (nil: it does, or is an option), with the one
+  /// it likely misspells: argument-parser said `2 unexpected arguments: 'inspct', 'app.ipa'`.
+  static func unknownCommand(_ word: String, among commands: [any ParsableCommand.Type]) -> String? {
+    var commandNames: [String] = []
+    for command in commands { commandNames.append(command._commandName) }
+    let names = commandNames + ["help"]
+    guard !word.hasPrefix("-"), !names.contains(word) else { return nil }
+    let close = names.map { ($0, editDistance(word.lowercased(), $0)) }.filter { $0.1 <= max(1, $0.0.count / 3) }
+    let guess = close.min { $0.1 < $1.1 }.map { "; did you mean '\($0.0)'?" } ?? "."
+    return "'\(word)' is not an ipalinks command\(guess) The commands: "
+      + commandNames.joined(separator: ", ")
+  }
+
+  /// Levenshtein's distance between two short words.
+  static func editDistance(_ a: String, _ b: String) -> Int {
+    let (a, b) = (Array(a), Array(b))
+    var row = Array(0...b.count)
+    for (i, x) in a.enumerated() {
+      var next = [i + 1]
+      for (j, y) in b.enumerated() {
+        next.append(Swift.min(row[j + 1] + 1, next[j] + 1, row[j] + (x == y ? 0 : 1)))
+      }
+      row = next
+    }
+    return row[b.count]
+  }
+
+  /// Ends the process as argument-parser's `exit(withError:)` does, with two differences. A usage error echoes the
+  /// arguments, which may hold control characters (`--format $'\e[2J'`): they are escaped, as every other line on
+  /// stderr is. And help or the version go through ``Terminal/write(_:)``, so a full disk is told, with exit 2,
+  /// as any other output's is: `--help > /dev/full` exited 0 with nothing written.
+  static func exit(for error: any Error) -> Never {
+    let code = exitCode(for: error)
+    let message = fullMessage(for: error)
+    if code == .success {
+      Terminal.write(message.isEmpty || message.hasSuffix("\n") ? message : message + "\n")
+    } else if !message.isEmpty {
+      let text = TerminalText.escape(message, keepingLineBreaks: true)
+      Terminal.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8), to: STDERR_FILENO)
+    }
+    Foundation.exit(code.rawValue)
   }
 }
 

@@ -221,17 +221,42 @@ struct BadInputTests {
   /// not a crash.
   @Test(.enabled(if: FileManager.default.fileExists(atPath: "/dev/full")))
   func aFullDiskIsToldOnce() throws {
-    let process = Process()
-    process.executableURL = CLI.binary
-    process.arguments = ["inspect", CLI.sample("Store.ipa"), "--no-fetch"]
-    let errors = Pipe()
-    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
-    process.standardError = errors
-    try process.run()
-    let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationReason == .exit && process.terminationStatus == 2, "\(stderr)")
-    #expect(stderr == "ipalinks: cannot write to standard output: No space left on device\n")
+    // Help and the version too: argument-parser printed them and exited 0, with nothing written.
+    for arguments in [
+      ["inspect", CLI.sample("Store.ipa"), "--no-fetch"], ["--help"], ["inspect", "--help"], ["--version"],
+    ] {
+      let process = Process()
+      process.executableURL = CLI.binary
+      process.arguments = arguments
+      let errors = Pipe()
+      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/full"))
+      process.standardError = errors
+      try process.run()
+      let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      process.waitUntilExit()
+      #expect(process.terminationReason == .exit && process.terminationStatus == 2, "\(arguments): \(stderr)")
+      #expect(stderr == "ipalinks: cannot write to standard output: No space left on device\n", "\(arguments)")
+    }
+  }
+
+  /// A usage error echoes what was typed, which may hold a terminal's control sequence: argument-parser's messages
+  /// are escaped as every other line on stderr; and a misspelled command is named, with the one it likely means.
+  @Test func usageErrorsEscapeWhatTheyEchoAndNameAMisspelledCommand() throws {
+    for arguments in [
+      ["inspect", "--format", "x\u{1B}[2J", CLI.sample("Store.ipa")], ["inspect", "--jobs", "\u{1B}[2J"],
+      ["inspect", "--q\u{1B}[2J", CLI.sample("Store.ipa")],
+      ["match", "https://a.example/q\u{1B}[2J", "--aasa", CLI.sample("aasa/shop.example.com.json")],
+    ] {
+      let result = try CLI.run(arguments)
+      #expect(result.status == 64, "\(arguments)")
+      #expect(!result.stderr.contains("\u{1B}") && result.stderr.contains("\\u{1b}[2J"), "\(result.stderr)")
+    }
+    let typo = try CLI.run(["inspct", CLI.sample("Store.ipa")])
+    #expect(typo.status == 64)
+    #expect(typo.stderr.hasPrefix("Error: 'inspct' is not an ipalinks command; did you mean 'inspect'? The commands: "))
+    let unknown = try CLI.run(["app.ipa"])
+    #expect(unknown.status == 64 && unknown.stderr.hasPrefix("Error: 'app.ipa' is not an ipalinks command. "))
+    #expect(try CLI.run(["help", "inspect"]).status == 0)
   }
 
   @Test func pathTraversalNamesAreIgnoredAndNothingIsWritten() throws {
