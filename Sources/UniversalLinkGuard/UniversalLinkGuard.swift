@@ -484,7 +484,7 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
       // before its decision (stopped, or another started) is dropped at the next decision for the main frame. Kept,
       // it let a later tap to that URL through as the app's own load, and iOS opened the app.
       let own = OwnLoads.take(
-        url.absoluteString, in: webView, programmatic: action.navigationType == .other, mainFrame: frame == .main)
+        url, in: webView, programmatic: action.navigationType == .other, mainFrame: frame == .main)
       return LinkRuntime.Navigation(
         destination: url.absoluteString, page: webView.backForwardList.currentItem?.url.absoluteString, frame: frame,
         kind: kind, userInitiated: own ? false : nil)
@@ -507,7 +507,7 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         // After this decision is answered: a load started inside it would race the navigation it replaces.
         let request = action.request
         Task { @MainActor in
-          if let url = request.url { OwnLoads.add(url.absoluteString, in: webView) }
+          if let url = request.url { OwnLoads.add(url, in: webView) }
           webView.load(request)
         }
         return .cancel
@@ -528,7 +528,7 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
     @MainActor
     @discardableResult
     public func load(_ url: URL, in webView: WKWebView) -> WKNavigation? {
-      OwnLoads.add(url.absoluteString, in: webView)
+      OwnLoads.add(url, in: webView)
       return webView.load(URLRequest(url: url))
     }
 
@@ -542,15 +542,20 @@ public final class UpdatingLinkGuard: @unchecked Sendable {
         init(_ view: WKWebView) { self.view = view }
       }
 
-      static func add(_ url: String, in view: WKWebView) {
+      static func add(_ url: URL, in view: WKWebView) {
         pending.removeAll { $0.view.view == nil }
-        pending.append((Weak(view), url))
+        pending.append((Weak(view), key(url)))
       }
+
+      /// `url` as WebKit writes it in the navigation it makes: `load(HTTPS://Example.com:443/a)` comes back as
+      /// `https://example.com/a`, which compared as written was another URL, and `.cancel` stopped the app's load.
+      static func key(_ url: URL) -> String { LinkRuntime.WebURL(url.absoluteString)?.href ?? url.absoluteString }
 
       /// Whether a `programmatic` navigation to `url` in `view` is one of them; it is then no longer pending. A load
       /// is decided before any navigation started after it, so those of `view` still pending when another main-frame
       /// navigation is decided never will be, and go.
-      static func take(_ url: String, in view: WKWebView, programmatic: Bool, mainFrame: Bool) -> Bool {
+      static func take(_ url: URL, in view: WKWebView, programmatic: Bool, mainFrame: Bool) -> Bool {
+        let url = key(url)
         if programmatic, let index = pending.firstIndex(where: { $0.view.view === view && $0.url == url }) {
           pending.remove(at: index)
           return true

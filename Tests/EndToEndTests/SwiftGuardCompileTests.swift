@@ -68,7 +68,7 @@ struct SwiftGuardCompileTests {
         // One line per action: the policy under .allowWithoutOpeningApp, then under .cancel.
         @MainActor func policies(
           _ url: String, page: String?, frame: String = "main", type: WKNavigationType = .linkActivated,
-          own: Bool = false
+          own: Bool = false, loading: String? = nil
         ) -> (String, WKWebView) {
           let view = WKWebView(page: page.flatMap(URL.init(string:)))
           let main = WKFrameInfo(isMainFrame: true, webView: view)
@@ -76,7 +76,7 @@ struct SwiftGuardCompileTests {
           var answers: [String] = []
           for policy in [UniversalLinkPolicy.allowWithoutOpeningApp, .cancel, .loadInWebView] {
             if own {
-              UniversalLinkGuard.shared.load(URL(string: url)!, in: view)
+              UniversalLinkGuard.shared.load(URL(string: loading ?? url)!, in: view)
               view.loaded.removeAll()  // the app's load, not one the guard started
             }
             let action = WKNavigationAction(
@@ -101,6 +101,8 @@ struct SwiftGuardCompileTests {
             policies(claimed, page: "https://news.example/", type: .backForward),
             policies(claimed, page: "https://news.example/", type: .other),
             policies(claimed, page: "https://news.example/", type: .other, own: true),
+            // WebKit's navigation names the app's load as it parsed it.
+            policies(claimed, page: "https://news.example/", type: .other, own: true, loading: "HTTPS://Alpha.EXAMPLE:443/buy/shoes"),
             policies("https://alpha.example/buy/gift/card", page: "https://news.example/"),
             policies("https://alpha.example/buy/1", page: "https://alpha.example@news.example/"),
           ]
@@ -142,6 +144,7 @@ struct SwiftGuardCompileTests {
         leave,  // back/forward
         block,  // script: whether the user's tap started it is unknown, so it counts as the user's
         leave,  // the app's own load, started with load(_:in:)
+        leave,  // the same, written otherwise
         leave,  // excluded by the file
         block,  // the page's host is news.example, not the user info
       ])
