@@ -155,7 +155,13 @@ class Runner:
     let dx = 0, dy = 0;
     if (frameSelector) {
       const frame = document.querySelector(frameSelector);
-      if (!frame || !frame.contentDocument) return JSON.stringify({error: 'no frame ' + frameSelector});
+      if (frame && !frame.contentDocument) {
+        // Another origin's frame, whose document this page cannot read: the plan's link fills it, so its centre.
+        frame.scrollIntoView({block: 'center', inline: 'center'});
+        const b = frame.getBoundingClientRect();
+        return JSON.stringify({x: b.left + b.width / 2, y: b.top + b.height / 2});
+      }
+      if (!frame) return JSON.stringify({error: 'no frame ' + frameSelector});
       const box = frame.getBoundingClientRect();
       dx = box.left + frame.clientLeft; dy = box.top + frame.clientTop;
       doc = frame.contentDocument;

@@ -531,13 +531,17 @@
     return "new";
   }
 
-  // The page the web view shows (the main frame's URL); null when a cross-origin top hides it, so its host
-  // counts as another.
+  // The page the web view shows (the main frame's URL). In another origin's frame (an ad, an embed), the top's
+  // origin, which WebKit gives every frame in location.ancestorOrigins (unforgeable, as location's own properties
+  // are): a link there to the page's own host is left alone. Taken over, it went nowhere, since WebKit refuses a
+  // third-party frame's navigation of the top without a gesture. Null when neither can be read (an opaque origin),
+  // so the host counts as another.
   function topPage() {
     try {
       return window.top.location.href;
     } catch (e) {
-      return null;
+      var origins = location.ancestorOrigins;
+      return origins && origins.length ? origins[origins.length - 1] + "/" : null;
     }
   }
 
