@@ -705,22 +705,23 @@ extension AuditStore {
 
   /// ``state(_:at:about:warn:)`` and, `withChanges`, ``runChanges(_:at:since:warn:)`` at the same time: what `report`
   /// reads. The changes are read on a connection of their own while the state is; their problems are told after the
-  /// state's, and one both reads meet (a store that cannot be opened) is told once. `told` is every line told.
+  /// state's, and one both reads meet (a store that cannot be opened) is told once. `told` is every line told;
+  /// `changesUnread`, the lines that say why the changes asked for could not be read (empty when they were).
   public static func state(
     _ location: StoreLocation, at: StoreTime?, about query: String? = nil, withChanges: Bool,
     since: StoreTime? = nil, filesOlderThan: TimeInterval? = nil, note: (String) -> Void = { _ in },
     warn: (String) -> Void
-  ) async -> (state: [InspectionReport]?, changes: RunChanges?, told: [String]) {
+  ) async -> (state: [InspectionReport]?, changes: RunChanges?, told: [String], changesUnread: [String]) {
     async let changed = withChanges ? changes(location, at: at, since: since) : nil
     var told: [String] = []
     let state = await state(location, at: at, about: query, filesOlderThan: filesOlderThan, note: note) {
       told.append($0)
       warn($0)
     }
-    guard let (changes, problems) = await changed else { return (state, nil, told) }
+    guard let (changes, problems) = await changed else { return (state, nil, told, []) }
     let more = problems.filter { !told.contains($0) }
     more.forEach(warn)
-    return (state, changes, told + more)
+    return (state, changes, told + more, changes == nil ? problems : [])
   }
 
   /// ``runChanges(_:at:since:warn:)``, with the problems it met kept to be told later.

@@ -330,6 +330,35 @@ import Testing
   /// `inspect --store` says the run it made, as `store import` and `refresh` do (it said nothing of the store): the
   /// number is what `--at`, `store runs` and `history` know it by, with the label and shard when given; `-q` leaves
   /// it out.
+  /// The changes `report --store` shows, read apart from the state, that cannot be read (here a table they read is
+  /// gone; in the tour, the connection was cut while they were read): the page says what it lacks, and the command
+  /// exits 1. The page lost its section silently, exit 0.
+  @Test(arguments: Backend.usable) func aReportWhoseChangesCannotBeReadSaysWhatItLacks(_ backend: Backend)
+    async throws
+  {
+    let stores = try Stores(backend)
+    defer { stores.close() }
+    let location = try stores.make()
+    for input in [CLI.sample("Store.ipa"), CLI.samples.path] {
+      let run = try CLI.run(["inspect", input, "--aasa-dir", CLI.sample("aasa"), "--store", location, "-q"])
+      #expect(run.status == 0, "\(run.stderr)")
+    }
+    let page = stores.folder.appendingPathComponent("page.html")
+    let whole = try CLI.run(["report", "--store", location, "-o", page.path])
+    #expect(whole.status == 0, "\(whole.stderr)")
+    #expect(try String(contentsOf: page, encoding: .utf8).contains("<section id=\"changes\">"))
+    try await StoreMigrationTests.using(try await Self.open(location)) { (store: AuditStore) async throws in
+      try await store.sql.raw("ALTER TABLE app_schemes RENAME TO app_schemes_gone").run()
+    }
+    let lacking = try CLI.run(["report", "--store", location, "-o", page.path])
+    #expect(lacking.status == 1, "\(lacking.stderr)")
+    #expect(lacking.stderr.contains("cannot read the apps of the latest runs"), "\(lacking.stderr)")
+    #expect(lacking.stderr.contains("(8 inputs; partial: its \"Not read\" section says what it lacks)"))
+    let html = try String(contentsOf: page, encoding: .utf8)
+    #expect(!html.contains("<section id=\"changes\">"))
+    #expect(html.contains("<section id=\"not-read\">") && html.contains("what changed since the previous run: "))
+  }
+
   @Test(arguments: Backend.usable) func anInspectionSaysTheRunItStored(_ backend: Backend) async throws {
     let stores = try Stores(backend)
     defer { stores.close() }

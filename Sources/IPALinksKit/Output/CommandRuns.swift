@@ -132,9 +132,13 @@ extension HTMLReporter {
         let total = loaded.reports.count + loaded.lost
         let partial = loaded.reports.filter { $0.status == .partial }.count
         let unreadable = loaded.reports.filter { $0.status == .unreadable }.count + loaded.lost
-        let statuses =
+        var statuses =
           partial + unreadable == 0
           ? "" : ": \(total - partial - unreadable) complete, \(partial) partial, \(unreadable) unreadable"
+        // Partial for what no input counts (the store's changes not read): the page's first section says what.
+        if loaded.partial && partial + unreadable == 0 {
+          statuses = "; partial: its \"Not read\" section says what it lacks"
+        }
         Terminal.warn("wrote \(output) (\(TerminalText.count(total, "input"))\(statuses))")
       }
     } else {
