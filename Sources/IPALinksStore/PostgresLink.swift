@@ -236,11 +236,33 @@ final class PostgresLink: SQLDatabase, Sendable {
     closing.whenComplete { _ in }
   }
 
-  /// Closes the connection.
+  /// Closes the connection, after stopping the server processes of the connections given up on that no reconnection
+  /// stopped (a reader's, a writer's last): one waiting on a lock stayed until the lock was released, holding a
+  /// connection slot, and a reader run from cron during a long `VACUUM FULL` filled the server's slots.
   func close() async throws {
-    try await current.withLockedValue({ state in
+    let connection = current.withLockedValue { state in
       defer { state = nil }; return state
-    })?.close().get()
+    }
+    if !abandoned.withLockedValue(\.isEmpty) {
+      // On the connection still open, else on a new one; briefly, as the command is ending: a server that does not
+      // answer is told already, and the processes of a server that went are gone with it.
+      let bound = min(timeout, .seconds(3))
+      var stopper = connection
+      if stopper == nil { stopper = try? await Self.open(server, timeout: bound, on: eventLoop).0 }
+      if let stopper {
+        for backend in abandoned.withLockedValue({ $0 }) {
+          let query = PostgresQuery(
+            unsafeSQL:
+              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2",
+            binds: Self.binds(backend.pid, backend.started))
+          _ = try? await Self.within(bound, on: eventLoop, onExpiry: { Self.drop(stopper) }) {
+            for try await _ in try await stopper.query(query, logger: AuditStore.quietLogger) {}
+          }
+        }
+        if stopper !== connection { try? await stopper.close().get() }
+      }
+    }
+    try await connection?.close().get()
   }
 
   func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<Void>
