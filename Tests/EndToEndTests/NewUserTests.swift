@@ -186,6 +186,8 @@ struct NewUserTests {
     let listed = verbose.stderr.split(separator: "\n").filter { $0.contains("(not-found, ") }
     let json = try #require(
       try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+    // Stamped as every JSON document is.
+    #expect((json["generator"] as? String)?.hasPrefix("ipalinks ") == true)
     let lookups = try #require(json["failedLookups"] as? [[String: Any]])
     #expect(lookups.count == listed.count && lookups.count > 6, "\(lookups.count) \(listed.count)")
     #expect(lookups.allSatisfy { $0["status"] as? String == "not-found" && $0["host"] is String })

@@ -431,7 +431,7 @@ public struct BlocklistOutput: Sendable {
   public func report(
     apps: Int, failedLookups: [HostFailures.Lookup] = [], assumed: [AssumedClaims] = []
   ) -> String {
-    JSONReporter.render(Report(apps: apps, notes: notes, failedLookups: failedLookups, assumedClaims: assumed))
+    JSONReporter.document(Report(apps: apps, notes: notes, failedLookups: failedLookups, assumedClaims: assumed))
   }
 
   /// What `--report` holds.
