@@ -158,6 +158,22 @@ struct OutputEscapingTests {
   /// it is ASCII or not. The check first looks for the bytes that can begin such a character (C2, D8, E2, EF among
   /// them), so every character from U+0000 to U+2FFF and from U+F000 to U+FFFF, and a few beyond, goes through it,
   /// alone and among other text.
+  /// Colour on a terminal that has it, and none on one that says it has none (`TERM=dumb`), as clig.dev asks:
+  /// the text report run in a pseudo-terminal (Python's `pty`).
+  @Test func colourOnlyOnATerminalThatHasIt() throws {
+    func colours(term: String) throws -> Bool {
+      let run = try CLI.run(
+        [
+          "-c", "import os, pty, sys; os.environ['TERM'] = sys.argv[1]; pty.spawn(sys.argv[2:])", term,
+          CLI.binary.path, "inspect", CLI.sample("Store.ipa"), "--no-fetch",
+        ], environment: ["NO_COLOR": ""], executable: URL(fileURLWithPath: "/usr/bin/python3"))
+      #expect(run.status == 0 && run.stdout.contains("Payload/Store.app"), "\(run.stdout)\(run.stderr)")
+      return run.stdout.contains("\u{1B}[")
+    }
+    #expect(try colours(term: "xterm-256color"))
+    #expect(try !colours(term: "dumb"))
+  }
+
   @Test func jsonEscapesWhatATerminalActsOnAndNothingElse() throws {
     let values: [UInt32] = Array(0..<0x3000) + Array(0xF000...0xFFFF) + [0x1_0000, 0x1_F984, 0x10_FFFF]
     let scalars = values.compactMap { Unicode.Scalar($0) }

@@ -13,9 +13,11 @@ extension InspectionReport.Status {
 
 /// Standard output and error, as every command writes them.
 public enum Terminal {
-  /// Colour only on a terminal and never when `NO_COLOR` is set (https://no-color.org).
+  /// Colour only on a terminal that has it (not `TERM=dumb`) and never when `NO_COLOR` is set
+  /// (https://no-color.org).
   public static var wantsColor: Bool {
-    isatty(STDOUT_FILENO) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+    let environment = ProcessInfo.processInfo.environment
+    return isatty(STDOUT_FILENO) == 1 && environment["TERM"] != "dumb" && environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
 
   /// Whether standard output is a terminal, where people read it (and where stderr need not repeat it).
