@@ -11,8 +11,9 @@ struct BlocklistCommand: StatusCommand {
     commandName: "blocklist",
     abstract: "Turn apps' universal links into blocklists and guards for web views.",
     discussion: """
-      INPUTs are what `inspect` takes (their AASA files are fetched with the same options), and --inventory adds \
-      inventories saved by `inspect --format json`, so lists can be made later without network. --host and --hosts \
+      INPUTs are what `inspect` takes (their AASA files are fetched with the same options), but for '-', which \
+      reads an inventory saved by `inspect --format json|jsonl` from standard input; --inventory adds saved \
+      inventories too, so lists can be made later without network. --host and --hosts \
       add every app a host's AASA file lists, decided by the first entry that lists it, as iOS does; such claims \
       are assumed, as an app must also list the host in its entitlements. All apps go into one output.
 
@@ -35,7 +36,7 @@ struct BlocklistCommand: StatusCommand {
       """
   )
 
-  @Argument(help: "The .ipa files (or anything `inspect` takes).")
+  @Argument(help: "The .ipa files (or anything `inspect` takes; '-': a saved inventory on standard input).")
   var inputs: [String] = []
 
   @Option(
