@@ -81,7 +81,7 @@ final class PostgresLink: SQLDatabase, Sendable {
       do {
         let (connection, backend) = try await open(server, timeout: timeout, on: loop)
         return PostgresLink(server: server, timeout: timeout, connection: connection, backend: backend)
-      } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("57") == true {
+      } catch let error as PSQLError where Self.isRestarting(error) {
         guard ContinuousClock.now + pause < deadline else { throw error }
         try await Task.sleep(for: pause)
         pause = min(pause * 2, .seconds(1))
@@ -359,10 +359,17 @@ final class PostgresLink: SQLDatabase, Sendable {
     case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
     case .server:
       // 08: connection exceptions; 57: the server shutting down, crashed or starting up.
-      let state = psql.serverInfo?[.sqlState] ?? ""
-      return state.hasPrefix("08") || state.hasPrefix("57")
+      return psql.serverInfo?[.sqlState]?.hasPrefix("08") == true || isRestarting(psql)
     default: return false
     }
+  }
+
+  /// Whether the server said it is shutting down, crashed or is starting up (SQLSTATE class 57), which a connection
+  /// made again may get past: not 57014, a statement it cancelled (`statement_timeout`, `pg_cancel_backend`), which
+  /// was said as a lost connection and sent again until the timeout, to be cancelled again.
+  static func isRestarting(_ error: PSQLError) -> Bool {
+    guard let state = error.serverInfo?[.sqlState] else { return false }
+    return state.hasPrefix("57") && state != "57014"
   }
 }
 

@@ -436,6 +436,26 @@ import Testing
     await db.stop()
   }
 
+  /// A statement the server cancels (`statement_timeout`, `pg_cancel_backend`: SQLSTATE 57014) is said as such, at
+  /// once: it was said as a lost connection, and sent again until the timeout, to be cancelled again.
+  @Test(.enabled(if: PostgreSQL.available)) func aStatementTheServerCancelsIsSaidSo() async throws {
+    let (db, corpus, direct) = try await Self.storeWithARun()
+    defer { try? FileManager.default.removeItem(at: corpus) }
+    _ = try db.server.superuserSQL("ALTER DATABASE faults SET statement_timeout = '1ms'")
+    for arguments in [
+      ["inspect", corpus.path, "--no-fetch", "--format", "jsonl", "-q"], ["who-claims", "shop.example.com", "-q"],
+    ] {
+      let start = ContinuousClock.now
+      let run = try CLI.run(arguments + ["--store", direct, "--store-timeout", "20"])
+      let took = ContinuousClock.now - start
+      #expect([2, 3].contains(run.status), "\(arguments[0]): \(run.stderr)")
+      #expect(run.stderr.contains("statement timeout"), "\(arguments[0]): \(run.stderr)")
+      #expect(!run.stderr.contains("lost the connection"), "\(arguments[0]): \(run.stderr)")
+      #expect(took < .seconds(10), "\(arguments[0]): \(took)")
+    }
+    await db.stop()
+  }
+
   /// A run whose lookup of its inputs' digests fails (the connection cut as it asks) reads every input whole, as a
   /// store that knew none would have it: a digest the run could not look up is never taken on trust (a planted one
   /// tells: a run that took it would record it). And the connection it then finds closed is made again at once, not
