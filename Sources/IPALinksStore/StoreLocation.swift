@@ -134,7 +134,10 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
     if server.socketPath != nil && server.requireTLS {
       throw Problem(description: "\(Self.masked(text)): a Unix-domain socket takes no TLS (sslmode=\(mode))")
     }
-    if server.password == nil { server.password = environment["PGPASSWORD"] }
+    // An empty PGPASSWORD is none, as libpq reads it: the location said `aud:***@` for a login that sent none.
+    if server.password == nil, let password = environment["PGPASSWORD"], !password.isEmpty {
+      server.password = password
+    }
     if server.password == nil, let pgpass { server.password = Self.password(in: pgpass, for: server) }
     self = .postgres(server)
   }

@@ -489,6 +489,12 @@ struct ArgumentEdgeTests {
     #expect(try server("postgres://localhost/db")?.port == 5432)
     #expect(try server("postgres://localhost/db", ["PGPORT": "6543"])?.port == 6543)
     #expect(try server("postgres://localhost:7000/db", ["PGPORT": "6543"])?.port == 7000)
+    // An empty PGPASSWORD is none, as libpq reads it, and the location says no password.
+    #expect(try server("postgres://aud@localhost/db", ["PGPASSWORD": ""])?.password == nil)
+    #expect(
+      try StoreLocation("postgres://aud@localhost/db", environment: ["PGPASSWORD": ""]).description
+        == "postgres://aud@localhost:5432/db")
+    #expect(try server("postgres://aud@localhost/db", ["PGPASSWORD": "s"])?.password == "s")
     #expect(
       try server("postgres://auditor@/audits?host=/var/run/postgresql")?.socketPath
         == "/var/run/postgresql/.s.PGSQL.5432")
