@@ -118,6 +118,10 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   public static func labelProblem(_ label: String) -> String? {
     if label.isEmpty { return "an empty label" }
     let ageLike = StoreTime(parsing: label, allowingAge: true)
+    if Self.isMisshapenTime(label) {
+      return
+        "\(label) reads as a date that does not exist, which --at, --since and --before refuse; choose another label"
+    }
     if case .label = ageLike, Self.runNumber(label) == nil { return nil }
     return "\(label) reads as "
       + {
@@ -128,6 +132,27 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
         case .label: "a run's number"
         }
       }() + " where a run is named (--at, --since, --before), so no run could be found by it; choose another label"
+  }
+
+  /// Whether `text` is written as a date or time is (`2026-13-45`, `2026-02-30 25:00`, `2026-13-01T00:00:00Z`) and
+  /// is none: a mistake to say as one, not a run label to look for (which said "no run labelled 2026-13-45", exit 2).
+  /// `2026-11-19-nightly` is a label.
+  public static func isMisshapenTime(_ text: String) -> Bool {
+    let written = Array((text.hasSuffix(" UTC") ? String(text.dropLast(4)) : text).utf8)
+    func shaped(_ shape: String) -> Bool {
+      written.count == shape.utf8.count
+        && zip(written, shape.utf8).allSatisfy { c, s in s == UInt8(ascii: "d") ? c &- 48 < 10 : c == s }
+    }
+    let rfc3339 =
+      written.count > 11
+      && zip(written.prefix(10), "dddd-dd-dd".utf8).allSatisfy { c, s in
+        s == UInt8(ascii: "d") ? c &- 48 < 10 : c == s
+      } && (written[10] == UInt8(ascii: "T") || written[10] == UInt8(ascii: "t"))
+    guard rfc3339 || ["dddd-dd-dd", "dddd-dd-dd dd:dd", "dddd-dd-dd dd:dd:dd"].contains(where: shaped) else {
+      return false
+    }
+    if case .label = StoreTime(parsing: text) { return true }
+    return false
   }
 
   /// The number in `run 3`, as `history` names a run without a label.

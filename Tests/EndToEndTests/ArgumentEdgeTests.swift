@@ -480,6 +480,23 @@ struct ArgumentEdgeTests {
     #expect(listed["appListed"] as? Bool == true && (listed["rules"] as? [Any])?.isEmpty == false, "\(listed)")
   }
 
+  /// A date or time that does not exist is a usage error, not a run label to look for (`no run labelled
+  /// 2026-13-45`, exit 2), nor a label to give; a label that only starts as a date is one.
+  @Test func aTimeThatDoesNotExistIsAUsageError() throws {
+    let store = FileManager.default.temporaryDirectory.appendingPathComponent("none-\(UUID().uuidString).db").path
+    for at in ["2026-13-45", "2026-02-30 25:00", "2026-13-01T00:00:00Z", "2026-02-30 UTC"] {
+      let run = try CLI.run(["who-claims", "shop.example.com", "--store", store, "--at", at])
+      #expect(run.status == 64 && run.stderr.contains("is invalid for '--at <time>'"), "\(at): \(run.stderr)")
+    }
+    let label = try CLI.run([
+      "inspect", CLI.sample("Store.ipa"), "--no-fetch", "--store", store, "--run-label", "2026-02-30",
+    ])
+    #expect(label.status == 64 && label.stderr.contains("a date that does not exist"), "\(label.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: store))
+    let nightly = try CLI.run(["who-claims", "shop.example.com", "--store", store, "--at", "2026-11-19-nightly"])
+    #expect(nightly.status == 2 && nightly.stderr.contains("no such store"), "\(nightly.stderr)")
+  }
+
   /// As libpq reads a URL: no port is `PGPORT`, else 5432, for TCP and for a socket's folder alike.
   @Test func aPostgreSQLURLWithoutAPortTakesLibpqsDefault() throws {
     func server(_ url: String, _ environment: [String: String] = [:]) throws -> StoreLocation.Postgres? {

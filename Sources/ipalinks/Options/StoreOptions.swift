@@ -81,7 +81,8 @@ extension StoreTime: ExpressibleByArgument {
   /// Parses `--at` and `--since`.
   public init?(argument: String) {
     // An empty value is no label a run has: refused as argument-parser refuses any value it cannot read.
-    guard !argument.isEmpty else { return nil }
+    // Nor is a date that does not exist (`2026-13-45`): refused as a value, not looked for as a label.
+    guard !argument.isEmpty, !StoreTime.isMisshapenTime(argument) else { return nil }
     self.init(parsing: argument, allowingAge: true)
   }
 }
