@@ -493,6 +493,9 @@ struct ArgumentEdgeTests {
     ])
     #expect(label.status == 64 && label.stderr.contains("a date that does not exist"), "\(label.stderr)")
     #expect(!FileManager.default.fileExists(atPath: store))
+    // Both of two options that exclude each other are named as such.
+    let both = try CLI.run(["history", "--host", "shop.example.com", "--app", "A.b", "--store", store])
+    #expect(both.status == 64 && both.stderr.hasPrefix("Error: give --host HOST or --app ID, not both\n"))
     let nightly = try CLI.run(["who-claims", "shop.example.com", "--store", store, "--at", "2026-11-19-nightly"])
     #expect(nightly.status == 2 && nightly.stderr.contains("no such store"), "\(nightly.stderr)")
   }

@@ -16,7 +16,8 @@ struct DiffCommand: StatusCommand {
       With --store and --since (an age such as 7d, a date, an RFC 3339 time or a run label), OLD is the store's \
       state then and NEW its latest state (or the state --at names).
 
-      Exit codes (like diff(1)): 0 no differences; 1 differences; 2 trouble (a side could not be read).
+      Exit codes (like diff(1)): 0 no differences; 1 differences; 2 trouble (a side could not be read); 64 usage \
+      error.
       """)
 
   @Argument(help: "The old version: IPA, folder or saved inventory.") var old: String?

@@ -33,7 +33,8 @@ struct HistoryCommand: StatusCommand {
   @OptionGroup var store: StoreReadOptions
 
   func validate() throws {
-    if (host == nil) == (app == nil) { throw ValidationError("give --host HOST or --app ID") }
+    if host != nil && app != nil { throw ValidationError("give --host HOST or --app ID, not both") }
+    if host == nil && app == nil { throw ValidationError("give --host HOST or --app ID") }
     if let host, let problem = HostArgument.problem(host) { throw ValidationError("--host: " + problem) }
     if app == "" { throw ValidationError("--app: an empty ID") }
     if developerMode && host == nil {
