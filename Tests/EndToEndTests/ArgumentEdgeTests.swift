@@ -480,6 +480,18 @@ struct ArgumentEdgeTests {
     #expect(listed["appListed"] as? Bool == true && (listed["rules"] as? [Any])?.isEmpty == false, "\(listed)")
   }
 
+  /// The text report fits 40 columns but for tokens no break can split (a rule's JSON pointer, a long entry): a
+  /// domain's status line wraps after its commas (`ok  aasa-dir, 2 rules, file from example.com` took 50).
+  @Test func aDomainsStatusLineWrapsToTheTerminal() throws {
+    let run = try CLI.run(
+      ["inspect", CLI.sample("Store.ipa"), "--aasa-dir", CLI.sample("aasa")], environment: ["COLUMNS": "40"])
+    let lines = run.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    let status = try #require(lines.firstIndex { $0.hasPrefix("      ok  aasa-dir, 2 rules") }, "\(run.stdout)")
+    #expect(lines[status] == "      ok  aasa-dir, 2 rules,")
+    #expect(lines[status + 1] == "        file from example.com")
+    #expect(lines.filter { $0.contains("aasa-dir") }.allSatisfy { $0.count <= 40 })
+  }
+
   /// A date or time that does not exist is a usage error, not a run label to look for (`no run labelled
   /// 2026-13-45`, exit 2), nor a label to give; a label that only starts as a date is one.
   @Test func aTimeThatDoesNotExistIsAUsageError() throws {

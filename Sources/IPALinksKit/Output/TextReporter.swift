@@ -115,8 +115,14 @@ public struct TextReporter: Sendable {
       if nameWidth + 2 + label.count + 2 + rest.count <= width {
         lines.append(name + "  " + status + "  " + style.dim(rest))
       } else {
+        // On a line of its own, wrapped after its commas: at 40 columns `ok  aasa-dir, 2 rules, file from
+        // example.com` ran ten past the edge.
         lines.append(name)
-        lines.append("      " + status + "  " + style.dim(rest))
+        let lead = "      " + label + "  "
+        for (i, line) in TerminalText.wrap(rest, width: width, first: lead, rest: "        ").enumerated() {
+          lines.append(
+            i == 0 ? "      " + status + "  " + style.dim(String(line.dropFirst(lead.count))) : style.dim(line))
+        }
       }
       if aasa.status != .ok {
         lines += TerminalText.wrap(clean(aasa.fetch.message), width: width, first: "      ", rest: "        ")
