@@ -139,18 +139,14 @@ public enum StoreTime: Sendable, Equatable, CustomStringConvertible {
   /// `2026-11-19-nightly` is a label.
   public static func isMisshapenTime(_ text: String) -> Bool {
     let written = Array((text.hasSuffix(" UTC") ? String(text.dropLast(4)) : text).utf8)
-    func shaped(_ shape: String) -> Bool {
-      written.count == shape.utf8.count
-        && zip(written, shape.utf8).allSatisfy { c, s in s == UInt8(ascii: "d") ? c &- 48 < 10 : c == s }
+    func fits(_ bytes: ArraySlice<UInt8>, _ shape: String) -> Bool {
+      bytes.count == shape.utf8.count
+        && zip(bytes, shape.utf8).allSatisfy { c, s in s == UInt8(ascii: "d") ? c &- 48 < 10 : c == s }
     }
-    let rfc3339 =
-      written.count > 11
-      && zip(written.prefix(10), "dddd-dd-dd".utf8).allSatisfy { c, s in
-        s == UInt8(ascii: "d") ? c &- 48 < 10 : c == s
-      } && (written[10] == UInt8(ascii: "T") || written[10] == UInt8(ascii: "t"))
-    guard rfc3339 || ["dddd-dd-dd", "dddd-dd-dd dd:dd", "dddd-dd-dd dd:dd:dd"].contains(where: shaped) else {
-      return false
-    }
+    let rfc3339 = written.count > 11 && fits(written.prefix(10), "dddd-dd-dd") && "Tt".utf8.contains(written[10])
+    guard
+      rfc3339 || ["dddd-dd-dd", "dddd-dd-dd dd:dd", "dddd-dd-dd dd:dd:dd"].contains(where: { fits(written[...], $0) })
+    else { return false }
     if case .label = StoreTime(parsing: text) { return true }
     return false
   }
