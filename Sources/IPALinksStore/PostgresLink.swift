@@ -246,19 +246,13 @@ final class PostgresLink: SQLDatabase, Sendable {
     if !abandoned.withLockedValue(\.isEmpty) {
       // On the connection still open, else on a new one; briefly, as the command is ending: a server that does not
       // answer is told already, and the processes of a server that went are gone with it.
-      let bound = min(timeout, .seconds(3))
-      var stopper = connection
-      if stopper == nil { stopper = try? await Self.open(server, timeout: bound, on: eventLoop).0 }
-      if let stopper {
-        for backend in abandoned.withLockedValue({ $0 }) {
-          let query = PostgresQuery(
-            unsafeSQL:
-              "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND backend_start::text = $2",
-            binds: Self.binds(backend.pid, backend.started))
-          _ = try? await Self.within(bound, on: eventLoop, onExpiry: { Self.drop(stopper) }) {
-            for try await _ in try await stopper.query(query, logger: AuditStore.quietLogger) {}
-          }
+      let deadline = ContinuousClock.now + min(timeout, .seconds(3))
+      let stopper: PostgresConnection? =
+        if let connection { connection } else {
+          try? await Self.open(server, timeout: deadline - .now, on: eventLoop).0
         }
+      if let stopper {
+        try? await stopAbandoned(on: stopper, until: deadline)
         if stopper !== connection { try? await stopper.close().get() }
       }
     }

@@ -46,6 +46,7 @@ struct IPALinks: AsyncParsableCommand {
   /// Why `word`, the first argument, names no command of `commands` (nil: it does, or is an option), with the one
   /// it likely misspells: argument-parser said `2 unexpected arguments: 'inspct', 'app.ipa'`.
   static func unknownCommand(_ word: String, among commands: [any ParsableCommand.Type]) -> String? {
+    // A loop: `commands.map(\._commandName)` crashed the compiler (Swift 6.3.1, SILGen).
     var commandNames: [String] = []
     for command in commands { commandNames.append(command._commandName) }
     let names = commandNames + ["help"]

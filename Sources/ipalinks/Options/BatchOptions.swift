@@ -68,11 +68,12 @@ struct BatchOptions: ParsableArguments {
       read.state?.compactMap(InspectReporter.problemLine).forEach(console.problem)
       loaded.changes = read.changes
       // Changes asked for and not read (the connection lost while reading them) leave a page without its section:
-      // partial, and the page says what it lacks; it was written whole, exit 0.
+      // partial, and the page says what it lacks. The section was dropped silently, exit 0.
       if read.state != nil && changes && read.changes == nil {
         loaded.partial = true
         let what = "what changed since " + (since.map { "\($0)" } ?? "the previous run")
-        loaded.notRead += read.changesUnread.map { "\(what): \($0)" }
+        let why = read.changesUnread.isEmpty ? ["could not be read"] : read.changesUnread
+        loaded.notRead += why.map { "\(what): \($0)" }
       }
     }
     // Hosts given with --host, and those a store watches: their claims are assumed.
